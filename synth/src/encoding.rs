@@ -1,0 +1,799 @@
+//! Triton distributed encodings to linear layouts, for a tensor shape and a
+//! CTA of `num_warps` warps of 32 lanes.
+//!
+//! Follows Triton's `lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`:
+//! `BlockedEncodingAttr::toLinearLayout`, `nvidiaMmaTile`,
+//! `NvidiaMmaEncodingAttr::toLinearLayout`, `warpsNvidiaDot`,
+//! `nvidiaDotToLinearLayout`, `SliceEncodingAttr::toLinearLayout`,
+//! `makeCgaLayout`, `combineCtaCgaWithShape`, `ensureLayoutNotLargerThan`
+//! (registers broadcast, the default) and `ensureLayoutNotSmallerThan`.
+//! Orders: Ampere MMA warps row-major, Hopper MMA warps column-major
+//! (`NvidiaMmaEncodingAttr::getWarpOrder`); dot operands k-contiguous
+//! (`getOrderForDotOperand`).
+
+use crate::layout::{standard_out_dim_names, LayoutError, LinearLayout, BLOCK, LANE, REGISTER, WARP};
+
+/// The CTA (cluster) fields of an encoding: `CTAsPerCGA`, `CTASplitNum`,
+/// `CTAOrder`. `None` in an encoding means one CTA.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CtaLayout {
+    pub ctas_per_cga: Vec<u32>,
+    pub cta_split_num: Vec<u32>,
+    pub cta_order: Vec<u32>,
+}
+
+/// A Triton distributed encoding attribute.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Encoding {
+    /// `#ttg.blocked<{sizePerThread, threadsPerWarp, warpsPerCTA, order[, CTA fields]}>`
+    Blocked {
+        size_per_thread: Vec<u32>,
+        threads_per_warp: Vec<u32>,
+        warps_per_cta: Vec<u32>,
+        order: Vec<u32>,
+        cta: Option<CtaLayout>,
+    },
+    /// `#ttg.linear<{register, lane, warp, block}>`: bases given outright.
+    Linear {
+        register: Vec<Vec<i32>>,
+        lane: Vec<Vec<i32>>,
+        warp: Vec<Vec<i32>>,
+        block: Vec<Vec<i32>>,
+    },
+    /// `#ttg.slice<{dim, parent}>`: the parent with dim `dim` removed.
+    Slice { dim: u32, parent: Box<Encoding> },
+    /// `#ttg.nvidia_mma<{versionMajor, versionMinor, warpsPerCTA, instrShape[, CTA fields]}>`
+    NvidiaMma {
+        version_major: u32,
+        version_minor: u32,
+        warps_per_cta: Vec<u32>,
+        instr_shape: Vec<u32>,
+        cta: Option<CtaLayout>,
+    },
+    /// `#ttg.dot_op<{opIdx, parent, kWidth}>` with an `nvidia_mma` parent.
+    DotOperand {
+        op_idx: u32,
+        parent: Box<Encoding>,
+        k_width: u32,
+    },
+}
+
+/// Errors turning an encoding into a layout; each names the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodingError {
+    #[error("{encoding}: {field} {detail}")]
+    Field {
+        encoding: &'static str,
+        field: &'static str,
+        detail: String,
+    },
+    #[error("{encoding}: unsupported: {detail}")]
+    Unsupported { encoding: &'static str, detail: String },
+    #[error("tensor shape {shape:?}: {detail}")]
+    Shape { shape: Vec<i64>, detail: String },
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+}
+
+type Result<T> = std::result::Result<T, EncodingError>;
+
+fn is_pow2(v: i64) -> bool {
+    v > 0 && v & (v - 1) == 0
+}
+
+fn check_pow2(encoding: &'static str, field: &'static str, v: &[u32]) -> Result<()> {
+    for &x in v {
+        if !is_pow2(x as i64) {
+            return Err(EncodingError::Field {
+                encoding,
+                field,
+                detail: format!("{v:?}: {x} is not a power of two"),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_order(encoding: &'static str, field: &'static str, order: &[u32], rank: usize) -> Result<()> {
+    let mut o = order.to_vec();
+    o.sort();
+    if o != (0..rank as u32).collect::<Vec<_>>() {
+        return Err(EncodingError::Field {
+            encoding,
+            field,
+            detail: format!("{order:?} is not a permutation of 0..{rank}"),
+        });
+    }
+    Ok(())
+}
+
+fn check_rank(encoding: &'static str, field: &'static str, v: &[u32], rank: usize) -> Result<()> {
+    if v.len() != rank {
+        return Err(EncodingError::Field {
+            encoding,
+            field,
+            detail: format!("{v:?} has {} entries, the tensor has rank {rank}", v.len()),
+        });
+    }
+    Ok(())
+}
+
+/// Triton's `identityStandardND`: identity over `shape` in dims taken in `order` (minor first).
+pub fn identity_standard_nd(in_dim: &str, shape: &[u32], order: &[u32]) -> Result<LinearLayout> {
+    let names = standard_out_dim_names(shape.len());
+    let mut ret = LinearLayout::empty();
+    for &d in order {
+        ret = ret.mul(&LinearLayout::identity_1d(shape[d as usize] as i32, in_dim, &names[d as usize])?)?;
+    }
+    Ok(ret)
+}
+
+/// Triton's `getMatrixOrder(rank, rowMajor)`.
+pub fn matrix_order(rank: usize, row_major: bool) -> Vec<u32> {
+    let mut o: Vec<u32> = (0..rank as u32).rev().collect();
+    if !row_major {
+        o.swap(0, 1);
+    }
+    o
+}
+
+/// Triton's `getOrderForDotOperand(opIdx, rank, kContig = true)`.
+pub fn dot_operand_order(op_idx: u32, rank: usize) -> Vec<u32> {
+    // k is the last dim for A (opIdx 0), the second to last for B.
+    matrix_order(rank, op_idx == 0)
+}
+
+fn make_cga_layout(cta: &CtaLayout, rank: usize) -> Result<LinearLayout> {
+    let names = standard_out_dim_names(rank);
+    let mut ret = LinearLayout::empty();
+    for &d in &cta.cta_order {
+        let d = d as usize;
+        let split = cta.cta_split_num[d];
+        let ctas = cta.ctas_per_cga[d];
+        if split == 0 || ctas % split != 0 {
+            return Err(EncodingError::Field {
+                encoding: "CTA layout",
+                field: "CTASplitNum",
+                detail: format!("{split} does not divide CTAsPerCGA {ctas}"),
+            });
+        }
+        ret = ret
+            .mul(&LinearLayout::identity_1d(split as i32, BLOCK, &names[d])?)?
+            .mul(&LinearLayout::zeros_1d((ctas / split) as i32, BLOCK, &names[d], 1)?)?;
+    }
+    // Make sure every out dim exists, in standard order.
+    for n in &names {
+        if !ret.has_out_dim(n) {
+            ret = ret.mul(&LinearLayout::identity_1d(1, BLOCK, n)?)?;
+        }
+    }
+    Ok(ret.transpose_outs(&names)?)
+}
+
+/// Triton's `ensureLayoutNotLargerThan` with `broadcastRegisters = true`:
+/// zero the largest bases of every out dim larger than `shape`.
+pub fn ensure_not_larger(layout: &LinearLayout, shape: &[(String, i64)]) -> Result<LinearLayout> {
+    let mut ins: Vec<(String, Vec<Vec<i32>>)> = layout
+        .in_dims()
+        .iter()
+        .map(|d| (d.name.clone(), d.bases.clone()))
+        .collect();
+    let mut outs = layout.out_dims().to_vec();
+    for (k, (name, size)) in layout.out_dims().iter().enumerate() {
+        let desired = shape.iter().find(|s| &s.0 == name).map(|s| s.1).unwrap_or(1);
+        let mut actual = *size as i64;
+        if actual <= desired {
+            continue;
+        }
+        let mut sorted: Vec<(usize, usize, i32)> = Vec::new();
+        for (di, (_, bases)) in ins.iter().enumerate() {
+            for (bi, b) in bases.iter().enumerate() {
+                if b[k] != 0 {
+                    sorted.push((di, bi, b[k]));
+                }
+            }
+        }
+        sorted.sort_by(|a, b| b.2.cmp(&a.2));
+        for (di, bi, _) in sorted {
+            if actual <= desired {
+                break;
+            }
+            ins[di].1[bi][k] = 0;
+            actual >>= 1;
+        }
+        outs[k].1 = desired as i32;
+    }
+    Ok(LinearLayout::new(ins, outs, false)?)
+}
+
+/// Triton's `ensureLayoutNotSmallerThan`: extend the first in dim
+/// (registers) with identity bases for every out dim smaller than `shape`,
+/// out dims taken in the layout's order.
+pub fn ensure_not_smaller(layout: &LinearLayout, shape: &[(String, i64)]) -> Result<LinearLayout> {
+    let k_dim = layout
+        .in_dims()
+        .first()
+        .map(|d| d.name.clone())
+        .unwrap_or_else(|| REGISTER.to_string());
+    let mut ret = layout.clone();
+    for (name, size) in layout.out_dims() {
+        let desired = shape.iter().find(|s| &s.0 == name).map(|s| s.1).unwrap_or(1);
+        let actual = *size as i64;
+        if desired > actual {
+            ret = ret.mul(&LinearLayout::identity_1d((desired / actual) as i32, &k_dim, name)?)?;
+        }
+    }
+    Ok(ret)
+}
+
+/// Triton's `combineCtaCgaWithShape`.
+pub fn combine_cta_cga_with_shape(
+    cta_layout: LinearLayout,
+    cta: &Option<CtaLayout>,
+    shape: &[i64],
+) -> Result<LinearLayout> {
+    let rank = shape.len();
+    let names = standard_out_dim_names(rank);
+    let labeled: Vec<(String, i64)> = names.iter().cloned().zip(shape.iter().copied()).collect();
+    let default_cta = CtaLayout {
+        ctas_per_cga: vec![1; rank],
+        cta_split_num: vec![1; rank],
+        cta_order: (0..rank as u32).rev().collect(),
+    };
+    let cta = cta.clone().unwrap_or(default_cta);
+    let cga = make_cga_layout(&cta, rank)?;
+    let cga = ensure_not_larger(&cga, &labeled)?.transpose_outs(&cta_layout.out_dim_names())?;
+    let cta_shape: Vec<(String, i64)> = cta_layout
+        .out_dim_names()
+        .into_iter()
+        .map(|n| {
+            let full = labeled.iter().find(|s| s.0 == n).unwrap().1;
+            let s = (full / cga.out_dim_size(&n) as i64).max(1);
+            (n, s)
+        })
+        .collect();
+    let l = ensure_not_smaller(&cta_layout, &cta_shape)?;
+    let l = ensure_not_larger(&l, &cta_shape)?;
+    let ret = l.mul(&cga)?.transpose_outs(&names)?;
+    Ok(ret)
+}
+
+fn nvidia_mma_tile(tile_shape: &[u32], k_width: u32, order: &[u32], rep_order: &[u32]) -> Result<LinearLayout> {
+    let rank = rep_order.len();
+    let names = standard_out_dim_names(rank);
+    let mut l = identity_standard_nd(REGISTER, &vec![1; rank], rep_order)?;
+    let inner = order[0] as usize;
+    let outer = order[1] as usize;
+    let m = tile_shape[outer];
+    let n = tile_shape[inner];
+    if m % 8 != 0 || n % (k_width * 4) != 0 {
+        return Err(EncodingError::Unsupported {
+            encoding: "nvidia_mma tile",
+            detail: format!("tile {tile_shape:?} with kWidth {k_width}"),
+        });
+    }
+    l = l
+        .mul(&LinearLayout::identity_1d(k_width as i32, REGISTER, &names[inner])?)?
+        .mul(&LinearLayout::identity_1d(4, LANE, &names[inner])?)?
+        .mul(&LinearLayout::identity_1d(8, LANE, &names[outer])?)?
+        .mul(&LinearLayout::identity_1d((m / 8) as i32, REGISTER, &names[outer])?)?
+        .mul(&LinearLayout::identity_1d((n / (k_width * 4)) as i32, REGISTER, &names[inner])?)?;
+    Ok(l)
+}
+
+fn mma_warp_order(version_major: u32, rank: usize) -> Vec<u32> {
+    // Hopper (wgmma) warps are column-major; Ampere row-major.
+    matrix_order(rank, version_major != 3)
+}
+
+fn check_cta(enc: &'static str, cta: &Option<CtaLayout>, rank: usize) -> Result<()> {
+    if let Some(c) = cta {
+        check_rank(enc, "CTAsPerCGA", &c.ctas_per_cga, rank)?;
+        check_rank(enc, "CTASplitNum", &c.cta_split_num, rank)?;
+        check_order(enc, "CTAOrder", &c.cta_order, rank)?;
+        check_pow2(enc, "CTAsPerCGA", &c.ctas_per_cga)?;
+        check_pow2(enc, "CTASplitNum", &c.cta_split_num)?;
+    }
+    Ok(())
+}
+
+impl Encoding {
+    /// Short name as TTGIR spells it (`blocked`, `linear`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Encoding::Blocked { .. } => "blocked",
+            Encoding::Linear { .. } => "linear",
+            Encoding::Slice { .. } => "slice",
+            Encoding::NvidiaMma { .. } => "nvidia_mma",
+            Encoding::DotOperand { .. } => "dot_op",
+        }
+    }
+
+    /// The CTA fields, inherited from the parent for slice and dot_op.
+    pub fn cta(&self) -> Option<CtaLayout> {
+        match self {
+            Encoding::Blocked { cta, .. } | Encoding::NvidiaMma { cta, .. } => cta.clone(),
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.cta(),
+            Encoding::Linear { .. } => None,
+        }
+    }
+
+    /// The linear layout of this encoding for `shape`, with in dims
+    /// `register, lane, warp, block` and out dims `dim0..`. Errors name the
+    /// field at fault: a rank mismatch, a non-power-of-two entry, a warp
+    /// count that differs from `num_warps`, a lane count other than 32.
+    pub fn to_linear_layout(&self, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
+        let rank = shape.len();
+        if rank == 0 {
+            return Err(EncodingError::Shape {
+                shape: shape.to_vec(),
+                detail: "rank 0 tensors are not supported".into(),
+            });
+        }
+        for &s in shape {
+            if !is_pow2(s) {
+                return Err(EncodingError::Shape {
+                    shape: shape.to_vec(),
+                    detail: format!("{s} is not a power of two"),
+                });
+            }
+        }
+        let l = match self {
+            Encoding::Blocked {
+                size_per_thread,
+                threads_per_warp,
+                warps_per_cta,
+                order,
+                cta,
+            } => {
+                const E: &str = "blocked";
+                check_rank(E, "sizePerThread", size_per_thread, rank)?;
+                check_rank(E, "threadsPerWarp", threads_per_warp, rank)?;
+                check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
+                check_order(E, "order", order, rank)?;
+                check_pow2(E, "sizePerThread", size_per_thread)?;
+                check_pow2(E, "threadsPerWarp", threads_per_warp)?;
+                check_pow2(E, "warpsPerCTA", warps_per_cta)?;
+                check_cta(E, cta, rank)?;
+                let tpw: u32 = threads_per_warp.iter().product();
+                if tpw != 32 {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "threadsPerWarp",
+                        detail: format!("{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"),
+                    });
+                }
+                let wpc: u32 = warps_per_cta.iter().product();
+                if wpc != num_warps {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "warpsPerCTA",
+                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
+                    });
+                }
+                let cta_l = identity_standard_nd(REGISTER, size_per_thread, order)?
+                    .mul(&identity_standard_nd(LANE, threads_per_warp, order)?)?
+                    .mul(&identity_standard_nd(WARP, warps_per_cta, order)?)?;
+                combine_cta_cga_with_shape(cta_l, cta, shape)?
+            }
+            Encoding::Linear {
+                register,
+                lane,
+                warp,
+                block,
+            } => {
+                let names = standard_out_dim_names(rank);
+                let outs: Vec<(String, i32)> = names
+                    .iter()
+                    .cloned()
+                    .zip(shape.iter().map(|&s| s as i32))
+                    .collect();
+                LinearLayout::new(
+                    vec![
+                        (REGISTER.into(), register.clone()),
+                        (LANE.into(), lane.clone()),
+                        (WARP.into(), warp.clone()),
+                        (BLOCK.into(), block.clone()),
+                    ],
+                    outs,
+                    false,
+                )?
+            }
+            Encoding::NvidiaMma {
+                version_major,
+                warps_per_cta,
+                instr_shape,
+                cta,
+                ..
+            } => {
+                const E: &str = "nvidia_mma";
+                if rank < 2 {
+                    return Err(EncodingError::Shape {
+                        shape: shape.to_vec(),
+                        detail: "nvidia_mma needs rank >= 2".into(),
+                    });
+                }
+                check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
+                check_pow2(E, "warpsPerCTA", warps_per_cta)?;
+                check_cta(E, cta, rank)?;
+                let wpc: u32 = warps_per_cta.iter().product();
+                if wpc != num_warps {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "warpsPerCTA",
+                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
+                    });
+                }
+                let tile: Vec<u32> = match version_major {
+                    2 => {
+                        // Ampere: instrShape is the tile ([16, 8] or [1, 16, 8]).
+                        check_rank(E, "instrShape", instr_shape, rank)?;
+                        instr_shape.clone()
+                    }
+                    3 => {
+                        // Hopper: instrShape = [M, N, K]; the tile is [M, N].
+                        if instr_shape.len() != 3 {
+                            return Err(EncodingError::Field {
+                                encoding: E,
+                                field: "instrShape",
+                                detail: format!("{instr_shape:?}: version 3 needs [M, N, K]"),
+                            });
+                        }
+                        let mut t = vec![1; rank];
+                        t[rank - 2] = instr_shape[0];
+                        t[rank - 1] = instr_shape[1];
+                        t
+                    }
+                    v => {
+                        return Err(EncodingError::Unsupported {
+                            encoding: E,
+                            detail: format!("versionMajor = {v} (supported: 2, 3)"),
+                        })
+                    }
+                };
+                let order = matrix_order(rank, true);
+                let mut l = nvidia_mma_tile(&tile, 2, &order, &order)?;
+                let w = identity_standard_nd(WARP, warps_per_cta, &mma_warp_order(*version_major, rank))?
+                    .transpose_outs(&l.out_dim_names())?;
+                l = l.mul(&w)?;
+                combine_cta_cga_with_shape(l, cta, shape)?
+            }
+            Encoding::DotOperand {
+                op_idx,
+                parent,
+                k_width,
+            } => {
+                const E: &str = "dot_op";
+                let Encoding::NvidiaMma {
+                    version_major,
+                    warps_per_cta,
+                    cta,
+                    ..
+                } = parent.as_ref()
+                else {
+                    return Err(EncodingError::Unsupported {
+                        encoding: E,
+                        detail: format!("parent `{}` (supported: nvidia_mma)", parent.kind()),
+                    });
+                };
+                if *op_idx > 1 {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "opIdx",
+                        detail: format!("{op_idx} is neither 0 nor 1"),
+                    });
+                }
+                if *version_major == 3 && *op_idx == 1 {
+                    return Err(EncodingError::Unsupported {
+                        encoding: E,
+                        detail: "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)".into(),
+                    });
+                }
+                if !is_pow2(*k_width as i64) {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "kWidth",
+                        detail: format!("{k_width} is not a power of two"),
+                    });
+                }
+                if rank < 2 {
+                    return Err(EncodingError::Shape {
+                        shape: shape.to_vec(),
+                        detail: "dot_op needs rank >= 2".into(),
+                    });
+                }
+                check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
+                let wpc: u32 = warps_per_cta.iter().product();
+                if wpc != num_warps {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "parent warpsPerCTA",
+                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
+                    });
+                }
+                let is_a = *op_idx == 0;
+                let mut tile = vec![1u32; rank];
+                if is_a {
+                    tile[rank - 2] = 16;
+                    tile[rank - 1] = k_width * 8;
+                } else {
+                    tile[rank - 2] = k_width * 8;
+                    tile[rank - 1] = 8;
+                }
+                let order = dot_operand_order(*op_idx, rank);
+                let mut l = nvidia_mma_tile(&tile, *k_width, &order, &order)?;
+                // warpsNvidiaDot: broadcast along k.
+                let names = standard_out_dim_names(rank);
+                let inner = if is_a { rank - 1 } else { rank - 2 };
+                let mut w = LinearLayout::empty();
+                for d in mma_warp_order(*version_major, rank) {
+                    let d = d as usize;
+                    if d == inner {
+                        w = w.mul(&LinearLayout::zeros_1d(warps_per_cta[d] as i32, WARP, &names[d], 1)?)?;
+                    } else {
+                        w = w.mul(&LinearLayout::identity_1d(warps_per_cta[d] as i32, WARP, &names[d])?)?;
+                    }
+                }
+                let w = w.transpose_outs(&l.out_dim_names())?;
+                l = l.mul(&w)?;
+                combine_cta_cga_with_shape(l, cta, shape)?
+            }
+            Encoding::Slice { dim, parent } => {
+                let dim = *dim as usize;
+                if dim > rank {
+                    return Err(EncodingError::Field {
+                        encoding: "slice",
+                        field: "dim",
+                        detail: format!("{dim} is past the parent's rank {}", rank + 1),
+                    });
+                }
+                let mut pshape = shape.to_vec();
+                pshape.insert(dim, 1);
+                let pl = parent.to_linear_layout(&pshape, num_warps)?;
+                let out_names = standard_out_dim_names(rank + 1);
+                let mut transform = LinearLayout::empty();
+                for (idx, (od, size)) in pl.out_dims().iter().enumerate() {
+                    if idx == dim {
+                        transform = transform.mul(&LinearLayout::zeros_1d(*size, od, &out_names[0], 1)?)?;
+                    } else {
+                        let target = &out_names[idx - usize::from(idx >= dim)];
+                        transform = transform.mul(&LinearLayout::identity_1d(*size, od, target)?)?;
+                    }
+                }
+                let sliced = pl.compose(&transform)?;
+                let regs: Vec<Vec<i32>> = sliced
+                    .bases(REGISTER)
+                    .iter()
+                    .filter(|b| b.iter().any(|&v| v != 0))
+                    .cloned()
+                    .collect();
+                let l = sliced.with_bases(REGISTER, regs)?;
+                let names = standard_out_dim_names(rank);
+                let l = l.transpose_outs(&names)?;
+                // Keep in-dim order canonical.
+                l.transpose_ins(&[REGISTER.into(), LANE.into(), WARP.into(), BLOCK.into()])?
+            }
+        };
+        normalize(l, shape, num_warps)
+    }
+}
+
+/// Put a distributed layout into canonical form: in dims exactly
+/// `register, lane, warp, block` (absent ones empty), out dims
+/// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
+/// `log2(num_warps)` warp bits, surjectivity onto the tensor.
+pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
+    let names = standard_out_dim_names(shape.len());
+    for n in l.in_dim_names() {
+        if ![REGISTER, LANE, WARP, BLOCK].contains(&n.as_str()) {
+            return Err(EncodingError::Unsupported {
+                encoding: "layout",
+                detail: format!("in dim `{n}` (expected register, lane, warp, block)"),
+            });
+        }
+    }
+    if l.out_dim_names() != names {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: format!("layout out dims {:?} do not match the rank", l.out_dim_names()),
+        });
+    }
+    for (i, (_, s)) in l.out_dims().iter().enumerate() {
+        if *s as i64 != shape[i] {
+            return Err(EncodingError::Shape {
+                shape: shape.to_vec(),
+                detail: format!("layout covers dim{i} of size {s}"),
+            });
+        }
+    }
+    let ins = [REGISTER, LANE, WARP, BLOCK]
+        .iter()
+        .map(|n| (n.to_string(), l.bases(n).to_vec()))
+        .collect();
+    let l = LinearLayout::new(ins, l.out_dims().to_vec(), false)?;
+    if l.in_dim_size_log2(LANE) != 5 {
+        return Err(EncodingError::Unsupported {
+            encoding: "layout",
+            detail: format!("{} lane bases (2^{} lanes); warpforge targets 32-lane warps (5 bases)",
+                l.in_dim_size_log2(LANE), l.in_dim_size_log2(LANE)),
+        });
+    }
+    if !is_pow2(num_warps as i64) {
+        return Err(EncodingError::Unsupported {
+            encoding: "module",
+            detail: format!("ttg.num-warps = {num_warps} is not a power of two"),
+        });
+    }
+    if l.in_dim_size(WARP) != num_warps as i64 {
+        return Err(EncodingError::Field {
+            encoding: "layout",
+            field: "warp",
+            detail: format!("{} warp bases, but the module has {num_warps} warps", l.in_dim_size_log2(WARP)),
+        });
+    }
+    if !l.is_surjective() {
+        return Err(EncodingError::Layout(LayoutError::NotSurjective {
+            detail: format!("the layout does not cover every element of shape {shape:?}"),
+        }));
+    }
+    Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocked(spt: &[u32], tpw: &[u32], wpc: &[u32], order: &[u32]) -> Encoding {
+        Encoding::Blocked {
+            size_per_thread: spt.to_vec(),
+            threads_per_warp: tpw.to_vec(),
+            warps_per_cta: wpc.to_vec(),
+            order: order.to_vec(),
+            cta: None,
+        }
+    }
+
+    fn mma(v: u32, wpc: &[u32], instr: &[u32]) -> Encoding {
+        Encoding::NvidiaMma {
+            version_major: v,
+            version_minor: 0,
+            warps_per_cta: wpc.to_vec(),
+            instr_shape: instr.to_vec(),
+            cta: None,
+        }
+    }
+
+    fn b(v: &[[i32; 2]]) -> Vec<Vec<i32>> {
+        v.iter().map(|x| x.to_vec()).collect()
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, SimpleBlocked)
+    // blocked({1}, {4}, {4}, {0}) on shape {16} (here with 32-lane warps: {1},{32},{4},{0} on {128}).
+    #[test]
+    fn blocked_simple_1d() {
+        let l = blocked(&[1], &[32], &[4], &[0]).to_linear_layout(&[128], 4).unwrap();
+        assert_eq!(l.bases(REGISTER).len(), 0);
+        assert_eq!(l.bases(LANE), &[vec![1], vec![2], vec![4], vec![8], vec![16]]);
+        assert_eq!(l.bases(WARP), &[vec![32], vec![64]]);
+    }
+
+    // LinearLayoutConversionsTest.cpp: blocked layouts repeat along registers
+    // when the tensor is larger than the CTA tile, and broadcast when smaller.
+    #[test]
+    fn blocked_repeats_and_broadcasts() {
+        let l = blocked(&[1, 4], &[8, 4], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [8, 0]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice());
+        // smaller than the tile: the largest bases become zero (broadcast)
+        let l = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[2, 8], 1).unwrap();
+        assert_eq!(l.bases(LANE), b(&[[0, 1], [0, 2], [0, 4], [1, 0], [0, 0]]).as_slice());
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv2_16x16)
+    #[test]
+    fn mma_v2_16x16() {
+        let l = mma(2, &[1, 1], &[16, 8]).to_linear_layout(&[16, 16], 1).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv2_32x32)
+    #[test]
+    fn mma_v2_32x32_two_warps() {
+        let l = mma(2, &[2, 1], &[16, 8]).to_linear_layout(&[32, 32], 2).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8], [0, 16]]).as_slice());
+        assert_eq!(l.bases(WARP), b(&[[16, 0]]).as_slice());
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv3_64x16)
+    #[test]
+    fn mma_v3_64x16() {
+        let l = mma(3, &[4, 1], &[16, 16, 16]).to_linear_layout(&[64, 16], 4).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
+    }
+
+    // The corpus (pairs.mlir #mma3_acc / #mma3_dot) spells out Triton 3.6's bases.
+    #[test]
+    fn mma_v3_and_dot_match_corpus() {
+        let acc = mma(3, &[4, 1], &[16, 64, 16]);
+        let l = acc.to_linear_layout(&[128, 64], 4).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
+        let dot = Encoding::DotOperand {
+            op_idx: 0,
+            parent: Box::new(mma(3, &[4, 1], &[16, 64, 32])),
+            k_width: 4,
+        };
+        let l = dot.to_linear_layout(&[128, 64], 4).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [64, 0]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, DotMMAv2_tile_kwidth8)
+    // style: the dot operand of an mma v2 parent, opIdx 0 and 1.
+    #[test]
+    fn dot_mma_v2_operands() {
+        let parent = mma(2, &[1, 1], &[16, 8]);
+        let a = Encoding::DotOperand { op_idx: 0, parent: Box::new(parent.clone()), k_width: 8 };
+        let l = a.to_linear_layout(&[16, 64], 1).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [0, 4], [8, 0], [0, 32]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]).as_slice());
+        let bop = Encoding::DotOperand { op_idx: 1, parent: Box::new(parent), k_width: 8 };
+        let l = bop.to_linear_layout(&[64, 8], 1).unwrap();
+        assert_eq!(l.bases(REGISTER), b(&[[1, 0], [2, 0], [4, 0], [32, 0]]).as_slice());
+        assert_eq!(l.bases(LANE), b(&[[8, 0], [16, 0], [0, 1], [0, 2], [0, 4]]).as_slice());
+    }
+
+    // mma v2 accumulator -> 16-bit A operand is the same layout (corpus: 0 instructions).
+    #[test]
+    fn mma_v2_acc_equals_dot_a_kwidth2() {
+        let p = mma(2, &[4, 1], &[16, 8]);
+        let acc = p.to_linear_layout(&[64, 32], 4).unwrap();
+        let dot = Encoding::DotOperand { op_idx: 0, parent: Box::new(p), k_width: 2 }
+            .to_linear_layout(&[64, 32], 4)
+            .unwrap();
+        assert_eq!(acc, dot);
+    }
+
+    // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, SliceOfBlocked)
+    #[test]
+    fn slice_of_blocked() {
+        let parent = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]);
+        let s = Encoding::Slice { dim: 1, parent: Box::new(parent.clone()) };
+        let l = s.to_linear_layout(&[4], 1).unwrap();
+        assert_eq!(l.bases(LANE), &[vec![0], vec![0], vec![0], vec![1], vec![2]]);
+        let s0 = Encoding::Slice { dim: 0, parent: Box::new(parent) };
+        let l = s0.to_linear_layout(&[8], 1).unwrap();
+        assert_eq!(l.bases(LANE), &[vec![1], vec![2], vec![4], vec![0], vec![0]]);
+    }
+
+    #[test]
+    fn cta_fields_split_over_blocks() {
+        let e = Encoding::Blocked {
+            size_per_thread: vec![1, 1],
+            threads_per_warp: vec![1, 32],
+            warps_per_cta: vec![1, 1],
+            order: vec![1, 0],
+            cta: Some(CtaLayout { ctas_per_cga: vec![2, 1], cta_split_num: vec![2, 1], cta_order: vec![1, 0] }),
+        };
+        let l = e.to_linear_layout(&[2, 32], 1).unwrap();
+        assert_eq!(l.bases(BLOCK), b(&[[1, 0]]).as_slice());
+        assert!(l.bases(REGISTER).is_empty());
+    }
+
+    #[test]
+    fn errors() {
+        let e = blocked(&[1, 1], &[4, 4], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        assert!(e.to_string().contains("threadsPerWarp"), "{e}");
+        let e = blocked(&[1, 1], &[4, 8], &[2, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        assert!(e.to_string().contains("warps"), "{e}");
+        let e = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[12, 16], 1).unwrap_err();
+        assert!(e.to_string().contains("power of two"), "{e}");
+        let e = blocked(&[3, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        assert!(e.to_string().contains("sizePerThread"), "{e}");
+    }
+}

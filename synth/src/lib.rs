@@ -1,0 +1,15 @@
+//! warpforge's math and planner: GF(2) bit matrices, Triton linear layouts
+//! and encodings, TTGIR parsing, conversion plans, their search and the CPU
+//! simulator that proves them. No GPU code, no `unsafe`.
+#![forbid(unsafe_code)]
+
+pub mod encoding;
+pub mod gf2;
+pub mod layout;
+pub mod parse;
+pub mod plan;
+pub mod search;
+pub mod sim;
+
+pub use layout::LinearLayout;
+pub use plan::{Conversion, Kind, Plan};

@@ -1,0 +1,222 @@
+//! CPU interpreter of a [`Plan`] over every thread of every CTA, with CUDA's
+//! semantics (`__shfl_sync` width 32 with a full mask, `__shfl_up/down_sync`
+//! keeping the own value out of range, shared memory visible to other warps
+//! only after `__syncthreads()`, to the own warp after `__syncwarp()`), and the
+//! tag proof of DESIGN.md section 6: every source slot starts with the tag
+//! (row-major linear index) of the element it holds; afterwards every
+//! destination slot, replicas included, must hold the tag of its own element.
+//! Shared-memory accesses are also counted in wavefronts (4-byte banks, 32
+//! banks): extra wavefronts are bank conflicts.
+
+use crate::plan::{Analysis, BarrierScope, Plan, ShflMode, Stage};
+use std::collections::HashMap;
+
+/// What a successful simulation checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SimReport {
+    /// Threads simulated (all CTAs).
+    pub threads: u64,
+    /// Destination slots compared against their tags.
+    pub slots: u64,
+    /// Shared-memory wavefronts over all accesses of one CTA's warps.
+    pub smem_wavefronts: u64,
+    /// Wavefronts beyond one per access (bank conflicts).
+    pub bank_conflicts: u64,
+}
+
+/// Why a plan failed the simulator.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("stage {stage} ({kind}): register {reg} read past the {len} registers of the thread")]
+    RegOutOfRange { stage: usize, kind: &'static str, reg: u32, len: usize },
+    #[error("stage {stage} ({kind}) is not produced by any strategy yet and cannot be simulated")]
+    Unsupported { stage: usize, kind: &'static str },
+    #[error("stage {stage}: shared address {addr} outside the {size}-element scratch")]
+    SmemOutOfRange { stage: usize, addr: u32, size: u64 },
+    #[error("stage {stage}: two different values stored to shared address {addr} before a barrier")]
+    StoreConflict { stage: usize, addr: u32 },
+    #[error("stage {stage}: warp {warp} loads shared address {addr}, which nothing visible to it has written (missing barrier?)")]
+    NotVisible { stage: usize, warp: u32, addr: u32 },
+    #[error("plan ends with {got} registers per thread, the destination has {want}")]
+    WrongRegisterCount { got: usize, want: u32 },
+    #[error("plan starts from {got} source registers, the source has {want}")]
+    WrongSourceCount { got: u32, want: u32 },
+    #[error("wrong element: block {block} warp {warp} lane {lane} register {reg} holds element {got}, expected {want}")]
+    WrongElement { block: u32, warp: u32, lane: u32, reg: u32, got: u64, want: u64 },
+}
+
+#[derive(Clone)]
+struct Write {
+    value: u64,
+    cta_phase: u32,
+    warp: u32,
+    warp_phase: u32,
+}
+
+fn wavefronts(addrs: &[u32]) -> u64 {
+    let mut per_bank: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &a in addrs {
+        let v = per_bank.entry(a % 32).or_default();
+        if !v.contains(&a) {
+            v.push(a);
+        }
+    }
+    per_bank.values().map(|v| v.len() as u64).max().unwrap_or(1)
+}
+
+/// Run `plan` for the conversion `an` and prove it with tags.
+pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
+    if plan.src_regs != an.src_regs() {
+        return Err(SimError::WrongSourceCount { got: plan.src_regs, want: an.src_regs() });
+    }
+    let warps = 1u32 << an.src.hw.warp;
+    let blocks = 1u32 << an.src.hw.block;
+    let mut report = SimReport { threads: (blocks * warps * 32) as u64, ..Default::default() };
+    for blk in 0..blocks {
+        // regs[warp*32 + lane]
+        let mut regs: Vec<Vec<u64>> = (0..warps * 32)
+            .map(|t| {
+                let (w, l) = (t / 32, t % 32);
+                (0..an.src_regs()).map(|r| an.src.tag(r as u64, l as u64, w as u64, blk as u64)).collect()
+            })
+            .collect();
+        let mut smem: HashMap<u32, Vec<Write>> = HashMap::new();
+        let mut cta_phase = 0u32;
+        let mut warp_phase = vec![0u32; warps as usize];
+        for (si, stage) in plan.stages.iter().enumerate() {
+            let kind = stage.name();
+            let get = |v: &Vec<u64>, r: u32| -> Result<u64, SimError> {
+                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange { stage: si, kind, reg: r, len: v.len() })
+            };
+            match stage {
+                Stage::RegRename { map } => {
+                    for v in regs.iter_mut() {
+                        *v = map.iter().map(|&r| get(v, r)).collect::<Result<_, _>>()?;
+                    }
+                }
+                Stage::Select { entries } => {
+                    for (t, v) in regs.iter_mut().enumerate() {
+                        let lane = (t % 32) as u32;
+                        *v = entries
+                            .iter()
+                            .map(|e| get(v, if (lane & e.lane_mask).count_ones() & 1 == 1 { e.if_set } else { e.if_clear }))
+                            .collect::<Result<_, _>>()?;
+                    }
+                }
+                Stage::Shuffle { mode, lane_map, entries } => {
+                    let old = regs.clone();
+                    for w in 0..warps {
+                        for lane in 0..32u32 {
+                            let t = (w * 32 + lane) as usize;
+                            let mut out = Vec::with_capacity(entries.len());
+                            for e in entries {
+                                let src = match (mode, e.arg) {
+                                    (_, None) => lane,
+                                    (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
+                                    (ShflMode::Idx, Some(c)) => {
+                                        let base = lane_map
+                                            .iter()
+                                            .enumerate()
+                                            .filter(|(j, _)| lane >> j & 1 == 1)
+                                            .fold(0u32, |a, (_, &col)| a ^ col);
+                                        (base ^ c) & 31
+                                    }
+                                    (ShflMode::Up, Some(d)) => lane.checked_sub(d).unwrap_or(lane),
+                                    (ShflMode::Down, Some(d)) => {
+                                        if lane + d < 32 {
+                                            lane + d
+                                        } else {
+                                            lane
+                                        }
+                                    }
+                                };
+                                out.push(get(&old[(w * 32 + src) as usize], e.reg)?);
+                            }
+                            regs[t] = out;
+                        }
+                    }
+                }
+                Stage::SmemStore { regs: list, addr, .. } => {
+                    for w in 0..warps {
+                        for (i, &r) in list.iter().enumerate() {
+                            let mut addrs = Vec::with_capacity(32);
+                            for lane in 0..32u32 {
+                                let a = addr.base(lane, w) ^ addr.reg[i];
+                                if a as u64 >= plan.smem_elems {
+                                    return Err(SimError::SmemOutOfRange { stage: si, addr: a, size: plan.smem_elems });
+                                }
+                                addrs.push(a);
+                                let value = get(&regs[(w * 32 + lane) as usize], r)?;
+                                let ws = smem.entry(a).or_default();
+                                if ws.iter().any(|x| x.cta_phase == cta_phase && x.value != value) {
+                                    return Err(SimError::StoreConflict { stage: si, addr: a });
+                                }
+                                ws.push(Write { value, cta_phase, warp: w, warp_phase: warp_phase[w as usize] });
+                            }
+                            if blk == 0 {
+                                let wf = wavefronts(&addrs);
+                                report.smem_wavefronts += wf;
+                                report.bank_conflicts += wf - 1;
+                            }
+                        }
+                    }
+                }
+                Stage::Barrier { scope } => match scope {
+                    BarrierScope::Cta => cta_phase += 1,
+                    BarrierScope::Warp => warp_phase.iter_mut().for_each(|p| *p += 1),
+                },
+                Stage::SmemLoad { addr, .. } => {
+                    for w in 0..warps {
+                        let mut per_reg: Vec<Vec<u64>> = vec![Vec::with_capacity(addr.reg.len()); 32];
+                        for (i, &ro) in addr.reg.iter().enumerate() {
+                            let mut addrs = Vec::with_capacity(32);
+                            for lane in 0..32u32 {
+                                let a = addr.base(lane, w) ^ ro;
+                                if a as u64 >= plan.smem_elems {
+                                    return Err(SimError::SmemOutOfRange { stage: si, addr: a, size: plan.smem_elems });
+                                }
+                                addrs.push(a);
+                                let visible = smem.get(&a).and_then(|ws| {
+                                    ws.iter()
+                                        .rev()
+                                        .find(|x| x.cta_phase < cta_phase || (x.warp == w && x.warp_phase < warp_phase[w as usize]))
+                                        .map(|x| x.value)
+                                });
+                                let v = visible.ok_or(SimError::NotVisible { stage: si, warp: w, addr: a })?;
+                                per_reg[lane as usize].push(v);
+                            }
+                            let _ = i;
+                            if blk == 0 {
+                                let wf = wavefronts(&addrs);
+                                report.smem_wavefronts += wf;
+                                report.bank_conflicts += wf - 1;
+                            }
+                        }
+                        for (lane, v) in per_reg.into_iter().enumerate() {
+                            regs[(w * 32) as usize + lane] = v;
+                        }
+                    }
+                }
+                Stage::BytePerm { .. }
+                | Stage::StMatrix { .. }
+                | Stage::LdMatrix { .. }
+                | Stage::Pack { .. }
+                | Stage::Unpack { .. } => return Err(SimError::Unsupported { stage: si, kind }),
+            }
+        }
+        for (t, v) in regs.iter().enumerate() {
+            if v.len() != an.dst_regs() as usize {
+                return Err(SimError::WrongRegisterCount { got: v.len(), want: an.dst_regs() });
+            }
+            let (w, l) = (t as u32 / 32, t as u32 % 32);
+            for (r, &got) in v.iter().enumerate() {
+                let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
+                if got != want {
+                    return Err(SimError::WrongElement { block: blk, warp: w, lane: l, reg: r as u32, got, want });
+                }
+            }
+            report.slots += v.len() as u64;
+        }
+    }
+    Ok(report)
+}
