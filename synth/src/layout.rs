@@ -839,7 +839,7 @@ mod tests {
     #[test]
     fn zeros_1d() {
         let l = LinearLayout::zeros_1d(32, "ins", "outs", 1).unwrap();
-        assert_eq!(l.bases("ins"), &[vec![0]; 5]);
+        assert_eq!(l.bases("ins"), vec![vec![0]; 5].as_slice());
         assert_eq!(l.out_dim_size("outs"), 1);
         assert_eq!(l.apply(&[("ins", 17)]).unwrap(), vec![(s("outs"), 0)]);
     }
