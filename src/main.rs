@@ -1,1 +1,440 @@
-fn main(){}
+//! `warpforge`: plan, emit and prove layout conversions of GPU register tiles.
+//! A thin CLI over the `synth`, `kernels` and `verify` crates.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use synth::parse::{parse_attribute, parse_shape, parse_ttgir, ConvertOp, ElemType};
+use synth::plan::{Conversion, StrategyChoice};
+use synth::search::{plan_conversion, Chosen, Weights};
+use verify::{DType, GpuCase};
+
+#[derive(Parser)]
+#[command(name = "warpforge", version, about = "Layout-conversion codegen for GPU register tiles: plan, emit CUDA, prove")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Plan every conversion and print its kind, strategy and predicted cost.
+    Plan {
+        #[command(flatten)]
+        input: Input,
+        /// Also print both layouts and the plan's stages.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Write a CUDA header with one helper per conversion.
+    Emit {
+        #[command(flatten)]
+        input: Input,
+        /// Output header (default: standard output). Written only if every conversion succeeds.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
+    /// Prove every helper: on the GPU when present, else on the CPU simulator.
+    Verify {
+        #[command(flatten)]
+        input: Input,
+        /// Only the CPU simulator.
+        #[arg(long, conflicts_with = "gpu")]
+        cpu: bool,
+        /// Demand the GPU: fail when none is present.
+        #[arg(long)]
+        gpu: bool,
+        /// Element types for the GPU check.
+        #[arg(long, value_delimiter = ',', default_value = "i32,f16,i8")]
+        dtypes: Vec<String>,
+        /// Write a markdown report (SASS counts per helper) here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Also write the emitted header here.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
+    /// Print the linear layout of one attribute (Triton's LinearLayout::toString).
+    Layout {
+        /// TTGIR attribute text, e.g. '#ttg.blocked<{...}>'.
+        #[arg(long)]
+        attr: String,
+        #[arg(long)]
+        shape: String,
+        #[arg(long, default_value_t = 4)]
+        warps: u32,
+    },
+}
+
+#[derive(Args)]
+struct Input {
+    /// A TTGIR file: act on every ttg.convert_layout in it.
+    #[arg(long, conflicts_with_all = ["src", "dst"])]
+    ttgir: Option<PathBuf>,
+    /// Source layout (TTGIR attribute text).
+    #[arg(long, requires = "dst")]
+    src: Option<String>,
+    /// Destination layout (TTGIR attribute text).
+    #[arg(long, requires = "src")]
+    dst: Option<String>,
+    /// Tensor shape for --src/--dst, e.g. 64x32.
+    #[arg(long)]
+    shape: Option<String>,
+    /// Element type for --src/--dst (i32, f16, bf16, f32, i8, f8E4M3FN, ...).
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Warps per CTA for --src/--dst.
+    #[arg(long, default_value_t = 4)]
+    warps: u32,
+    /// Name of the --src/--dst conversion (used for the helper's name).
+    #[arg(long, default_value = "convert")]
+    name: String,
+    /// Which strategies the planner may use.
+    #[arg(long, value_enum, default_value_t = Strategy::Auto)]
+    strategy: Strategy,
+    /// One JSON object per line, one per conversion.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Strategy {
+    Auto,
+    Shuffle,
+    Shared,
+}
+
+struct Planned {
+    op: ConvertOp,
+    conv: Conversion,
+    chosen: Chosen,
+}
+
+fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
+    if let Some(path) = &input.ttgir {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let f = parse_ttgir(&text).map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.msg))?;
+        if f.converts.is_empty() {
+            eprintln!("warpforge: {}: no ttg.convert_layout found", path.display());
+        }
+        return Ok((path.display().to_string(), f.converts));
+    }
+    let (Some(src), Some(dst)) = (&input.src, &input.dst) else {
+        bail!("give --ttgir FILE, or --src ATTR --dst ATTR --shape AxB");
+    };
+    let shape_text = input.shape.as_ref().ok_or_else(|| anyhow!("--src/--dst need --shape (e.g. --shape 64x32)"))?;
+    let shape = parse_shape(shape_text).map_err(|e| anyhow!("--shape: {e}"))?;
+    let elem = ElemType::parse(&input.dtype).ok_or_else(|| anyhow!("--dtype: unknown element type `{}`", input.dtype))?;
+    let s = parse_attribute(src).map_err(|e| anyhow!("--src: {}", e.msg))?;
+    let d = parse_attribute(dst).map_err(|e| anyhow!("--dst: {}", e.msg))?;
+    let op = ConvertOp {
+        name: input.name.clone(),
+        line: 0,
+        func: input.name.clone(),
+        shape,
+        elem,
+        src: s,
+        dst: d,
+        src_text: src.trim().to_string(),
+        dst_text: dst.trim().to_string(),
+        num_warps: input.warps,
+        num_ctas: 1,
+        doc: String::new(),
+    };
+    Ok(("command line".into(), vec![op]))
+}
+
+fn plan_all(input: &Input, origin: &str, ops: Vec<ConvertOp>) -> Result<Vec<Planned>> {
+    let choice = match input.strategy {
+        Strategy::Auto => StrategyChoice::Auto,
+        Strategy::Shuffle => StrategyChoice::Shuffle,
+        Strategy::Shared => StrategyChoice::Shared,
+    };
+    let w = Weights::default();
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for op in ops {
+        let where_ = if op.line > 0 { format!("{origin}:{}", op.line) } else { origin.to_string() };
+        match Conversion::from_op(&op).and_then(|c| plan_conversion(&c, choice, &w).map(|ch| (c, ch))) {
+            Ok((conv, chosen)) => out.push(Planned { op, conv, chosen }),
+            Err(e) => errors.push(format!("{where_}: {e}")),
+        }
+    }
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\n"));
+    }
+    Ok(out)
+}
+
+fn cost_json(c: &synth::plan::Cost) -> serde_json::Value {
+    serde_json::to_value(c).expect("cost serializes")
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp-warpforge");
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        }
+    }
+    std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+fn header_of(planned: &[Planned], origin: &str) -> Result<(String, Vec<kernels::EmittedHelper>)> {
+    let helpers = planned
+        .iter()
+        .map(|p| kernels::emit_helper(&p.conv, &p.chosen))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((kernels::emit_header(&helpers, origin)?, helpers))
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("warpforge: error: {e:#}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32> {
+    match cli.cmd {
+        Cmd::Layout { attr, shape, warps } => {
+            let e = parse_attribute(&attr).map_err(|e| anyhow!("--attr: {}", e.msg))?;
+            let shape = parse_shape(&shape).map_err(|e| anyhow!("--shape: {e}"))?;
+            let l = e.to_linear_layout(&shape, warps).map_err(|e| anyhow!("--attr: {e}"))?;
+            println!("{}", l.to_string().trim_start_matches('\n'));
+            Ok(0)
+        }
+        Cmd::Plan { input, verbose } => {
+            let (origin, ops) = load(&input)?;
+            let planned = plan_all(&input, &origin, ops)?;
+            let mut out = std::io::stdout().lock();
+            for p in &planned {
+                let ch = &p.chosen;
+                if input.json {
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({
+                            "name": p.op.name, "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
+                            "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
+                            "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
+                            "candidates": ch.candidates, "verified_candidates": ch.verified_candidates,
+                            "shape": p.op.shape, "dtype": p.op.elem.name,
+                        })
+                    )?;
+                } else {
+                    writeln!(
+                        out,
+                        "{:<28} {:<8} {:<27} m={} {} ({} candidates, {} verified)",
+                        p.op.name,
+                        ch.plan.kind.as_str(),
+                        ch.plan.strategy,
+                        ch.plan.m,
+                        ch.cost,
+                        ch.candidates,
+                        ch.verified_candidates
+                    )?;
+                    if verbose {
+                        writeln!(out, "  src:{}", p.conv.src.to_string().replace('\n', "\n    "))?;
+                        writeln!(out, "  dst:{}", p.conv.dst.to_string().replace('\n', "\n    "))?;
+                        for n in &ch.plan.notes {
+                            writeln!(out, "  note: {n}")?;
+                        }
+                        let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
+                        writeln!(out, "  stages: {}", stages.join(" -> "))?;
+                    }
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Emit { input, output } => {
+            let (origin, ops) = load(&input)?;
+            let planned = plan_all(&input, &origin, ops)?;
+            let (header, helpers) = header_of(&planned, &origin)?;
+            match &output {
+                Some(path) => {
+                    write_atomically(path, &header)?;
+                    eprintln!("warpforge: wrote {} helper(s) to {}", helpers.len(), path.display());
+                }
+                None => print!("{header}"),
+            }
+            if input.json {
+                for (p, h) in planned.iter().zip(&helpers) {
+                    println!(
+                        "{}",
+                        json!({"name": p.op.name, "kind": p.chosen.plan.kind.as_str(), "cost": cost_json(&p.chosen.cost),
+                               "function": h.ident, "smem_elems": h.smem_elems})
+                    );
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Verify { input, cpu, gpu, dtypes, report, output } => {
+            let dts = dtypes
+                .iter()
+                .map(|d| DType::parse(d.trim()).ok_or_else(|| anyhow!("--dtypes: unknown `{d}` (i32, f16, i8)")))
+                .collect::<Result<Vec<_>>>()?;
+            let (origin, ops) = load(&input)?;
+            let planned = plan_all(&input, &origin, ops)?;
+            let (header, helpers) = header_of(&planned, &origin)?;
+            if let Some(path) = &output {
+                write_atomically(path, &header)?;
+            }
+            // CPU proof of every helper (the search already proved the chosen
+            // plan; run it again here so the report says what was checked).
+            let cpu_reports: Vec<Result<synth::sim::SimReport, String>> = planned
+                .iter()
+                .map(|p| synth::sim::simulate(&p.chosen.plan, &p.chosen.analysis).map_err(|e| e.to_string()))
+                .collect();
+            let use_gpu = if cpu {
+                false
+            } else {
+                match verify::probe_gpu() {
+                    Ok(_) => true,
+                    Err(e) if gpu => bail!("--gpu: {e}"),
+                    Err(e) => {
+                        eprintln!("warpforge: {e}; verifying on the CPU simulator only (pass --gpu to require a GPU)");
+                        false
+                    }
+                }
+            };
+            let gpu_report = if use_gpu {
+                let cases: Vec<GpuCase> = planned
+                    .iter()
+                    .zip(&helpers)
+                    .map(|(p, h)| GpuCase { helper: h, analysis: &p.chosen.analysis })
+                    .collect();
+                let r = verify::verify_on_gpu(&header, &cases, &dts)?;
+                eprintln!(
+                    "warpforge: GPU {} (sm_{}{}), driver {}, NVRTC {}.{}; module compiled in {:.2} s",
+                    r.gpu.name, r.gpu.sm.0, r.gpu.sm.1, r.gpu.driver_version, r.gpu.nvrtc_version.0, r.gpu.nvrtc_version.1, r.compile_seconds
+                );
+                for n in &r.notes {
+                    eprintln!("warpforge: note: {n}");
+                }
+                Some(r)
+            } else {
+                None
+            };
+            let mut failed = 0;
+            let mut out = std::io::stdout().lock();
+            for (i, p) in planned.iter().enumerate() {
+                let cpu_ok = cpu_reports[i].is_ok();
+                let gpu_cases: Vec<&verify::CaseResult> = gpu_report
+                    .as_ref()
+                    .map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
+                    .unwrap_or_default();
+                let spills = gpu_cases.iter().any(|c| c.sass.as_ref().is_some_and(|s| s.ldl + s.stl > 0));
+                let gpu_ok = gpu_cases.iter().all(|c| c.ok());
+                let verified = cpu_ok && gpu_ok && !spills;
+                if !verified {
+                    failed += 1;
+                }
+                if input.json {
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({
+                            "name": p.op.name, "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
+                            "cost": cost_json(&p.chosen.cost), "verified": verified,
+                            "cpu": match &cpu_reports[i] { Ok(r) => json!(r), Err(e) => json!({"error": e}) },
+                            "gpu": gpu_cases,
+                        })
+                    )?;
+                } else {
+                    let mut line = format!(
+                        "{:<28} {:<8} {:<32} cpu {}",
+                        p.op.name,
+                        p.chosen.plan.kind.as_str(),
+                        p.chosen.cost.to_string(),
+                        match &cpu_reports[i] {
+                            Ok(r) => format!("ok ({} slots)", r.slots),
+                            Err(e) => format!("FAILED: {e}"),
+                        }
+                    );
+                    for c in &gpu_cases {
+                        line += &format!(
+                            " | gpu {} {}",
+                            c.dtype.name(),
+                            if c.ok() { "ok".to_string() } else { format!("FAILED ({} mismatches; {})", c.mismatches, c.first_error.clone().unwrap_or_default()) }
+                        );
+                        if let Some(s) = &c.sass {
+                            line += &format!(" [SHFL {} SEL {} PRMT {} STS {} LDS {} BAR {} LDL {} STL {}]", s.shfl, s.sel, s.prmt, s.sts, s.lds, s.bar, s.ldl, s.stl);
+                        }
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+            if let Some(path) = &report {
+                write_atomically(path, &markdown_report(&origin, &planned, gpu_report.as_ref()))?;
+            }
+            eprintln!(
+                "warpforge: {} of {} conversion(s) verified ({})",
+                planned.len() - failed,
+                planned.len(),
+                if use_gpu { "CPU simulator + GPU" } else { "CPU simulator" }
+            );
+            Ok(if failed > 0 { 1 } else { 0 })
+        }
+    }
+}
+
+fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuReport>) -> String {
+    let mut s = format!("## {origin}\n\n");
+    if let Some(r) = gpu {
+        s += &format!(
+            "GPU: {} (sm_{}{}), CUDA driver {}, NVRTC {}.{}.\n\n",
+            r.gpu.name, r.gpu.sm.0, r.gpu.sm.1, r.gpu.driver_version, r.gpu.nvrtc_version.0, r.gpu.nvrtc_version.1
+        );
+        for n in &r.notes {
+            s += &format!("Note: {n}\n\n");
+        }
+    }
+    s += "| conversion | kind | strategy | predicted | dtype | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for p in planned {
+        let cases: Vec<&verify::CaseResult> = gpu.map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect()).unwrap_or_default();
+        let doc = p.op.doc.replace('|', "/");
+        if cases.is_empty() {
+            s += &format!(
+                "| {} | {} | {} | {} | - | not run | | | | | | | | {} |\n",
+                p.op.name,
+                p.chosen.plan.kind.as_str(),
+                p.chosen.plan.strategy,
+                p.chosen.cost,
+                doc
+            );
+        }
+        for c in cases {
+            let sc = c.sass.clone().unwrap_or_default();
+            s += &format!(
+                "| {} | {} | {} | {} | {} | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {} |\n",
+                p.op.name,
+                p.chosen.plan.kind.as_str(),
+                p.chosen.plan.strategy,
+                p.chosen.cost,
+                c.dtype.name(),
+                if c.ok() { "pass" } else { "FAIL" },
+                c.slots_checked,
+                sc.shfl,
+                sc.sel,
+                sc.prmt,
+                sc.sts,
+                sc.lds,
+                sc.bar,
+                sc.ldl,
+                sc.stl,
+                doc
+            );
+        }
+    }
+    s
+}

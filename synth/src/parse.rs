@@ -65,6 +65,8 @@ pub struct ConvertOp {
     pub dst_text: String,
     pub num_warps: u32,
     pub num_ctas: u32,
+    /// The `//` comment block right above the enclosing `tt.func` (empty if none).
+    pub doc: String,
 }
 
 /// What a TTGIR file holds that warpforge uses.
@@ -540,8 +542,15 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     let mut num_warps: Option<u32> = None;
     let mut num_ctas: u32 = 1;
     let mut func = String::from("<toplevel>");
+    let mut comments: Vec<String> = Vec::new();
+    let mut func_doc = String::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
+        if let Some(c) = raw.trim().strip_prefix("//") {
+            comments.push(c.trim().to_string());
+            continue;
+        }
+        let pending = std::mem::take(&mut comments);
         let l = strip_comment(raw).trim();
         if l.starts_with("module") {
             num_warps = module_int(l, "ttg.num-warps").or_else(|| module_int(l, "triton_gpu.num-warps"));
@@ -558,6 +567,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 let rest = &l[p + at + 1..];
                 let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$')).unwrap_or(rest.len());
                 func = rest[..end].to_string();
+                func_doc = pending.join(" ");
             }
             continue;
         }
@@ -599,6 +609,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             dst_text: expand_text(&dst_t, &aliases, 0),
             num_warps: nw,
             num_ctas,
+            doc: func_doc.clone(),
         });
     }
     Ok(file)

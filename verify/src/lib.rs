@@ -1,1 +1,467 @@
+//! GPU proof of emitted helpers (DESIGN.md section 6) and SASS counts.
+//!
+//! Every helper is wrapped in a test kernel per element type; all of them go
+//! into one NVRTC module (one compile, CUBIN for the device's own `sm_XY`),
+//! loaded through the CUDA driver (`cudarc`, loaded at run time: builds
+//! without CUDA). Each kernel gets tagged inputs (the row-major index of the
+//! element every source slot holds) and every destination slot of every
+//! thread is compared on the host with the index of its own element. For
+//! 8- and 16-bit types the tag is checked one slice of bits per pass, so
+//! every element is still told apart. With `cuobjdump` on the PATH, the CUBIN
+//! is disassembled and the SASS opcodes counted per kernel: `SHFL`, `SEL`,
+//! `PRMT`, `STS`, `LDS`, `BAR`, `LDSM`, `STSM`, and the local-memory spills
+//! `LDL`/`STL` that must be zero.
 
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use kernels::{emit_test_kernel, EmittedHelper};
+use std::collections::BTreeMap;
+use std::ffi::{CStr, CString};
+use std::sync::Arc;
+use synth::plan::Analysis;
+
+/// Element types the GPU check runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    I32,
+    F16,
+    I8,
+}
+
+impl DType {
+    /// Parse `i32`, `f16`, `i8`.
+    pub fn parse(s: &str) -> Option<DType> {
+        match s {
+            "i32" => Some(DType::I32),
+            "f16" => Some(DType::F16),
+            "i8" => Some(DType::I8),
+            _ => None,
+        }
+    }
+    /// Bits per element.
+    pub fn bits(&self) -> u32 {
+        match self {
+            DType::I32 => 32,
+            DType::F16 => 16,
+            DType::I8 => 8,
+        }
+    }
+    /// Lower-case name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DType::I32 => "i32",
+            DType::F16 => "f16",
+            DType::I8 => "i8",
+        }
+    }
+}
+
+/// Errors of the GPU path.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("no GPU: {0}")]
+    NoGpu(String),
+    #[error("NVRTC compile failed: {0}")]
+    Compile(String),
+    #[error("CUDA driver: {0}")]
+    Driver(String),
+    #[error(transparent)]
+    Emit(#[from] kernels::EmitError),
+}
+
+/// The GPU found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuInfo {
+    pub name: String,
+    pub sm: (i32, i32),
+    pub driver_version: i32,
+    pub nvrtc_version: (i32, i32),
+}
+
+/// SASS instruction counts of one kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SassCounts {
+    pub shfl: u32,
+    pub sel: u32,
+    pub prmt: u32,
+    pub sts: u32,
+    pub lds: u32,
+    pub bar: u32,
+    pub ldsm: u32,
+    pub stsm: u32,
+    pub ldl: u32,
+    pub stl: u32,
+    /// All instructions of the kernel (harness included).
+    pub total: u32,
+}
+
+/// Result of one helper with one element type.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub ident: String,
+    pub dtype: DType,
+    /// Element type used in CUDA (`int`, `__half`, `signed char`, ...).
+    pub ctype: String,
+    pub passes: u32,
+    pub slots_checked: u64,
+    pub mismatches: u64,
+    /// First mismatch, described.
+    pub first_error: Option<String>,
+    pub sass: Option<SassCounts>,
+}
+
+impl CaseResult {
+    /// Every slot matched.
+    pub fn ok(&self) -> bool {
+        self.mismatches == 0 && self.slots_checked > 0
+    }
+}
+
+/// Everything one GPU run found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuReport {
+    pub gpu: GpuInfo,
+    pub compile_seconds: f64,
+    pub cases: Vec<CaseResult>,
+    /// Notes (e.g. how f16 was represented, whether cuobjdump was found).
+    pub notes: Vec<String>,
+    /// The module source, for reproduction.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// One helper to check, with the analysis that says what every slot holds.
+pub struct GpuCase<'a> {
+    pub helper: &'a EmittedHelper,
+    pub analysis: &'a Analysis,
+}
+
+fn driver_err(e: impl std::fmt::Debug) -> VerifyError {
+    VerifyError::Driver(format!("{e:?}"))
+}
+
+/// Is there a usable GPU (driver and NVRTC libraries, at least one device)?
+pub fn probe_gpu() -> Result<GpuInfo, VerifyError> {
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(VerifyError::NoGpu("the CUDA driver library (libcuda) was not found".into()));
+    }
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(VerifyError::NoGpu("the NVRTC library (libnvrtc) was not found".into()));
+    }
+    cudarc::driver::result::init().map_err(|e| VerifyError::NoGpu(format!("cuInit failed: {e:?}")))?;
+    let n = CudaContext::device_count().map_err(|e| VerifyError::NoGpu(format!("{e:?}")))?;
+    if n < 1 {
+        return Err(VerifyError::NoGpu("no CUDA device".into()));
+    }
+    let ctx = CudaContext::new(0).map_err(|e| VerifyError::NoGpu(format!("{e:?}")))?;
+    let name = ctx.name().map_err(driver_err)?;
+    let sm = ctx.compute_capability().map_err(driver_err)?;
+    let mut driver_version = 0i32;
+    unsafe {
+        let _ = cudarc::driver::sys::cuDriverGetVersion(&mut driver_version);
+    }
+    let mut maj = 0;
+    let mut min = 0;
+    unsafe {
+        cudarc::nvrtc::sys::nvrtcVersion(&mut maj, &mut min);
+    }
+    Ok(GpuInfo { name, sm, driver_version, nvrtc_version: (maj, min) })
+}
+
+fn cuda_include_dirs() -> Vec<String> {
+    let mut v = Vec::new();
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Ok(p) = std::env::var(var) {
+            v.push(format!("{p}/include"));
+        }
+    }
+    v.push("/usr/local/cuda/include".into());
+    v.into_iter().filter(|p| std::path::Path::new(p).join("cuda_fp16.h").exists()).collect()
+}
+
+/// NVRTC-compile `src` to CUBIN for `sm_{major}{minor}`.
+pub fn compile_cubin(src: &str, sm: (i32, i32), includes: &[String]) -> Result<Vec<u8>, VerifyError> {
+    use cudarc::nvrtc::{result, sys};
+    let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
+    let name = CString::new("warpforge_verify.cu").unwrap();
+    let prog = result::create_program(&csrc, Some(&name)).map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+    let mut opts = vec![format!("--gpu-architecture=sm_{}{}", sm.0, sm.1), "-std=c++17".to_string(), "-lineinfo".to_string()];
+    for i in includes {
+        opts.push(format!("--include-path={i}"));
+    }
+    let res = unsafe { result::compile_program(prog, &opts) };
+    if let Err(e) = res {
+        let log = unsafe { result::get_program_log(prog) }
+            .map(|l| unsafe { CStr::from_ptr(l.as_ptr()) }.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        unsafe {
+            let _ = result::destroy_program(prog);
+        }
+        return Err(VerifyError::Compile(format!("{e:?}\n{log}")));
+    }
+    let mut size = 0usize;
+    let cubin = unsafe {
+        sys::nvrtcGetCUBINSize(prog, &mut size).result().map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        let mut buf = vec![0u8; size];
+        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut _).result().map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        let _ = result::destroy_program(prog);
+        buf
+    };
+    Ok(cubin)
+}
+
+/// Count SASS opcodes per function in `cuobjdump -sass` output.
+pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
+    let mut out: BTreeMap<String, SassCounts> = BTreeMap::new();
+    let mut cur: Option<String> = None;
+    for line in dump.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("Function : ") {
+            cur = Some(rest.trim().to_string());
+            out.entry(rest.trim().to_string()).or_default();
+            continue;
+        }
+        let Some(f) = &cur else { continue };
+        // instruction lines look like `/*0040*/   @!P0 SHFL.IDX PT, R3, R2, R5, 0x1f ;`
+        let Some(p) = t.find("*/") else { continue };
+        if !t.starts_with("/*") {
+            continue;
+        }
+        let mut body = t[p + 2..].trim();
+        if body.is_empty() || body.starts_with("/*") {
+            continue;
+        }
+        if body.starts_with('@') {
+            body = body.split_once(' ').map(|x| x.1).unwrap_or("").trim();
+        }
+        let op = body.split(|c: char| c == ' ' || c == ';').next().unwrap_or("");
+        let root = op.split('.').next().unwrap_or("");
+        if root.is_empty() {
+            continue;
+        }
+        let c = out.get_mut(f).unwrap();
+        c.total += 1;
+        match root {
+            "SHFL" => c.shfl += 1,
+            "SEL" | "FSEL" => c.sel += 1,
+            "PRMT" => c.prmt += 1,
+            "STS" => c.sts += 1,
+            "LDS" => c.lds += 1,
+            "BAR" => c.bar += 1,
+            "LDSM" => c.ldsm += 1,
+            "STSM" => c.stsm += 1,
+            "LDL" => c.ldl += 1,
+            "STL" => c.stl += 1,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Disassemble a CUBIN with `cuobjdump -sass`; `None` when cuobjdump is absent.
+pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
+    let dir = std::env::temp_dir().join(format!("warpforge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join("module.cubin");
+    std::fs::write(&path, cubin).ok()?;
+    let out = std::process::Command::new("cuobjdump").arg("-sass").arg(&path).output().ok()?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let counts = count_sass(&text);
+    Some((text, counts))
+}
+
+fn kernel_name(h: &EmittedHelper, d: DType) -> String {
+    format!("wf_test_{}_{}", &h.ident[3..], d.name())
+}
+
+/// Compile every case for every dtype into one module, run, compare.
+pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Result<GpuReport, VerifyError> {
+    let gpu = probe_gpu()?;
+    let mut notes = Vec::new();
+    let includes = cuda_include_dirs();
+    let build = |half: bool| -> Result<String, VerifyError> {
+        let mut src = String::new();
+        if half {
+            src.push_str("#include <cuda_fp16.h>\n");
+        }
+        src.push_str(header);
+        for c in cases {
+            for &d in dtypes {
+                let ct = ctype(d, half);
+                src.push_str(&emit_test_kernel(c.helper, ct, &kernel_name(c.helper, d))?);
+            }
+        }
+        Ok(src)
+    };
+    let t0 = std::time::Instant::now();
+    let want_half = dtypes.contains(&DType::F16);
+    let (src, cubin, half) = match build(want_half).and_then(|s| compile_cubin(&s, gpu.sm, &includes).map(|c| (s, c))) {
+        Ok((s, c)) => (s, c, want_half),
+        Err(e) if want_half => {
+            notes.push(format!(
+                "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
+                e.to_string().lines().next().unwrap_or("")
+            ));
+            let s = build(false)?;
+            let c = compile_cubin(&s, gpu.sm, &includes)?;
+            (s, c, false)
+        }
+        Err(e) => return Err(e),
+    };
+    let compile_seconds = t0.elapsed().as_secs_f64();
+    let sass = sass_of(&cubin);
+    if sass.is_none() {
+        notes.push("cuobjdump not found or failed: no SASS counts".into());
+    }
+    let ctx = CudaContext::new(0).map_err(driver_err)?;
+    let stream = ctx.default_stream();
+    let module = ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?;
+    let mut results = Vec::new();
+    for c in cases {
+        for &d in dtypes {
+            let kn = kernel_name(c.helper, d);
+            let f = module.load_function(&kn).map_err(driver_err)?;
+            let smem_bytes = (c.helper.smem_elems * (d.bits() as u64 / 8)) as u32;
+            if smem_bytes > 48 * 1024 {
+                f.set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem_bytes as i32,
+                )
+                .map_err(driver_err)?;
+            }
+            let r = run_case(&ctx, &stream, &f, c, d, smem_bytes)?;
+            let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
+            results.push(CaseResult { ctype: ctype(d, half).to_string(), sass: sass_counts, ..r });
+        }
+    }
+    Ok(GpuReport { gpu, compile_seconds, cases: results, notes, source: src })
+}
+
+fn ctype(d: DType, half: bool) -> &'static str {
+    match d {
+        DType::I32 => "int",
+        DType::F16 if half => "__half",
+        DType::F16 => "unsigned short",
+        DType::I8 => "signed char",
+    }
+}
+
+fn run_case(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<cudarc::driver::CudaStream>,
+    f: &cudarc::driver::CudaFunction,
+    c: &GpuCase,
+    d: DType,
+    smem_bytes: u32,
+) -> Result<CaseResult, VerifyError> {
+    let an = c.analysis;
+    let warps = 1u32 << an.src.hw.warp;
+    let blocks = 1u32 << an.src.hw.block;
+    let threads = warps * 32;
+    let nt = (threads * blocks) as usize;
+    let (ra, rb) = (an.src_regs() as usize, an.dst_regs() as usize);
+    let bits = d.bits();
+    let passes = (an.tensor_bits as u32).div_ceil(bits).max(1);
+    let mut mismatches = 0u64;
+    let mut first_error = None;
+    let mut slots = 0u64;
+    let _ = ctx;
+    for pass in 0..passes {
+        let shift = pass * bits;
+        let mask: u64 = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mut input = vec![0u32; ra * nt];
+        for t in 0..nt {
+            let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
+            for i in 0..ra {
+                input[i * nt + t] = ((an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+            }
+        }
+        let got: Vec<u32> = match d {
+            DType::I32 => launch::<u32>(stream, f, &input, rb * nt, blocks, threads, smem_bytes)?,
+            DType::F16 => {
+                let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
+                launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?.into_iter().map(u32::from).collect()
+            }
+            DType::I8 => {
+                let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
+                launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?.into_iter().map(u32::from).collect()
+            }
+        };
+        for t in 0..nt {
+            let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
+            for j in 0..rb {
+                let want = ((an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+                let g = got[j * nt + t];
+                slots += 1;
+                if g != want {
+                    mismatches += 1;
+                    if first_error.is_none() {
+                        first_error = Some(format!(
+                            "pass {pass}: block {b} warp {w} lane {l} register {j}: got {g:#x}, expected {want:#x} (tag bits {shift}..)"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(CaseResult {
+        name: c.helper.name.clone(),
+        ident: c.helper.ident.clone(),
+        dtype: d,
+        ctype: String::new(),
+        passes,
+        slots_checked: slots,
+        mismatches,
+        first_error,
+        sass: None,
+    })
+}
+
+fn launch<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy + Default + Unpin>(
+    stream: &Arc<cudarc::driver::CudaStream>,
+    f: &cudarc::driver::CudaFunction,
+    input: &[T],
+    out_len: usize,
+    blocks: u32,
+    threads: u32,
+    smem_bytes: u32,
+) -> Result<Vec<T>, VerifyError> {
+    let din = stream.clone_htod(input).map_err(driver_err)?;
+    let mut dout = stream.alloc_zeros::<T>(out_len).map_err(driver_err)?;
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem_bytes };
+    let mut b = stream.launch_builder(f);
+    b.arg(&din);
+    b.arg(&mut dout);
+    unsafe { b.launch(cfg) }.map_err(driver_err)?;
+    stream.synchronize().map_err(driver_err)?;
+    stream.clone_dtoh(&dout).map_err(driver_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_sass_opcodes() {
+        let dump = "\n\t\tFunction : wf_test_x_i32\n\
+            /*0000*/                   MOV R1, c[0x0][0x28] ;\n\
+            /*0010*/              @!P0 SHFL.IDX PT, R3, R2, R5, 0x1f ;\n\
+            /*0020*/                   SEL R4, R3, R2, P1 ;\n\
+            /*0030*/                   STS [R0], R4 ;\n\
+            /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n\
+            /*0050*/                   LDS R6, [R0+0x4] ;\n\
+            /*0060*/                   STL [R1], R6 ;\n\
+        \t\tFunction : other\n\
+            /*0000*/                   PRMT R1, R2, 0x7610, R3 ;\n";
+        let m = count_sass(dump);
+        let c = &m["wf_test_x_i32"];
+        assert_eq!((c.shfl, c.sel, c.sts, c.bar, c.lds, c.stl, c.total), (1, 1, 1, 1, 1, 1, 7));
+        assert_eq!(m["other"].prmt, 1);
+    }
+}
