@@ -398,7 +398,7 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
             s += &format!("Note: {n}\n\n");
         }
     }
-    s += "| conversion | kind | strategy | predicted | dtype | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
+    s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for p in planned {
         let cases: Vec<&verify::CaseResult> = gpu.map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect()).unwrap_or_default();
@@ -421,7 +421,7 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
                 p.chosen.plan.kind.as_str(),
                 p.chosen.plan.strategy,
                 p.chosen.cost,
-                c.dtype.name(),
+                format!("{} (`{}`)", c.dtype.name(), c.ctype),
                 if c.ok() { "pass" } else { "FAIL" },
                 c.slots_checked,
                 sc.shfl,

@@ -306,7 +306,7 @@ pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Resul
         Err(e) if want_half => {
             notes.push(format!(
                 "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
-                e.to_string().lines().next().unwrap_or("")
+                e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
             ));
             let s = build(false)?;
             let c = compile_cubin(&s, gpu.sm, &includes)?;
