@@ -12,7 +12,11 @@ use synth::search::{plan_conversion, Chosen, Weights};
 use verify::{DType, GpuCase};
 
 #[derive(Parser)]
-#[command(name = "warpforge", version, about = "Layout-conversion codegen for GPU register tiles: plan, emit CUDA, prove")]
+#[command(
+    name = "warpforge",
+    version,
+    about = "Layout-conversion codegen for GPU register tiles: plan, emit CUDA, prove"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -114,8 +118,10 @@ struct Planned {
 
 fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
     if let Some(path) = &input.ttgir {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let f = parse_ttgir(&text).map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.msg))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        let f =
+            parse_ttgir(&text).map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.msg))?;
         if f.converts.is_empty() {
             eprintln!("warpforge: {}: no ttg.convert_layout found", path.display());
         }
@@ -124,9 +130,13 @@ fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
     let (Some(src), Some(dst)) = (&input.src, &input.dst) else {
         bail!("give --ttgir FILE, or --src ATTR --dst ATTR --shape AxB");
     };
-    let shape_text = input.shape.as_ref().ok_or_else(|| anyhow!("--src/--dst need --shape (e.g. --shape 64x32)"))?;
+    let shape_text = input
+        .shape
+        .as_ref()
+        .ok_or_else(|| anyhow!("--src/--dst need --shape (e.g. --shape 64x32)"))?;
     let shape = parse_shape(shape_text).map_err(|e| anyhow!("--shape: {e}"))?;
-    let elem = ElemType::parse(&input.dtype).ok_or_else(|| anyhow!("--dtype: unknown element type `{}`", input.dtype))?;
+    let elem = ElemType::parse(&input.dtype)
+        .ok_or_else(|| anyhow!("--dtype: unknown element type `{}`", input.dtype))?;
     let s = parse_attribute(src).map_err(|e| anyhow!("--src: {}", e.msg))?;
     let d = parse_attribute(dst).map_err(|e| anyhow!("--dst: {}", e.msg))?;
     let op = ConvertOp {
@@ -156,8 +166,14 @@ fn plan_all(input: &Input, origin: &str, ops: Vec<ConvertOp>) -> Result<Vec<Plan
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for op in ops {
-        let where_ = if op.line > 0 { format!("{origin}:{}", op.line) } else { origin.to_string() };
-        match Conversion::from_op(&op).and_then(|c| plan_conversion(&c, choice, &w).map(|ch| (c, ch))) {
+        let where_ = if op.line > 0 {
+            format!("{origin}:{}", op.line)
+        } else {
+            origin.to_string()
+        };
+        match Conversion::from_op(&op)
+            .and_then(|c| plan_conversion(&c, choice, &w).map(|ch| (c, ch)))
+        {
             Ok((conv, chosen)) => out.push(Planned { op, conv, chosen }),
             Err(e) => errors.push(format!("{where_}: {e}")),
         }
@@ -176,7 +192,8 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     let tmp = path.with_extension("tmp-warpforge");
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create", dir.display()))?;
         }
     }
     std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
@@ -208,7 +225,9 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Layout { attr, shape, warps } => {
             let e = parse_attribute(&attr).map_err(|e| anyhow!("--attr: {}", e.msg))?;
             let shape = parse_shape(&shape).map_err(|e| anyhow!("--shape: {e}"))?;
-            let l = e.to_linear_layout(&shape, warps).map_err(|e| anyhow!("--attr: {e}"))?;
+            let l = e
+                .to_linear_layout(&shape, warps)
+                .map_err(|e| anyhow!("--attr: {e}"))?;
             println!("{}", l.to_string().trim_start_matches('\n'));
             Ok(0)
         }
@@ -243,8 +262,16 @@ fn run(cli: Cli) -> Result<i32> {
                         ch.verified_candidates
                     )?;
                     if verbose {
-                        writeln!(out, "  src:{}", p.conv.src.to_string().replace('\n', "\n    "))?;
-                        writeln!(out, "  dst:{}", p.conv.dst.to_string().replace('\n', "\n    "))?;
+                        writeln!(
+                            out,
+                            "  src:{}",
+                            p.conv.src.to_string().replace('\n', "\n    ")
+                        )?;
+                        writeln!(
+                            out,
+                            "  dst:{}",
+                            p.conv.dst.to_string().replace('\n', "\n    ")
+                        )?;
                         for n in &ch.plan.notes {
                             writeln!(out, "  note: {n}")?;
                         }
@@ -262,7 +289,11 @@ fn run(cli: Cli) -> Result<i32> {
             match &output {
                 Some(path) => {
                     write_atomically(path, &header)?;
-                    eprintln!("warpforge: wrote {} helper(s) to {}", helpers.len(), path.display());
+                    eprintln!(
+                        "warpforge: wrote {} helper(s) to {}",
+                        helpers.len(),
+                        path.display()
+                    );
                 }
                 None => print!("{header}"),
             }
@@ -277,10 +308,20 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Verify { input, cpu, gpu, dtypes, report, output } => {
+        Cmd::Verify {
+            input,
+            cpu,
+            gpu,
+            dtypes,
+            report,
+            output,
+        } => {
             let dts = dtypes
                 .iter()
-                .map(|d| DType::parse(d.trim()).ok_or_else(|| anyhow!("--dtypes: unknown `{d}` (i32, f16, i8)")))
+                .map(|d| {
+                    DType::parse(d.trim())
+                        .ok_or_else(|| anyhow!("--dtypes: unknown `{d}` (i32, f16, i8)"))
+                })
                 .collect::<Result<Vec<_>>>()?;
             let (origin, ops) = load(&input)?;
             let planned = plan_all(&input, &origin, ops)?;
@@ -292,7 +333,10 @@ fn run(cli: Cli) -> Result<i32> {
             // plan; run it again here so the report says what was checked).
             let cpu_reports: Vec<Result<synth::sim::SimReport, String>> = planned
                 .iter()
-                .map(|p| synth::sim::simulate(&p.chosen.plan, &p.chosen.analysis).map_err(|e| e.to_string()))
+                .map(|p| {
+                    synth::sim::simulate(&p.chosen.plan, &p.chosen.analysis)
+                        .map_err(|e| e.to_string())
+                })
                 .collect();
             let use_gpu = if cpu {
                 false
@@ -310,7 +354,10 @@ fn run(cli: Cli) -> Result<i32> {
                 let cases: Vec<GpuCase> = planned
                     .iter()
                     .zip(&helpers)
-                    .map(|(p, h)| GpuCase { helper: h, analysis: &p.chosen.analysis })
+                    .map(|(p, h)| GpuCase {
+                        helper: h,
+                        analysis: &p.chosen.analysis,
+                    })
                     .collect();
                 let r = verify::verify_on_gpu(&header, &cases, &dts)?;
                 eprintln!(
@@ -332,7 +379,9 @@ fn run(cli: Cli) -> Result<i32> {
                     .as_ref()
                     .map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
                     .unwrap_or_default();
-                let spills = gpu_cases.iter().any(|c| c.sass.as_ref().is_some_and(|s| s.ldl + s.stl > 0));
+                let spills = gpu_cases
+                    .iter()
+                    .any(|c| c.sass.as_ref().is_some_and(|s| s.ldl + s.stl > 0));
                 let gpu_ok = gpu_cases.iter().all(|c| c.ok());
                 let verified = cpu_ok && gpu_ok && !spills;
                 if !verified {
@@ -364,23 +413,41 @@ fn run(cli: Cli) -> Result<i32> {
                         line += &format!(
                             " | gpu {} {}",
                             c.dtype.name(),
-                            if c.ok() { "ok".to_string() } else { format!("FAILED ({} mismatches; {})", c.mismatches, c.first_error.clone().unwrap_or_default()) }
+                            if c.ok() {
+                                "ok".to_string()
+                            } else {
+                                format!(
+                                    "FAILED ({} mismatches; {})",
+                                    c.mismatches,
+                                    c.first_error.clone().unwrap_or_default()
+                                )
+                            }
                         );
                         if let Some(s) = &c.sass {
-                            line += &format!(" [SHFL {} SEL {} PRMT {} STS {} LDS {} BAR {} LDL {} STL {}]", s.shfl, s.sel, s.prmt, s.sts, s.lds, s.bar, s.ldl, s.stl);
+                            line += &format!(
+                                " [SHFL {} SEL {} PRMT {} STS {} LDS {} BAR {} LDL {} STL {}]",
+                                s.shfl, s.sel, s.prmt, s.sts, s.lds, s.bar, s.ldl, s.stl
+                            );
                         }
                     }
                     writeln!(out, "{line}")?;
                 }
             }
             if let Some(path) = &report {
-                write_atomically(path, &markdown_report(&origin, &planned, gpu_report.as_ref()))?;
+                write_atomically(
+                    path,
+                    &markdown_report(&origin, &planned, gpu_report.as_ref()),
+                )?;
             }
             eprintln!(
                 "warpforge: {} of {} conversion(s) verified ({})",
                 planned.len() - failed,
                 planned.len(),
-                if use_gpu { "CPU simulator + GPU" } else { "CPU simulator" }
+                if use_gpu {
+                    "CPU simulator + GPU"
+                } else {
+                    "CPU simulator"
+                }
             );
             Ok(if failed > 0 { 1 } else { 0 })
         }
@@ -392,7 +459,12 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
     if let Some(r) = gpu {
         s += &format!(
             "GPU: {} (sm_{}{}), CUDA driver {}, NVRTC {}.{}.\n\n",
-            r.gpu.name, r.gpu.sm.0, r.gpu.sm.1, r.gpu.driver_version, r.gpu.nvrtc_version.0, r.gpu.nvrtc_version.1
+            r.gpu.name,
+            r.gpu.sm.0,
+            r.gpu.sm.1,
+            r.gpu.driver_version,
+            r.gpu.nvrtc_version.0,
+            r.gpu.nvrtc_version.1
         );
         for n in &r.notes {
             s += &format!("Note: {n}\n\n");
@@ -401,7 +473,9 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
     s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for p in planned {
-        let cases: Vec<&verify::CaseResult> = gpu.map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect()).unwrap_or_default();
+        let cases: Vec<&verify::CaseResult> = gpu
+            .map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
+            .unwrap_or_default();
         let doc = p.op.doc.replace('|', "/");
         if cases.is_empty() {
             s += &format!(

@@ -1,1 +1,26 @@
+//! Benchmark support: load the bundled corpus for the criterion benches
+//! (`benches/planner.rs`) of planning, simulation and emission.
 
+use std::path::PathBuf;
+use synth::parse::parse_ttgir;
+use synth::plan::Conversion;
+
+/// Path of a file of the bundled corpus (`corpus/` at the workspace root).
+pub fn corpus_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("corpus")
+        .join(rel)
+}
+
+/// Every conversion of a corpus file, ready to plan. Errors name the file.
+pub fn conversions(rel: &str) -> anyhow::Result<Vec<Conversion>> {
+    let p = corpus_path(rel);
+    let text = std::fs::read_to_string(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    let f =
+        parse_ttgir(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", p.display(), e.line, e.msg))?;
+    f.converts
+        .iter()
+        .map(|op| Conversion::from_op(op).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect()
+}

@@ -22,7 +22,11 @@ const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
     #[error("{name}: stage {stage} ({kind}) has no CUDA emission yet (no strategy produces it)")]
-    Unsupported { name: String, stage: usize, kind: &'static str },
+    Unsupported {
+        name: String,
+        stage: usize,
+        kind: &'static str,
+    },
     #[error("template: {0}")]
     Template(#[from] minijinja::Error),
 }
@@ -55,9 +59,12 @@ pub fn ident_for(name: &str) -> String {
 
 fn env() -> Environment<'static> {
     let mut e = Environment::new();
-    e.add_template("header", HEADER).expect("header template parses");
-    e.add_template("helper", HELPER).expect("helper template parses");
-    e.add_template("test_kernel", TEST_KERNEL).expect("test kernel template parses");
+    e.add_template("header", HEADER)
+        .expect("header template parses");
+    e.add_template("helper", HELPER)
+        .expect("helper template parses");
+    e.add_template("test_kernel", TEST_KERNEL)
+        .expect("test kernel template parses");
     e
 }
 
@@ -80,13 +87,11 @@ pub fn linear_expr(var: &str, cols: &[u32]) -> String {
     }
     let mut unit: Vec<String> = Vec::new();
     for (s, m) in by_shift {
-        unit.push(
-            match s.cmp(&0) {
-                std::cmp::Ordering::Equal => format!("({var} & {m}u)"),
-                std::cmp::Ordering::Greater => format!("(({var} & {m}u) << {s})"),
-                std::cmp::Ordering::Less => format!("(({var} & {m}u) >> {})", -s),
-            },
-        );
+        unit.push(match s.cmp(&0) {
+            std::cmp::Ordering::Equal => format!("({var} & {m}u)"),
+            std::cmp::Ordering::Greater => format!("(({var} & {m}u) << {s})"),
+            std::cmp::Ordering::Less => format!("(({var} & {m}u) >> {})", -s),
+        });
     }
     unit.extend(terms);
     let terms = unit;
@@ -159,9 +164,16 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 }
                 names = next;
             }
-            Stage::Shuffle { mode, lane_map, entries } => {
+            Stage::Shuffle {
+                mode,
+                lane_map,
+                entries,
+            } => {
                 if *mode == ShflMode::Idx {
-                    out.push(format!("const unsigned sl{si} = {};", linear_expr("lane", lane_map)));
+                    out.push(format!(
+                        "const unsigned sl{si} = {};",
+                        linear_expr("lane", lane_map)
+                    ));
                 }
                 let mut next = Vec::with_capacity(entries.len());
                 for (k, e) in entries.iter().enumerate() {
@@ -191,7 +203,11 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 let base = format!("st{si}");
                 out.push(addr_base(&base, addr));
                 for (i, &r) in regs.iter().enumerate() {
-                    out.push(format!("sm[{}] = {};", addr_at(&base, addr, addr.reg[i]), names[r as usize]));
+                    out.push(format!(
+                        "sm[{}] = {};",
+                        addr_at(&base, addr, addr.reg[i]),
+                        names[r as usize]
+                    ));
                 }
             }
             Stage::Barrier { scope } => out.push(match scope {
@@ -214,7 +230,11 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 names = next;
             }
             other => {
-                return Err(EmitError::Unsupported { name: name.into(), stage: si, kind: other.name() });
+                return Err(EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind: other.name(),
+                });
             }
         }
     }
@@ -225,7 +245,11 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
 }
 
 fn layout_lines(l: &synth::LinearLayout) -> Vec<String> {
-    l.to_string().lines().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect()
+    l.to_string()
+        .lines()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// Emit the helper for one planned conversion.
@@ -297,7 +321,10 @@ mod tests {
     #[test]
     fn linear_expr_groups_shifts() {
         assert_eq!(linear_expr("lane", &[1, 2, 4, 8, 16]), "(lane & 31u)");
-        assert_eq!(linear_expr("lane", &[2, 1, 4, 8, 16]), "((lane & 2u) >> 1) ^ (lane & 28u) ^ ((lane & 1u) << 1)");
+        assert_eq!(
+            linear_expr("lane", &[2, 1, 4, 8, 16]),
+            "((lane & 2u) >> 1) ^ (lane & 28u) ^ ((lane & 1u) << 1)"
+        );
         assert_eq!(linear_expr("lane", &[0, 0]), "0u");
         assert_eq!(linear_expr("x", &[3]), "((0u - ((x >> 0) & 1u)) & 3u)");
     }

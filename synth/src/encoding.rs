@@ -11,7 +11,9 @@
 //! (`NvidiaMmaEncodingAttr::getWarpOrder`); dot operands k-contiguous
 //! (`getOrderForDotOperand`).
 
-use crate::layout::{standard_out_dim_names, LayoutError, LinearLayout, BLOCK, LANE, REGISTER, WARP};
+use crate::layout::{
+    standard_out_dim_names, LayoutError, LinearLayout, BLOCK, LANE, REGISTER, WARP,
+};
 
 /// The CTA (cluster) fields of an encoding: `CTAsPerCGA`, `CTASplitNum`,
 /// `CTAOrder`. `None` in an encoding means one CTA.
@@ -68,7 +70,10 @@ pub enum EncodingError {
         detail: String,
     },
     #[error("{encoding}: unsupported: {detail}")]
-    Unsupported { encoding: &'static str, detail: String },
+    Unsupported {
+        encoding: &'static str,
+        detail: String,
+    },
     #[error("tensor shape {shape:?}: {detail}")]
     Shape { shape: Vec<i64>, detail: String },
     #[error(transparent)]
@@ -94,7 +99,12 @@ fn check_pow2(encoding: &'static str, field: &'static str, v: &[u32]) -> Result<
     Ok(())
 }
 
-fn check_order(encoding: &'static str, field: &'static str, order: &[u32], rank: usize) -> Result<()> {
+fn check_order(
+    encoding: &'static str,
+    field: &'static str,
+    order: &[u32],
+    rank: usize,
+) -> Result<()> {
     let mut o = order.to_vec();
     o.sort();
     if o != (0..rank as u32).collect::<Vec<_>>() {
@@ -123,7 +133,11 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u32], order: &[u32]) -> Resul
     let names = standard_out_dim_names(shape.len());
     let mut ret = LinearLayout::empty();
     for &d in order {
-        ret = ret.mul(&LinearLayout::identity_1d(shape[d as usize] as i32, in_dim, &names[d as usize])?)?;
+        ret = ret.mul(&LinearLayout::identity_1d(
+            shape[d as usize] as i32,
+            in_dim,
+            &names[d as usize],
+        )?)?;
     }
     Ok(ret)
 }
@@ -150,7 +164,7 @@ fn make_cga_layout(cta: &CtaLayout, rank: usize) -> Result<LinearLayout> {
         let d = d as usize;
         let split = cta.cta_split_num[d];
         let ctas = cta.ctas_per_cga[d];
-        if split == 0 || ctas % split != 0 {
+        if split == 0 || !ctas.is_multiple_of(split) {
             return Err(EncodingError::Field {
                 encoding: "CTA layout",
                 field: "CTASplitNum",
@@ -159,7 +173,12 @@ fn make_cga_layout(cta: &CtaLayout, rank: usize) -> Result<LinearLayout> {
         }
         ret = ret
             .mul(&LinearLayout::identity_1d(split as i32, BLOCK, &names[d])?)?
-            .mul(&LinearLayout::zeros_1d((ctas / split) as i32, BLOCK, &names[d], 1)?)?;
+            .mul(&LinearLayout::zeros_1d(
+                (ctas / split) as i32,
+                BLOCK,
+                &names[d],
+                1,
+            )?)?;
     }
     // Make sure every out dim exists, in standard order.
     for n in &names {
@@ -180,7 +199,11 @@ pub fn ensure_not_larger(layout: &LinearLayout, shape: &[(String, i64)]) -> Resu
         .collect();
     let mut outs = layout.out_dims().to_vec();
     for (k, (name, size)) in layout.out_dims().iter().enumerate() {
-        let desired = shape.iter().find(|s| &s.0 == name).map(|s| s.1).unwrap_or(1);
+        let desired = shape
+            .iter()
+            .find(|s| &s.0 == name)
+            .map(|s| s.1)
+            .unwrap_or(1);
         let mut actual = *size as i64;
         if actual <= desired {
             continue;
@@ -217,10 +240,18 @@ pub fn ensure_not_smaller(layout: &LinearLayout, shape: &[(String, i64)]) -> Res
         .unwrap_or_else(|| REGISTER.to_string());
     let mut ret = layout.clone();
     for (name, size) in layout.out_dims() {
-        let desired = shape.iter().find(|s| &s.0 == name).map(|s| s.1).unwrap_or(1);
+        let desired = shape
+            .iter()
+            .find(|s| &s.0 == name)
+            .map(|s| s.1)
+            .unwrap_or(1);
         let actual = *size as i64;
         if desired > actual {
-            ret = ret.mul(&LinearLayout::identity_1d((desired / actual) as i32, &k_dim, name)?)?;
+            ret = ret.mul(&LinearLayout::identity_1d(
+                (desired / actual) as i32,
+                &k_dim,
+                name,
+            )?)?;
         }
     }
     Ok(ret)
@@ -258,7 +289,12 @@ pub fn combine_cta_cga_with_shape(
     Ok(ret)
 }
 
-fn nvidia_mma_tile(tile_shape: &[u32], k_width: u32, order: &[u32], rep_order: &[u32]) -> Result<LinearLayout> {
+fn nvidia_mma_tile(
+    tile_shape: &[u32],
+    k_width: u32,
+    order: &[u32],
+    rep_order: &[u32],
+) -> Result<LinearLayout> {
     let rank = rep_order.len();
     let names = standard_out_dim_names(rank);
     let mut l = identity_standard_nd(REGISTER, &vec![1; rank], rep_order)?;
@@ -266,18 +302,30 @@ fn nvidia_mma_tile(tile_shape: &[u32], k_width: u32, order: &[u32], rep_order: &
     let outer = order[1] as usize;
     let m = tile_shape[outer];
     let n = tile_shape[inner];
-    if m % 8 != 0 || n % (k_width * 4) != 0 {
+    if !m.is_multiple_of(8) || !n.is_multiple_of(k_width * 4) {
         return Err(EncodingError::Unsupported {
             encoding: "nvidia_mma tile",
             detail: format!("tile {tile_shape:?} with kWidth {k_width}"),
         });
     }
     l = l
-        .mul(&LinearLayout::identity_1d(k_width as i32, REGISTER, &names[inner])?)?
+        .mul(&LinearLayout::identity_1d(
+            k_width as i32,
+            REGISTER,
+            &names[inner],
+        )?)?
         .mul(&LinearLayout::identity_1d(4, LANE, &names[inner])?)?
         .mul(&LinearLayout::identity_1d(8, LANE, &names[outer])?)?
-        .mul(&LinearLayout::identity_1d((m / 8) as i32, REGISTER, &names[outer])?)?
-        .mul(&LinearLayout::identity_1d((n / (k_width * 4)) as i32, REGISTER, &names[inner])?)?;
+        .mul(&LinearLayout::identity_1d(
+            (m / 8) as i32,
+            REGISTER,
+            &names[outer],
+        )?)?
+        .mul(&LinearLayout::identity_1d(
+            (n / (k_width * 4)) as i32,
+            REGISTER,
+            &names[inner],
+        )?)?;
     Ok(l)
 }
 
@@ -360,7 +408,9 @@ impl Encoding {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "threadsPerWarp",
-                        detail: format!("{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"),
+                        detail: format!(
+                            "{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"
+                        ),
                     });
                 }
                 let wpc: u32 = warps_per_cta.iter().product();
@@ -453,8 +503,12 @@ impl Encoding {
                 };
                 let order = matrix_order(rank, true);
                 let mut l = nvidia_mma_tile(&tile, 2, &order, &order)?;
-                let w = identity_standard_nd(WARP, warps_per_cta, &mma_warp_order(*version_major, rank))?
-                    .transpose_outs(&l.out_dim_names())?;
+                let w = identity_standard_nd(
+                    WARP,
+                    warps_per_cta,
+                    &mma_warp_order(*version_major, rank),
+                )?
+                .transpose_outs(&l.out_dim_names())?;
                 l = l.mul(&w)?;
                 combine_cta_cga_with_shape(l, cta, shape)?
             }
@@ -486,7 +540,9 @@ impl Encoding {
                 if *version_major == 3 && *op_idx == 1 {
                     return Err(EncodingError::Unsupported {
                         encoding: E,
-                        detail: "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)".into(),
+                        detail:
+                            "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)"
+                                .into(),
                     });
                 }
                 if !is_pow2(*k_width as i64) {
@@ -529,9 +585,18 @@ impl Encoding {
                 for d in mma_warp_order(*version_major, rank) {
                     let d = d as usize;
                     if d == inner {
-                        w = w.mul(&LinearLayout::zeros_1d(warps_per_cta[d] as i32, WARP, &names[d], 1)?)?;
+                        w = w.mul(&LinearLayout::zeros_1d(
+                            warps_per_cta[d] as i32,
+                            WARP,
+                            &names[d],
+                            1,
+                        )?)?;
                     } else {
-                        w = w.mul(&LinearLayout::identity_1d(warps_per_cta[d] as i32, WARP, &names[d])?)?;
+                        w = w.mul(&LinearLayout::identity_1d(
+                            warps_per_cta[d] as i32,
+                            WARP,
+                            &names[d],
+                        )?)?;
                     }
                 }
                 let w = w.transpose_outs(&l.out_dim_names())?;
@@ -554,10 +619,12 @@ impl Encoding {
                 let mut transform = LinearLayout::empty();
                 for (idx, (od, size)) in pl.out_dims().iter().enumerate() {
                     if idx == dim {
-                        transform = transform.mul(&LinearLayout::zeros_1d(*size, od, &out_names[0], 1)?)?;
+                        transform =
+                            transform.mul(&LinearLayout::zeros_1d(*size, od, &out_names[0], 1)?)?;
                     } else {
                         let target = &out_names[idx - usize::from(idx >= dim)];
-                        transform = transform.mul(&LinearLayout::identity_1d(*size, od, target)?)?;
+                        transform =
+                            transform.mul(&LinearLayout::identity_1d(*size, od, target)?)?;
                     }
                 }
                 let sliced = pl.compose(&transform)?;
@@ -595,7 +662,10 @@ pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<Linea
     if l.out_dim_names() != names {
         return Err(EncodingError::Shape {
             shape: shape.to_vec(),
-            detail: format!("layout out dims {:?} do not match the rank", l.out_dim_names()),
+            detail: format!(
+                "layout out dims {:?} do not match the rank",
+                l.out_dim_names()
+            ),
         });
     }
     for (i, (_, s)) in l.out_dims().iter().enumerate() {
@@ -614,8 +684,11 @@ pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<Linea
     if l.in_dim_size_log2(LANE) != 5 {
         return Err(EncodingError::Unsupported {
             encoding: "layout",
-            detail: format!("{} lane bases (2^{} lanes); warpforge targets 32-lane warps (5 bases)",
-                l.in_dim_size_log2(LANE), l.in_dim_size_log2(LANE)),
+            detail: format!(
+                "{} lane bases (2^{} lanes); warpforge targets 32-lane warps (5 bases)",
+                l.in_dim_size_log2(LANE),
+                l.in_dim_size_log2(LANE)
+            ),
         });
     }
     if !is_pow2(num_warps as i64) {
@@ -628,7 +701,10 @@ pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<Linea
         return Err(EncodingError::Field {
             encoding: "layout",
             field: "warp",
-            detail: format!("{} warp bases, but the module has {num_warps} warps", l.in_dim_size_log2(WARP)),
+            detail: format!(
+                "{} warp bases, but the module has {num_warps} warps",
+                l.in_dim_size_log2(WARP)
+            ),
         });
     }
     if !l.is_surjective() {
@@ -671,9 +747,14 @@ mod tests {
     // blocked({1}, {4}, {4}, {0}) on shape {16} (here with 32-lane warps: {1},{32},{4},{0} on {128}).
     #[test]
     fn blocked_simple_1d() {
-        let l = blocked(&[1], &[32], &[4], &[0]).to_linear_layout(&[128], 4).unwrap();
+        let l = blocked(&[1], &[32], &[4], &[0])
+            .to_linear_layout(&[128], 4)
+            .unwrap();
         assert_eq!(l.bases(REGISTER).len(), 0);
-        assert_eq!(l.bases(LANE), &[vec![1], vec![2], vec![4], vec![8], vec![16]]);
+        assert_eq!(
+            l.bases(LANE),
+            &[vec![1], vec![2], vec![4], vec![8], vec![16]]
+        );
         assert_eq!(l.bases(WARP), &[vec![32], vec![64]]);
     }
 
@@ -681,36 +762,61 @@ mod tests {
     // when the tensor is larger than the CTA tile, and broadcast when smaller.
     #[test]
     fn blocked_repeats_and_broadcasts() {
-        let l = blocked(&[1, 4], &[8, 4], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap();
+        let l = blocked(&[1, 4], &[8, 4], &[1, 1], &[1, 0])
+            .to_linear_layout(&[16, 16], 1)
+            .unwrap();
         assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [8, 0]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
         // smaller than the tile: the largest bases become zero (broadcast)
-        let l = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[2, 8], 1).unwrap();
-        assert_eq!(l.bases(LANE), b(&[[0, 1], [0, 2], [0, 4], [1, 0], [0, 0]]).as_slice());
+        let l = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0])
+            .to_linear_layout(&[2, 8], 1)
+            .unwrap();
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 1], [0, 2], [0, 4], [1, 0], [0, 0]]).as_slice()
+        );
     }
 
     // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv2_16x16)
     #[test]
     fn mma_v2_16x16() {
-        let l = mma(2, &[1, 1], &[16, 8]).to_linear_layout(&[16, 16], 1).unwrap();
+        let l = mma(2, &[1, 1], &[16, 8])
+            .to_linear_layout(&[16, 16], 1)
+            .unwrap();
         assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
     }
 
     // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv2_32x32)
     #[test]
     fn mma_v2_32x32_two_warps() {
-        let l = mma(2, &[2, 1], &[16, 8]).to_linear_layout(&[32, 32], 2).unwrap();
-        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8], [0, 16]]).as_slice());
+        let l = mma(2, &[2, 1], &[16, 8])
+            .to_linear_layout(&[32, 32], 2)
+            .unwrap();
+        assert_eq!(
+            l.bases(REGISTER),
+            b(&[[0, 1], [8, 0], [0, 8], [0, 16]]).as_slice()
+        );
         assert_eq!(l.bases(WARP), b(&[[16, 0]]).as_slice());
     }
 
     // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, MMAv3_64x16)
     #[test]
     fn mma_v3_64x16() {
-        let l = mma(3, &[4, 1], &[16, 16, 16]).to_linear_layout(&[64, 16], 4).unwrap();
+        let l = mma(3, &[4, 1], &[16, 16, 16])
+            .to_linear_layout(&[64, 16], 4)
+            .unwrap();
         assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
         assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
     }
 
@@ -719,8 +825,14 @@ mod tests {
     fn mma_v3_and_dot_match_corpus() {
         let acc = mma(3, &[4, 1], &[16, 64, 16]);
         let l = acc.to_linear_layout(&[128, 64], 4).unwrap();
-        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(
+            l.bases(REGISTER),
+            b(&[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]]).as_slice()
+        );
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
         assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
         let dot = Encoding::DotOperand {
             op_idx: 0,
@@ -728,8 +840,14 @@ mod tests {
             k_width: 4,
         };
         let l = dot.to_linear_layout(&[128, 64], 4).unwrap();
-        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [64, 0]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice());
+        assert_eq!(
+            l.bases(REGISTER),
+            b(&[[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [64, 0]]).as_slice()
+        );
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
         assert_eq!(l.bases(WARP), b(&[[16, 0], [32, 0]]).as_slice());
     }
 
@@ -738,14 +856,34 @@ mod tests {
     #[test]
     fn dot_mma_v2_operands() {
         let parent = mma(2, &[1, 1], &[16, 8]);
-        let a = Encoding::DotOperand { op_idx: 0, parent: Box::new(parent.clone()), k_width: 8 };
+        let a = Encoding::DotOperand {
+            op_idx: 0,
+            parent: Box::new(parent.clone()),
+            k_width: 8,
+        };
         let l = a.to_linear_layout(&[16, 64], 1).unwrap();
-        assert_eq!(l.bases(REGISTER), b(&[[0, 1], [0, 2], [0, 4], [8, 0], [0, 32]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]).as_slice());
-        let bop = Encoding::DotOperand { op_idx: 1, parent: Box::new(parent), k_width: 8 };
+        assert_eq!(
+            l.bases(REGISTER),
+            b(&[[0, 1], [0, 2], [0, 4], [8, 0], [0, 32]]).as_slice()
+        );
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]).as_slice()
+        );
+        let bop = Encoding::DotOperand {
+            op_idx: 1,
+            parent: Box::new(parent),
+            k_width: 8,
+        };
         let l = bop.to_linear_layout(&[64, 8], 1).unwrap();
-        assert_eq!(l.bases(REGISTER), b(&[[1, 0], [2, 0], [4, 0], [32, 0]]).as_slice());
-        assert_eq!(l.bases(LANE), b(&[[8, 0], [16, 0], [0, 1], [0, 2], [0, 4]]).as_slice());
+        assert_eq!(
+            l.bases(REGISTER),
+            b(&[[1, 0], [2, 0], [4, 0], [32, 0]]).as_slice()
+        );
+        assert_eq!(
+            l.bases(LANE),
+            b(&[[8, 0], [16, 0], [0, 1], [0, 2], [0, 4]]).as_slice()
+        );
     }
 
     // mma v2 accumulator -> 16-bit A operand is the same layout (corpus: 0 instructions).
@@ -753,9 +891,13 @@ mod tests {
     fn mma_v2_acc_equals_dot_a_kwidth2() {
         let p = mma(2, &[4, 1], &[16, 8]);
         let acc = p.to_linear_layout(&[64, 32], 4).unwrap();
-        let dot = Encoding::DotOperand { op_idx: 0, parent: Box::new(p), k_width: 2 }
-            .to_linear_layout(&[64, 32], 4)
-            .unwrap();
+        let dot = Encoding::DotOperand {
+            op_idx: 0,
+            parent: Box::new(p),
+            k_width: 2,
+        }
+        .to_linear_layout(&[64, 32], 4)
+        .unwrap();
         assert_eq!(acc, dot);
     }
 
@@ -763,12 +905,24 @@ mod tests {
     #[test]
     fn slice_of_blocked() {
         let parent = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]);
-        let s = Encoding::Slice { dim: 1, parent: Box::new(parent.clone()) };
+        let s = Encoding::Slice {
+            dim: 1,
+            parent: Box::new(parent.clone()),
+        };
         let l = s.to_linear_layout(&[4], 1).unwrap();
-        assert_eq!(l.bases(LANE), &[vec![0], vec![0], vec![0], vec![1], vec![2]]);
-        let s0 = Encoding::Slice { dim: 0, parent: Box::new(parent) };
+        assert_eq!(
+            l.bases(LANE),
+            &[vec![0], vec![0], vec![0], vec![1], vec![2]]
+        );
+        let s0 = Encoding::Slice {
+            dim: 0,
+            parent: Box::new(parent),
+        };
         let l = s0.to_linear_layout(&[8], 1).unwrap();
-        assert_eq!(l.bases(LANE), &[vec![1], vec![2], vec![4], vec![0], vec![0]]);
+        assert_eq!(
+            l.bases(LANE),
+            &[vec![1], vec![2], vec![4], vec![0], vec![0]]
+        );
     }
 
     #[test]
@@ -778,7 +932,11 @@ mod tests {
             threads_per_warp: vec![1, 32],
             warps_per_cta: vec![1, 1],
             order: vec![1, 0],
-            cta: Some(CtaLayout { ctas_per_cga: vec![2, 1], cta_split_num: vec![2, 1], cta_order: vec![1, 0] }),
+            cta: Some(CtaLayout {
+                ctas_per_cga: vec![2, 1],
+                cta_split_num: vec![2, 1],
+                cta_order: vec![1, 0],
+            }),
         };
         let l = e.to_linear_layout(&[2, 32], 1).unwrap();
         assert_eq!(l.bases(BLOCK), b(&[[1, 0]]).as_slice());
@@ -787,13 +945,21 @@ mod tests {
 
     #[test]
     fn errors() {
-        let e = blocked(&[1, 1], &[4, 4], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        let e = blocked(&[1, 1], &[4, 4], &[1, 1], &[1, 0])
+            .to_linear_layout(&[16, 16], 1)
+            .unwrap_err();
         assert!(e.to_string().contains("threadsPerWarp"), "{e}");
-        let e = blocked(&[1, 1], &[4, 8], &[2, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        let e = blocked(&[1, 1], &[4, 8], &[2, 1], &[1, 0])
+            .to_linear_layout(&[16, 16], 1)
+            .unwrap_err();
         assert!(e.to_string().contains("warps"), "{e}");
-        let e = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[12, 16], 1).unwrap_err();
+        let e = blocked(&[1, 1], &[4, 8], &[1, 1], &[1, 0])
+            .to_linear_layout(&[12, 16], 1)
+            .unwrap_err();
         assert!(e.to_string().contains("power of two"), "{e}");
-        let e = blocked(&[3, 1], &[4, 8], &[1, 1], &[1, 0]).to_linear_layout(&[16, 16], 1).unwrap_err();
+        let e = blocked(&[3, 1], &[4, 8], &[1, 1], &[1, 0])
+            .to_linear_layout(&[16, 16], 1)
+            .unwrap_err();
         assert!(e.to_string().contains("sizePerThread"), "{e}");
     }
 }

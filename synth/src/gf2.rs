@@ -153,10 +153,7 @@ impl BitMatrix {
 
     /// Transpose.
     pub fn transpose(&self) -> BitMatrix {
-        BitMatrix::from_cols(
-            self.ncols(),
-            (0..self.rows).map(|i| self.row(i)).collect(),
-        )
+        BitMatrix::from_cols(self.ncols(), (0..self.rows).map(|i| self.row(i)).collect())
     }
 
     /// Gauss-Jordan elimination on the rows, pivots from the lowest column up.

@@ -32,14 +32,18 @@ pub fn standard_out_dim_names(rank: usize) -> Vec<String> {
 pub enum LayoutError {
     #[error("{what} must be a power of two, got {value}")]
     NotPowerOfTwo { what: String, value: i64 },
-    #[error("basis {index} of in dim `{in_dim}` has {got} values, expected one per out dim ({want})")]
+    #[error(
+        "basis {index} of in dim `{in_dim}` has {got} values, expected one per out dim ({want})"
+    )]
     BasisArity {
         in_dim: String,
         index: usize,
         got: usize,
         want: usize,
     },
-    #[error("basis {index} of in dim `{in_dim}` maps out dim `{out_dim}` to {value}, outside 0..{size}")]
+    #[error(
+        "basis {index} of in dim `{in_dim}` maps out dim `{out_dim}` to {value}, outside 0..{size}"
+    )]
     BasisOutOfRange {
         in_dim: String,
         index: usize,
@@ -141,7 +145,11 @@ impl LinearLayout {
         }
         if require_surjective && !ll.is_surjective() {
             return Err(LayoutError::NotSurjective {
-                detail: format!("rank {} < {} out bits", ll.matrix().rank(), ll.total_out_bits()),
+                detail: format!(
+                    "rank {} < {} out bits",
+                    ll.matrix().rank(),
+                    ll.total_out_bits()
+                ),
             });
         }
         Ok(ll)
@@ -292,7 +300,10 @@ impl LinearLayout {
 
     /// Total number of output bits.
     pub fn total_out_bits(&self) -> usize {
-        self.outs.iter().map(|d| d.1.trailing_zeros() as usize).sum()
+        self.outs
+            .iter()
+            .map(|d| d.1.trailing_zeros() as usize)
+            .sum()
     }
 
     /// Bit offset of out dim `k` in the flattened output (dim order, first dim minor).
@@ -339,7 +350,10 @@ impl LinearLayout {
 
     /// Columns (as out-bit vectors) of in dim `name` only.
     pub fn dim_cols(&self, name: &str) -> Vec<u64> {
-        self.bases(name).iter().map(|b| self.basis_to_bits(b)).collect()
+        self.bases(name)
+            .iter()
+            .map(|b| self.basis_to_bits(b))
+            .collect()
     }
 
     /// Apply to named input values; returns the value of every out dim.
@@ -347,14 +361,12 @@ impl LinearLayout {
     pub fn apply(&self, inputs: &[(&str, i64)]) -> Result<Vec<(String, i32)>> {
         let mut acc = 0u64;
         for (name, v) in inputs {
-            let d = self
-                .ins
-                .iter()
-                .find(|d| d.name == *name)
-                .ok_or_else(|| LayoutError::UnknownDim {
+            let d = self.ins.iter().find(|d| d.name == *name).ok_or_else(|| {
+                LayoutError::UnknownDim {
                     kind: "in",
                     name: name.to_string(),
-                })?;
+                }
+            })?;
             if *v < 0 || *v >= (1i64 << d.bases.len()) {
                 return Err(LayoutError::BasisOutOfRange {
                     in_dim: name.to_string(),
@@ -370,7 +382,11 @@ impl LinearLayout {
                 }
             }
         }
-        Ok(self.out_dim_names().into_iter().zip(self.bits_to_basis(acc)).collect())
+        Ok(self
+            .out_dim_names()
+            .into_iter()
+            .zip(self.bits_to_basis(acc))
+            .collect())
     }
 
     /// Is every output reachable?
@@ -496,7 +512,11 @@ impl LinearLayout {
         b.sort();
         if a != b {
             return Err(LayoutError::DimMismatch {
-                detail: format!("out dims {:?} vs {:?}", self.out_dim_names(), outer.out_dim_names()),
+                detail: format!(
+                    "out dims {:?} vs {:?}",
+                    self.out_dim_names(),
+                    outer.out_dim_names()
+                ),
             });
         }
         for (n, s) in &self.outs {
@@ -522,14 +542,16 @@ impl LinearLayout {
             let mut bases = Vec::new();
             for (i, b) in d.bases.iter().enumerate() {
                 let bits = me.basis_to_bits(b);
-                let x = mo.solve_with(&e, bits).ok_or_else(|| LayoutError::NoSolution {
-                    detail: format!(
-                        "{}={} maps to {:?}, which the outer layout never produces",
-                        d.name,
-                        1u64 << i,
-                        b
-                    ),
-                })?;
+                let x = mo
+                    .solve_with(&e, bits)
+                    .ok_or_else(|| LayoutError::NoSolution {
+                        detail: format!(
+                            "{}={} maps to {:?}, which the outer layout never produces",
+                            d.name,
+                            1u64 << i,
+                            b
+                        ),
+                    })?;
                 // split x over outer's in dims
                 let mut v = Vec::new();
                 let mut off = 0;
@@ -608,7 +630,10 @@ impl LinearLayout {
             .map(|d| {
                 (
                     d.name.clone(),
-                    d.bases.iter().map(|b| keep.iter().map(|&k| b[k]).collect()).collect(),
+                    d.bases
+                        .iter()
+                        .map(|b| keep.iter().map(|&k| b[k]).collect())
+                        .collect(),
                 )
             })
             .collect();
@@ -643,7 +668,10 @@ impl LinearLayout {
         b.sort();
         if a != b {
             return Err(LayoutError::DimMismatch {
-                detail: format!("{order:?} is not a permutation of {:?}", self.in_dim_names()),
+                detail: format!(
+                    "{order:?} is not a permutation of {:?}",
+                    self.in_dim_names()
+                ),
             });
         }
         let ins = order
@@ -664,7 +692,10 @@ impl LinearLayout {
         b.sort();
         if a != b {
             return Err(LayoutError::DimMismatch {
-                detail: format!("{order:?} is not a permutation of {:?}", self.out_dim_names()),
+                detail: format!(
+                    "{order:?} is not a permutation of {:?}",
+                    self.out_dim_names()
+                ),
             });
         }
         let perm: Vec<usize> = order
@@ -676,7 +707,11 @@ impl LinearLayout {
             .iter()
             .map(|d| InDim {
                 name: d.name.clone(),
-                bases: d.bases.iter().map(|b| perm.iter().map(|&k| b[k]).collect()).collect(),
+                bases: d
+                    .bases
+                    .iter()
+                    .map(|b| perm.iter().map(|&k| b[k]).collect())
+                    .collect(),
             })
             .collect();
         let outs = perm.iter().map(|&k| self.outs[k].clone()).collect();
@@ -709,7 +744,12 @@ impl LinearLayout {
         let mut it = all.into_iter();
         let ins = new_ins
             .iter()
-            .map(|(n, s)| (n.clone(), (&mut it).take(s.trailing_zeros() as usize).collect()))
+            .map(|(n, s)| {
+                (
+                    n.clone(),
+                    (&mut it).take(s.trailing_zeros() as usize).collect(),
+                )
+            })
             .collect();
         LinearLayout::new(ins, self.outs.clone(), false)
     }
@@ -755,8 +795,11 @@ impl LinearLayout {
 
     /// Replace the bases of in dim `name` (adding the dim at the end if absent).
     pub fn with_bases(&self, name: &str, bases: Vec<Vec<i32>>) -> Result<LinearLayout> {
-        let mut ins: Vec<(String, Vec<Vec<i32>>)> =
-            self.ins.iter().map(|d| (d.name.clone(), d.bases.clone())).collect();
+        let mut ins: Vec<(String, Vec<Vec<i32>>)> = self
+            .ins
+            .iter()
+            .map(|d| (d.name.clone(), d.bases.clone()))
+            .collect();
         match ins.iter_mut().find(|d| d.0 == name) {
             Some(d) => d.1 = bases,
             None => ins.push((name.to_string(), bases)),
@@ -798,7 +841,10 @@ impl fmt::Display for LinearLayout {
                         "{}={} -> ({})",
                         d.name,
                         1u64 << i,
-                        b.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                        b.iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 })
                 .collect();
@@ -830,7 +876,10 @@ mod tests {
     #[test]
     fn identity_1d() {
         let l = LinearLayout::identity_1d(32, "ins", "outs").unwrap();
-        assert_eq!(l.bases("ins"), &[vec![1], vec![2], vec![4], vec![8], vec![16]]);
+        assert_eq!(
+            l.bases("ins"),
+            &[vec![1], vec![2], vec![4], vec![8], vec![16]]
+        );
         assert_eq!(l.out_dim_size("outs"), 32);
         assert!(l.is_invertible());
     }
@@ -863,7 +912,10 @@ mod tests {
             .unwrap();
         let want = ll(
             vec![
-                ("in1", vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![16, 0]]),
+                (
+                    "in1",
+                    vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![16, 0]],
+                ),
                 ("in2", vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![0, 8]]),
             ],
             &["out1", "out2"],
@@ -888,7 +940,18 @@ mod tests {
             .mul(&LinearLayout::zeros_1d(16, "in", "out", 1).unwrap())
             .unwrap();
         let want = ll(
-            vec![("in", vec![vec![1], vec![2], vec![4], vec![0], vec![0], vec![0], vec![0]])],
+            vec![(
+                "in",
+                vec![
+                    vec![1],
+                    vec![2],
+                    vec![4],
+                    vec![0],
+                    vec![0],
+                    vec![0],
+                    vec![0],
+                ],
+            )],
             &["out"],
         );
         assert_eq!(prod, want);
@@ -955,7 +1018,13 @@ mod tests {
     // LinearLayoutTest.cpp: TEST_F(LinearLayoutTest, InvertAndCompose_BroadcastedInDim)
     #[test]
     fn invert_and_compose_broadcasted_in_dim() {
-        let l1 = ll(vec![("in1", vec![vec![2], vec![1], vec![4]]), ("in2", vec![vec![0]])], &["out"]);
+        let l1 = ll(
+            vec![
+                ("in1", vec![vec![2], vec![1], vec![4]]),
+                ("in2", vec![vec![0]]),
+            ],
+            &["out"],
+        );
         let l2 = ll(vec![("in", vec![vec![4], vec![1], vec![2]])], &["out"]);
         let c = l1.invert_and_compose(&l2).unwrap();
         assert_eq!(c.bases("in1"), &[vec![4], vec![2], vec![1]]);
@@ -976,10 +1045,16 @@ mod tests {
     #[test]
     fn free_variable_masks() {
         let l = ll(
-            vec![("in1", vec![vec![1], vec![0]]), ("in2", vec![vec![0], vec![2], vec![1]])],
+            vec![
+                ("in1", vec![vec![1], vec![0]]),
+                ("in2", vec![vec![0], vec![2], vec![1]]),
+            ],
             &["out"],
         );
-        assert_eq!(l.free_variable_masks(), vec![(s("in1"), 0b10), (s("in2"), 0b101)]);
+        assert_eq!(
+            l.free_variable_masks(),
+            vec![(s("in1"), 0b10), (s("in2"), 0b101)]
+        );
     }
 
     // Modelled on LinearLayoutTest.cpp's sublayout cases.
@@ -1000,15 +1075,16 @@ mod tests {
     #[test]
     fn flatten_and_reshape_round_trip() {
         let l = ll(
-            vec![("register", vec![vec![0, 1], vec![8, 0]]), ("lane", vec![vec![0, 2], vec![1, 0]])],
+            vec![
+                ("register", vec![vec![0, 1], vec![8, 0]]),
+                ("lane", vec![vec![0, 2], vec![1, 0]]),
+            ],
             &["dim0", "dim1"],
         );
         let f = l.flatten_outs("x").unwrap();
         // dim0 is minor: (0, 1) -> 1 << log2(size dim0) = 16
         assert_eq!(f.bases("register"), &[vec![16], vec![8]]);
-        let back = f
-            .reshape_outs(&[(s("dim0"), 16), (s("dim1"), 4)])
-            .unwrap();
+        let back = f.reshape_outs(&[(s("dim0"), 16), (s("dim1"), 4)]).unwrap();
         assert_eq!(back, l);
         let fi = l.flatten_ins("hw").unwrap();
         assert_eq!(fi.in_dim_size_log2("hw"), 4);
@@ -1023,7 +1099,10 @@ mod tests {
         assert!(nonsurj.pseudo_invert().is_err());
         let bcast = ll(vec![("in", vec![vec![1], vec![0], vec![2]])], &["out"]);
         assert!(bcast.invert().is_err());
-        assert_eq!(bcast.pseudo_invert().unwrap().bases("out"), &[vec![1], vec![4]]);
+        assert_eq!(
+            bcast.pseudo_invert().unwrap().bases("out"),
+            &[vec![1], vec![4]]
+        );
     }
 
     // The exact text of Triton's toString (see test/Conversion/amd/in_thread_transpose.mlir).

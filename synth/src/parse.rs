@@ -19,7 +19,10 @@ pub struct ParseError {
 }
 
 fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError { line, msg: msg.into() })
+    Err(ParseError {
+        line,
+        msg: msg.into(),
+    })
 }
 
 /// Element type of a tensor, as TTGIR spells it.
@@ -45,7 +48,10 @@ impl ElemType {
             _ if s.starts_with("!tt.ptr") => 64,
             _ => return None,
         };
-        Some(ElemType { name: s.to_string(), bits })
+        Some(ElemType {
+            name: s.to_string(),
+            bits,
+        })
     }
 }
 
@@ -98,7 +104,11 @@ struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     fn new(s: &'a str, line: usize) -> Self {
-        Lexer { s: s.as_bytes(), pos: 0, line }
+        Lexer {
+            s: s.as_bytes(),
+            pos: 0,
+            line,
+        }
     }
     fn ws(&mut self) {
         while self.pos < self.s.len() && (self.s[self.pos] as char).is_whitespace() {
@@ -119,7 +129,10 @@ impl<'a> Lexer<'a> {
                 format!(
                     "expected `{}` at `{}`",
                     c as char,
-                    String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..]).chars().take(30).collect::<String>()
+                    String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..])
+                        .chars()
+                        .take(30)
+                        .collect::<String>()
                 ),
             )
         }
@@ -171,7 +184,10 @@ impl<'a> Lexer<'a> {
                         if self.peek() == Some(b'{') {
                             dict = self.dict()?;
                         } else {
-                            return err(self.line, format!("#{name}: expected `<{{` (a dictionary)"));
+                            return err(
+                                self.line,
+                                format!("#{name}: expected `<{{` (a dictionary)"),
+                            );
                         }
                         self.eat(b'>')?;
                     }
@@ -197,7 +213,10 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                 }
                 let t = String::from_utf8_lossy(&self.s[st..self.pos]).into_owned();
-                let v = t.parse::<i64>().map_err(|_| ParseError { line: self.line, msg: format!("bad integer `{t}`") })?;
+                let v = t.parse::<i64>().map_err(|_| ParseError {
+                    line: self.line,
+                    msg: format!("bad integer `{t}`"),
+                })?;
                 // optional type suffix `: i32`
                 let save = self.pos;
                 if self.peek() == Some(b':') {
@@ -270,7 +289,10 @@ fn ints(line: usize, key: &str, v: &Value) -> Result<Vec<u32>, ParseError> {
             .iter()
             .map(|x| match x {
                 Value::Int(i) if *i >= 0 => Ok(*i as u32),
-                _ => err(line, format!("`{key}` must be an array of non-negative integers")),
+                _ => err(
+                    line,
+                    format!("`{key}` must be an array of non-negative integers"),
+                ),
             })
             .collect(),
         _ => err(line, format!("`{key}` must be an array")),
@@ -304,21 +326,29 @@ fn int(line: usize, key: &str, v: &Value) -> Result<u32, ParseError> {
 }
 
 impl Ctx<'_> {
-    fn resolve(&self, v: &Value, line: usize, depth: usize) -> Result<(String, Vec<(String, Value)>, usize), ParseError> {
+    fn resolve(
+        &self,
+        v: &Value,
+        line: usize,
+        depth: usize,
+    ) -> Result<(String, Vec<(String, Value)>, usize), ParseError> {
         if depth > 16 {
             return err(line, "attribute aliases nest too deeply (a cycle?)");
         }
         match v {
             Value::Attr(n, d) => Ok((n.clone(), d.clone(), line)),
             Value::Alias(a) => {
-                let (text, aline) = self
-                    .aliases
-                    .get(a)
-                    .ok_or_else(|| ParseError { line, msg: format!("unknown attribute alias `#{a}`") })?;
+                let (text, aline) = self.aliases.get(a).ok_or_else(|| ParseError {
+                    line,
+                    msg: format!("unknown attribute alias `#{a}`"),
+                })?;
                 let v = Lexer::new(text, *aline).value()?;
                 self.resolve(&v, *aline, depth + 1)
             }
-            _ => err(line, "expected a layout attribute (`#ttg.<name><{...}>` or an alias)"),
+            _ => err(
+                line,
+                "expected a layout attribute (`#ttg.<name><{...}>` or an alias)",
+            ),
         }
     }
 
@@ -331,7 +361,10 @@ impl Ctx<'_> {
             .to_string();
         let get = |k: &str| dict.iter().find(|(kk, _)| kk == k).map(|(_, v)| v);
         let need = |k: &str| {
-            get(k).ok_or_else(|| ParseError { line: aline, msg: format!("#{name}: missing `{k}`") })
+            get(k).ok_or_else(|| ParseError {
+                line: aline,
+                msg: format!("#{name}: missing `{k}`"),
+            })
         };
         let allowed: &[&str] = match short.as_str() {
             "blocked" => &["sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CTAsPerCGA", "CTASplitNum", "CTAOrder"],
@@ -359,7 +392,10 @@ impl Ctx<'_> {
                     cta_split_num: ints(aline, "CTASplitNum", b)?,
                     cta_order: ints(aline, "CTAOrder", c)?,
                 })),
-                _ => err(aline, format!("#{name}: CTAsPerCGA, CTASplitNum and CTAOrder go together")),
+                _ => err(
+                    aline,
+                    format!("#{name}: CTAsPerCGA, CTASplitNum and CTAOrder go together"),
+                ),
             }
         };
         Ok(match short.as_str() {
@@ -374,7 +410,10 @@ impl Ctx<'_> {
                 register: bases(aline, "register", need("register")?)?,
                 lane: bases(aline, "lane", need("lane")?)?,
                 warp: bases(aline, "warp", need("warp")?)?,
-                block: get("block").map(|b| bases(aline, "block", b)).transpose()?.unwrap_or_default(),
+                block: get("block")
+                    .map(|b| bases(aline, "block", b))
+                    .transpose()?
+                    .unwrap_or_default(),
             },
             "slice" => Encoding::Slice {
                 dim: int(aline, "dim", need("dim")?)?,
@@ -382,7 +421,10 @@ impl Ctx<'_> {
             },
             "nvidia_mma" => Encoding::NvidiaMma {
                 version_major: int(aline, "versionMajor", need("versionMajor")?)?,
-                version_minor: get("versionMinor").map(|v| int(aline, "versionMinor", v)).transpose()?.unwrap_or(0),
+                version_minor: get("versionMinor")
+                    .map(|v| int(aline, "versionMinor", v))
+                    .transpose()?
+                    .unwrap_or(0),
                 warps_per_cta: ints(aline, "warpsPerCTA", need("warpsPerCTA")?)?,
                 instr_shape: ints(aline, "instrShape", need("instrShape")?)?,
                 cta: cta()?,
@@ -390,7 +432,10 @@ impl Ctx<'_> {
             "dot_op" => Encoding::DotOperand {
                 op_idx: int(aline, "opIdx", need("opIdx")?)?,
                 parent: Box::new(self.encoding(need("parent")?, aline, depth + 1)?),
-                k_width: get("kWidth").map(|v| int(aline, "kWidth", v)).transpose()?.unwrap_or(0),
+                k_width: get("kWidth")
+                    .map(|v| int(aline, "kWidth", v))
+                    .transpose()?
+                    .unwrap_or(0),
             },
             _ => unreachable!("checked above"),
         })
@@ -409,7 +454,8 @@ fn expand_text(text: &str, aliases: &HashMap<String, (String, usize)>, depth: us
         if b[i] == b'#' {
             let st = i + 1;
             let mut j = st;
-            while j < b.len() && ((b[j] as char).is_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
+            while j < b.len() && ((b[j] as char).is_alphanumeric() || b[j] == b'_' || b[j] == b'.')
+            {
                 j += 1;
             }
             let name = &text[st..j];
@@ -431,7 +477,13 @@ pub fn parse_attribute(text: &str) -> Result<Encoding, ParseError> {
     let mut lx = Lexer::new(text.trim(), 1);
     let v = lx.value()?;
     if lx.peek().is_some() {
-        return err(1, format!("trailing text after the attribute: `{}`", &text.trim()[lx.pos..]));
+        return err(
+            1,
+            format!(
+                "trailing text after the attribute: `{}`",
+                &text.trim()[lx.pos..]
+            ),
+        );
     }
     Ctx { aliases: &aliases }.encoding(&v, 1, 0)
 }
@@ -439,7 +491,11 @@ pub fn parse_attribute(text: &str) -> Result<Encoding, ParseError> {
 /// Parse `AxBxC` (a tensor shape) into dims.
 pub fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
     text.split('x')
-        .map(|d| d.trim().parse::<i64>().map_err(|_| format!("shape `{text}`: `{d}` is not an integer")))
+        .map(|d| {
+            d.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("shape `{text}`: `{d}` is not an integer"))
+        })
         .collect()
 }
 
@@ -449,20 +505,31 @@ fn split_tensor_type(t: &str, line: usize) -> Result<(Vec<i64>, ElemType, String
     let inner = t
         .strip_prefix("tensor<")
         .and_then(|x| x.strip_suffix('>'))
-        .ok_or_else(|| ParseError { line, msg: format!("expected `tensor<...>`, got `{t}`") })?;
-    let comma = inner
-        .find(',')
-        .ok_or_else(|| ParseError { line, msg: format!("tensor type `{t}` has no encoding") })?;
+        .ok_or_else(|| ParseError {
+            line,
+            msg: format!("expected `tensor<...>`, got `{t}`"),
+        })?;
+    let comma = inner.find(',').ok_or_else(|| ParseError {
+        line,
+        msg: format!("tensor type `{t}` has no encoding"),
+    })?;
     let dims = &inner[..comma];
     let enc = inner[comma + 1..].trim().to_string();
     let parts: Vec<&str> = dims.split('x').collect();
     let (elem, shape) = parts.split_last().unwrap();
     let shape = shape
         .iter()
-        .map(|d| d.trim().parse::<i64>().map_err(|_| ParseError { line, msg: format!("bad dimension `{d}` in `{t}`") }))
+        .map(|d| {
+            d.trim().parse::<i64>().map_err(|_| ParseError {
+                line,
+                msg: format!("bad dimension `{d}` in `{t}`"),
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let elem = ElemType::parse(elem.trim())
-        .ok_or_else(|| ParseError { line, msg: format!("unknown element type `{elem}`") })?;
+    let elem = ElemType::parse(elem.trim()).ok_or_else(|| ParseError {
+        line,
+        msg: format!("unknown element type `{elem}`"),
+    })?;
     Ok((shape, elem, enc))
 }
 
@@ -491,7 +558,9 @@ fn module_int(line_text: &str, key: &str) -> Option<u32> {
     let rest = &line_text[i + key.len()..];
     let rest = rest.trim_start().trim_start_matches('"').trim_start();
     let rest = rest.strip_prefix('=')?.trim_start();
-    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     rest[..end].parse().ok()
 }
 
@@ -529,13 +598,19 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         if value.starts_with("loc(") {
             continue;
         }
-        if aliases.insert(name.to_string(), (value.to_string(), line)).is_some() {
+        if aliases
+            .insert(name.to_string(), (value.to_string(), line))
+            .is_some()
+        {
             return err(line, format!("attribute alias `#{name}` defined twice"));
         }
     }
     // Pass 2: modules, functions, converts.
     let mut file = TtgirFile {
-        aliases: aliases.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect(),
+        aliases: aliases
+            .iter()
+            .map(|(k, v)| (k.clone(), v.0.clone()))
+            .collect(),
         ..Default::default()
     };
     let ctx = Ctx { aliases: &aliases };
@@ -553,9 +628,14 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         let pending = std::mem::take(&mut comments);
         let l = strip_comment(raw).trim();
         if l.starts_with("module") {
-            num_warps = module_int(l, "ttg.num-warps").or_else(|| module_int(l, "triton_gpu.num-warps"));
-            num_ctas = module_int(l, "ttg.num-ctas").or_else(|| module_int(l, "triton_gpu.num-ctas")).unwrap_or(1);
-            if let Some(tpw) = module_int(l, "ttg.threads-per-warp").or_else(|| module_int(l, "triton_gpu.threads-per-warp")) {
+            num_warps =
+                module_int(l, "ttg.num-warps").or_else(|| module_int(l, "triton_gpu.num-warps"));
+            num_ctas = module_int(l, "ttg.num-ctas")
+                .or_else(|| module_int(l, "triton_gpu.num-ctas"))
+                .unwrap_or(1);
+            if let Some(tpw) = module_int(l, "ttg.threads-per-warp")
+                .or_else(|| module_int(l, "triton_gpu.threads-per-warp"))
+            {
                 if tpw != 32 {
                     return err(line, format!("\"ttg.threads-per-warp\" = {tpw}: warpforge targets 32-lane NVIDIA warps"));
                 }
@@ -565,33 +645,70 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         if let Some(p) = l.find("tt.func") {
             if let Some(at) = l[p..].find('@') {
                 let rest = &l[p + at + 1..];
-                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$')).unwrap_or(rest.len());
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
+                    .unwrap_or(rest.len());
                 func = rest[..end].to_string();
                 func_doc = pending.join(" ");
             }
             continue;
         }
-        let Some(p) = l.find("ttg.convert_layout").or_else(|| l.find("triton_gpu.convert_layout")) else { continue };
+        let Some(p) = l
+            .find("ttg.convert_layout")
+            .or_else(|| l.find("triton_gpu.convert_layout"))
+        else {
+            continue;
+        };
         let rest = &l[p..];
-        let colon = rest.find(" : ").ok_or_else(|| ParseError { line, msg: "convert_layout without a type (` : tensor<...> -> tensor<...>`)".into() })?;
+        let colon = rest.find(" : ").ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout without a type (` : tensor<...> -> tensor<...>`)".into(),
+        })?;
         let types = &rest[colon + 3..];
-        let s0 = types.find("tensor<").ok_or_else(|| ParseError { line, msg: "convert_layout: expected a tensor source type".into() })?;
-        let e0 = tensor_end(types, s0).ok_or_else(|| ParseError { line, msg: "convert_layout: unbalanced `<` in the source type".into() })?;
+        let s0 = types.find("tensor<").ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout: expected a tensor source type".into(),
+        })?;
+        let e0 = tensor_end(types, s0).ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout: unbalanced `<` in the source type".into(),
+        })?;
         let after = &types[e0..];
-        let arrow = after.find("->").ok_or_else(|| ParseError { line, msg: "convert_layout: expected `->`".into() })?;
+        let arrow = after.find("->").ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout: expected `->`".into(),
+        })?;
         let after = &after[arrow + 2..];
-        let s1 = after.find("tensor<").ok_or_else(|| ParseError { line, msg: "convert_layout: expected a tensor result type".into() })?;
-        let e1 = tensor_end(after, s1).ok_or_else(|| ParseError { line, msg: "convert_layout: unbalanced `<` in the result type".into() })?;
+        let s1 = after.find("tensor<").ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout: expected a tensor result type".into(),
+        })?;
+        let e1 = tensor_end(after, s1).ok_or_else(|| ParseError {
+            line,
+            msg: "convert_layout: unbalanced `<` in the result type".into(),
+        })?;
         let (shape, elem, src_t) = split_tensor_type(&types[s0..e0], line)?;
         let (shape2, elem2, dst_t) = split_tensor_type(&after[s1..e1], line)?;
         if shape != shape2 {
-            return err(line, format!("convert_layout changes the shape: {shape:?} -> {shape2:?}"));
+            return err(
+                line,
+                format!("convert_layout changes the shape: {shape:?} -> {shape2:?}"),
+            );
         }
         if elem != elem2 {
-            return err(line, format!("convert_layout changes the element type: {} -> {}", elem.name, elem2.name));
+            return err(
+                line,
+                format!(
+                    "convert_layout changes the element type: {} -> {}",
+                    elem.name, elem2.name
+                ),
+            );
         }
         let Some(nw) = num_warps else {
-            return err(line, "convert_layout outside a module with \"ttg.num-warps\"");
+            return err(
+                line,
+                "convert_layout outside a module with \"ttg.num-warps\"",
+            );
         };
         let sv = Lexer::new(&src_t, line).value()?;
         let dv = Lexer::new(&dst_t, line).value()?;

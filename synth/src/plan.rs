@@ -33,13 +33,21 @@ pub const LANE_BITS: usize = 5;
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum PlanError {
     #[error("{name}: {side} layout: {detail}")]
-    Layout { name: String, side: &'static str, detail: String },
+    Layout {
+        name: String,
+        side: &'static str,
+        detail: String,
+    },
     #[error("{name}: source and destination cover different tensors: {detail}")]
     Mismatch { name: String, detail: String },
     #[error("{name}: the conversion moves data across CTAs (block bases differ: {detail}); cross-CTA conversions are out of scope")]
     CrossCta { name: String, detail: String },
     #[error("{name}: strategy `{strategy}` does not apply: {detail}")]
-    StrategyNotApplicable { name: String, strategy: String, detail: String },
+    StrategyNotApplicable {
+        name: String,
+        strategy: String,
+        detail: String,
+    },
     #[error("{name}: no candidate plan passed the simulator ({detail}); this is a warpforge bug, please report it")]
     NoVerifiedPlan { name: String, detail: String },
 }
@@ -93,15 +101,32 @@ impl Conversion {
         let src = op
             .src
             .to_linear_layout(&op.shape, op.num_warps)
-            .map_err(|e| PlanError::Layout { name: op.name.clone(), side: "source", detail: e.to_string() })?;
+            .map_err(|e| PlanError::Layout {
+                name: op.name.clone(),
+                side: "source",
+                detail: e.to_string(),
+            })?;
         let dst = op
             .dst
             .to_linear_layout(&op.shape, op.num_warps)
-            .map_err(|e| PlanError::Layout { name: op.name.clone(), side: "destination", detail: e.to_string() })?;
+            .map_err(|e| PlanError::Layout {
+                name: op.name.clone(),
+                side: "destination",
+                detail: e.to_string(),
+            })?;
         if op.num_ctas > 1 && src.in_dim_size_log2(BLOCK) == 0 && dst.in_dim_size_log2(BLOCK) == 0 {
             // Layouts without CTA fields in a multi-CTA module: each CTA holds the whole tile.
         }
-        Conversion::new(&op.name, src, dst, &op.shape, op.elem.clone(), op.num_warps, &op.src_text, &op.dst_text)
+        Conversion::new(
+            &op.name,
+            src,
+            dst,
+            &op.shape,
+            op.elem.clone(),
+            op.num_warps,
+            &op.src_text,
+            &op.dst_text,
+        )
     }
 
     /// Build from two canonical layouts; checks that they describe the same
@@ -154,7 +179,10 @@ impl Conversion {
                 return Err(PlanError::Layout {
                     name: name.into(),
                     side,
-                    detail: format!("{} registers per thread is beyond what a helper can hold", l.in_dim_size(REGISTER)),
+                    detail: format!(
+                        "{} registers per thread is beyond what a helper can hold",
+                        l.in_dim_size(REGISTER)
+                    ),
                 });
             }
         }
@@ -184,7 +212,11 @@ pub fn tag_columns(l: &LinearLayout) -> Vec<u64> {
     l.in_dims()
         .iter()
         .flat_map(|d| d.bases.iter())
-        .map(|b| b.iter().zip(&offs).fold(0u64, |a, (&v, &o)| a | ((v as u64) << o)))
+        .map(|b| {
+            b.iter()
+                .zip(&offs)
+                .fold(0u64, |a, (&v, &o)| a | ((v as u64) << o))
+        })
         .collect()
 }
 
@@ -229,7 +261,13 @@ impl Side {
         let (r, rest) = c.split_at(hw.reg);
         let (ln, rest) = rest.split_at(hw.lane);
         let (w, b) = rest.split_at(hw.warp);
-        Side { hw, reg: r.to_vec(), lane: ln.to_vec(), warp: w.to_vec(), block: b.to_vec() }
+        Side {
+            hw,
+            reg: r.to_vec(),
+            lane: ln.to_vec(),
+            warp: w.to_vec(),
+            block: b.to_vec(),
+        }
     }
     /// All columns (register, lane, warp, block).
     pub fn all(&self) -> Vec<u64> {
@@ -238,7 +276,10 @@ impl Side {
     /// Tag of the element at hardware slot (r, l, w, b).
     pub fn tag(&self, r: u64, l: u64, w: u64, b: u64) -> u64 {
         let x = |cols: &[u64], v: u64| {
-            cols.iter().enumerate().filter(|(i, _)| v >> i & 1 == 1).fold(0u64, |a, (_, c)| a ^ c)
+            cols.iter()
+                .enumerate()
+                .filter(|(i, _)| v >> i & 1 == 1)
+                .fold(0u64, |a, (_, c)| a ^ c)
         };
         x(&self.reg, r) ^ x(&self.lane, l) ^ x(&self.warp, w) ^ x(&self.block, b)
     }
@@ -286,11 +327,20 @@ impl Analysis {
             }
         }
         let rl = span(tbits, &[&a.reg[..], &a.lane].concat());
-        let warp_local = [&b.reg[..], &b.lane].concat().iter().all(|&v| rl.in_span(v))
+        let warp_local = [&b.reg[..], &b.lane]
+            .concat()
+            .iter()
+            .all(|&v| rl.in_span(v))
             && a.warp.iter().zip(&b.warp).all(|(&x, &y)| rl.in_span(x ^ y))
-            && a.block.iter().zip(&b.block).all(|(&x, &y)| rl.in_span(x ^ y));
+            && a.block
+                .iter()
+                .zip(&b.block)
+                .all(|(&x, &y)| rl.in_span(x ^ y));
         let regs = span(tbits, &a.reg);
-        let register_only = a.lane == b.lane && a.warp == b.warp && a.block == b.block && b.reg.iter().all(|&v| regs.in_span(v));
+        let register_only = a.lane == b.lane
+            && a.warp == b.warp
+            && a.block == b.block
+            && b.reg.iter().all(|&v| regs.in_span(v));
         let class = if a.all() == b.all() && a.hw == b.hw {
             Kind::Identity
         } else if register_only {
@@ -300,7 +350,14 @@ impl Analysis {
         } else {
             Kind::Shared
         };
-        Ok(Analysis { name: c.name.clone(), tensor_bits: tbits, src: a, dst: b, class, warp_local })
+        Ok(Analysis {
+            name: c.name.clone(),
+            tensor_bits: tbits,
+            src: a,
+            dst: b,
+            class,
+            warp_local,
+        })
     }
 
     /// Number of source registers per thread.
@@ -404,9 +461,17 @@ pub enum Stage {
     /// `out[k] = __byte_perm(in[a], in[b], selector)` (reserved).
     BytePerm { entries: Vec<(u32, u32, u32)> },
     /// Warp shuffles; `lane_map[j]` is the source-lane vector of lane bit `j` (Idx only).
-    Shuffle { mode: ShflMode, lane_map: Vec<u32>, entries: Vec<ShflEntry> },
+    Shuffle {
+        mode: ShflMode,
+        lane_map: Vec<u32>,
+        entries: Vec<ShflEntry>,
+    },
     /// `smem[addr(i)] = in[regs[i]]`, `vec` elements per access; registers unchanged.
-    SmemStore { vec: u32, regs: Vec<u32>, addr: AddrMap },
+    SmemStore {
+        vec: u32,
+        regs: Vec<u32>,
+        addr: AddrMap,
+    },
     /// A barrier.
     Barrier { scope: BarrierScope },
     /// `out[i] = smem[addr(i)]` for `i < addr.reg.len()`; replaces the register array.
@@ -444,9 +509,13 @@ impl Stage {
         let mut c = Cost::default();
         match self {
             Stage::RegRename { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => {}
-            Stage::Select { entries } => c.sel = entries.iter().filter(|e| e.if_set != e.if_clear).count() as u32,
+            Stage::Select { entries } => {
+                c.sel = entries.iter().filter(|e| e.if_set != e.if_clear).count() as u32
+            }
             Stage::BytePerm { entries } => c.prmt = entries.len() as u32,
-            Stage::Shuffle { entries, .. } => c.shfl = entries.iter().filter(|e| e.arg.is_some()).count() as u32,
+            Stage::Shuffle { entries, .. } => {
+                c.shfl = entries.iter().filter(|e| e.arg.is_some()).count() as u32
+            }
             Stage::SmemStore { vec, regs, .. } => c.sts = (regs.len() as u32).div_ceil(*vec),
             Stage::Barrier { .. } => c.bar = 1,
             Stage::SmemLoad { vec, addr } => c.lds = (addr.reg.len() as u32).div_ceil(*vec),
@@ -538,7 +607,9 @@ pub struct Plan {
 impl Plan {
     /// Predicted cost per thread.
     pub fn cost(&self) -> Cost {
-        self.stages.iter().fold(Cost::default(), |a, s| a + s.cost())
+        self.stages
+            .iter()
+            .fold(Cost::default(), |a, s| a + s.cost())
     }
 }
 
@@ -560,7 +631,11 @@ fn rename_plan(an: &Analysis) -> Option<Plan> {
     let map = map?;
     Some(Plan {
         kind: an.class,
-        strategy: if an.class == Kind::Identity { "identity".into() } else { "register/rename".into() },
+        strategy: if an.class == Kind::Identity {
+            "identity".into()
+        } else {
+            "register/rename".into()
+        },
         src_regs: an.src_regs(),
         dst_regs: an.dst_regs(),
         stages: vec![Stage::RegRename { map }],
@@ -581,7 +656,8 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
     }
     let a_rl = [&a.reg[..], &a.lane].concat();
     let b_rl = [&b.reg[..], &b.lane].concat();
-    let unit = |c: &[u64]| BitMatrix::from_cols(an.tensor_bits, c.to_vec()).is_unit_or_zero_distinct();
+    let unit =
+        |c: &[u64]| BitMatrix::from_cols(an.tensor_bits, c.to_vec()).is_unit_or_zero_distinct();
     if !unit(&a_rl) || !unit(&b_rl) {
         return vec![];
     }
@@ -596,7 +672,10 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
     let k = nz_a.len().max(nz_b.len());
     let n = k + LANE_BITS;
     let work = |nz: &[usize], side: &Side| -> Vec<u64> {
-        (0..k).map(|i| if i < nz.len() { side.reg[nz[i]] } else { 0 }).chain(side.lane.iter().copied()).collect()
+        (0..k)
+            .map(|i| if i < nz.len() { side.reg[nz[i]] } else { 0 })
+            .chain(side.lane.iter().copied())
+            .collect()
     };
     let wa = work(&nz_a, a);
     let wb = work(&nz_b, b);
@@ -605,7 +684,10 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
     let mut used = vec![false; n];
     for bit in 0..n {
         if wb[bit] != 0 {
-            let s = wa.iter().position(|&c| c == wb[bit]).expect("same tensor bits on both sides");
+            let s = wa
+                .iter()
+                .position(|&c| c == wb[bit])
+                .expect("same tensor bits on both sides");
             g[bit] = s;
             used[s] = true;
         }
@@ -618,7 +700,8 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
             used[j] = true;
         }
     }
-    let ranges: [(std::ops::Range<usize>, std::ops::Range<usize>); 3] = [(0..k, 0..k), (k..n, k..n), (0..n, 0..n)];
+    let ranges: [(std::ops::Range<usize>, std::ops::Range<usize>); 3] =
+        [(0..k, 0..k), (k..n, k..n), (0..n, 0..n)];
     for (dr, sr) in ranges {
         for d in dr {
             if g[d] != usize::MAX {
@@ -630,7 +713,7 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
             }
         }
     }
-    if g.iter().any(|&x| x == usize::MAX) {
+    if g.contains(&usize::MAX) {
         return vec![];
     }
     // Mixed bits.
@@ -676,7 +759,15 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
         if !seen.insert((pairs.clone(), lane_map.clone())) {
             continue;
         }
-        let ctx = ShuffleCtx { an, k, nz_a: &nz_a, nz_b: &nz_b, kk: &kk, pairs: &pairs, lane_map: &lane_map };
+        let ctx = ShuffleCtx {
+            an,
+            k,
+            nz_a: &nz_a,
+            nz_b: &nz_b,
+            kk: &kk,
+            pairs: &pairs,
+            lane_map: &lane_map,
+        };
         plans.push(ctx.in_place());
         if m == 1 && ctx.lane_trivial() {
             plans.push(ctx.out_of_place());
@@ -685,7 +776,12 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
     plans
 }
 
-fn permutations(items: &[usize], cur: &mut Vec<usize>, used: &mut Vec<bool>, out: &mut Vec<Vec<usize>>) {
+fn permutations(
+    items: &[usize],
+    cur: &mut Vec<usize>,
+    used: &mut Vec<bool>,
+    out: &mut Vec<Vec<usize>>,
+) {
     if cur.len() == items.len() {
         out.push(cur.clone());
         return;
@@ -726,7 +822,13 @@ impl ShuffleCtx<'_> {
     /// Source registers -> working registers (virtual bits copy).
     fn enter(&self) -> Stage {
         let map = (0..self.regs())
-            .map(|w| self.nz_a.iter().enumerate().filter(|(i, _)| w >> i & 1 == 1).fold(0u32, |a, (_, &p)| a | 1 << p))
+            .map(|w| {
+                self.nz_a
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| w >> i & 1 == 1)
+                    .fold(0u32, |a, (_, &p)| a | 1 << p)
+            })
             .collect();
         Stage::RegRename { map }
     }
@@ -734,10 +836,19 @@ impl ShuffleCtx<'_> {
     /// Working registers -> destination registers, through the register part of K.
     fn leave(&self) -> Stage {
         let k = self.k;
-        let kr = |r: u32| (0..k).filter(|&b| r >> b & 1 == 1).fold(0u32, |a, b| a | 1 << self.kk[b]);
+        let kr = |r: u32| {
+            (0..k)
+                .filter(|&b| r >> b & 1 == 1)
+                .fold(0u32, |a, b| a | 1 << self.kk[b])
+        };
         let map = (0..self.an.dst_regs())
             .map(|j| {
-                let w = self.nz_b.iter().enumerate().filter(|(_, &p)| j >> p & 1 == 1).fold(0u32, |a, (i, _)| a | 1 << i);
+                let w = self
+                    .nz_b
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &p)| j >> p & 1 == 1)
+                    .fold(0u32, |a, (i, _)| a | 1 << i);
                 kr(w)
             })
             .collect();
@@ -757,7 +868,11 @@ impl ShuffleCtx<'_> {
                 };
                 Stage::Select {
                     entries: (0..self.regs())
-                        .map(|x| SelEntry { lane_mask: 1 << lane_bit, if_set: x ^ (1 << r), if_clear: x })
+                        .map(|x| SelEntry {
+                            lane_mask: 1 << lane_bit,
+                            if_set: x ^ (1 << r),
+                            if_clear: x,
+                        })
                         .collect(),
                 }
             })
@@ -776,13 +891,20 @@ impl ShuffleCtx<'_> {
                     .iter()
                     .filter(|(r, _)| x >> r & 1 == 1)
                     .fold(0u32, |a, &(_, l)| a | 1 << (l - k));
-                ShflEntry { reg: x, arg: if trivial && c == 0 { None } else { Some(c) } }
+                ShflEntry {
+                    reg: x,
+                    arg: if trivial && c == 0 { None } else { Some(c) },
+                }
             })
             .collect();
         let any_shfl = entries.iter().any(|e| e.arg.is_some());
         if any_shfl {
             stages.push(Stage::Shuffle {
-                mode: if trivial { ShflMode::Bfly } else { ShflMode::Idx },
+                mode: if trivial {
+                    ShflMode::Bfly
+                } else {
+                    ShflMode::Idx
+                },
                 lane_map: self.lane_map.to_vec(),
                 entries,
             });
@@ -791,7 +913,11 @@ impl ShuffleCtx<'_> {
         stages.push(self.leave());
         let m = self.pairs.len() as u32;
         Plan {
-            kind: if any_shfl { Kind::Shuffle } else { Kind::Register },
+            kind: if any_shfl {
+                Kind::Shuffle
+            } else {
+                Kind::Register
+            },
             strategy: format!("shuffle/in-place/{}", if trivial { "bfly" } else { "idx" }),
             src_regs: self.an.src_regs(),
             dst_regs: self.an.dst_regs(),
@@ -808,25 +934,57 @@ impl ShuffleCtx<'_> {
         let lane_bit = l - k;
         let rr = self.regs();
         let lows: Vec<u32> = (0..rr).filter(|x| x >> r & 1 == 0).collect();
-        let mut sel1: Vec<SelEntry> = (0..rr).map(|x| SelEntry { lane_mask: 0, if_set: x, if_clear: x }).collect();
+        let mut sel1: Vec<SelEntry> = (0..rr)
+            .map(|x| SelEntry {
+                lane_mask: 0,
+                if_set: x,
+                if_clear: x,
+            })
+            .collect();
         for &x0 in &lows {
-            sel1.push(SelEntry { lane_mask: 1 << lane_bit, if_set: x0, if_clear: x0 | 1 << r });
+            sel1.push(SelEntry {
+                lane_mask: 1 << lane_bit,
+                if_set: x0,
+                if_clear: x0 | 1 << r,
+            });
         }
         let mut sh: Vec<ShflEntry> = (0..rr).map(|x| ShflEntry { reg: x, arg: None }).collect();
         for p in 0..lows.len() as u32 {
-            sh.push(ShflEntry { reg: rr + p, arg: Some(1 << lane_bit) });
+            sh.push(ShflEntry {
+                reg: rr + p,
+                arg: Some(1 << lane_bit),
+            });
         }
-        let mut sel2 = vec![SelEntry { lane_mask: 0, if_set: 0, if_clear: 0 }; rr as usize];
+        let mut sel2 = vec![
+            SelEntry {
+                lane_mask: 0,
+                if_set: 0,
+                if_clear: 0
+            };
+            rr as usize
+        ];
         for (p, &x0) in lows.iter().enumerate() {
             let recv = rr + p as u32;
             let x1 = x0 | 1 << r;
-            sel2[x0 as usize] = SelEntry { lane_mask: 1 << lane_bit, if_set: recv, if_clear: x0 };
-            sel2[x1 as usize] = SelEntry { lane_mask: 1 << lane_bit, if_set: x1, if_clear: recv };
+            sel2[x0 as usize] = SelEntry {
+                lane_mask: 1 << lane_bit,
+                if_set: recv,
+                if_clear: x0,
+            };
+            sel2[x1 as usize] = SelEntry {
+                lane_mask: 1 << lane_bit,
+                if_set: x1,
+                if_clear: recv,
+            };
         }
         let stages = vec![
             self.enter(),
             Stage::Select { entries: sel1 },
-            Stage::Shuffle { mode: ShflMode::Bfly, lane_map: self.lane_map.to_vec(), entries: sh },
+            Stage::Shuffle {
+                mode: ShflMode::Bfly,
+                lane_map: self.lane_map.to_vec(),
+                entries: sh,
+            },
             Stage::Select { entries: sel2 },
             self.leave(),
         ];
@@ -844,12 +1002,22 @@ impl ShuffleCtx<'_> {
 
     fn describe(&self) -> String {
         let k = self.k;
-        let pairs: Vec<String> = self.pairs.iter().map(|&(r, l)| format!("(r{r} l{})", l - k)).collect();
-        let lanes: Vec<String> = (0..LANE_BITS).map(|j| format!("l{}", self.kk[k + j] - k)).collect();
+        let pairs: Vec<String> = self
+            .pairs
+            .iter()
+            .map(|&(r, l)| format!("(r{r} l{})", l - k))
+            .collect();
+        let lanes: Vec<String> = (0..LANE_BITS)
+            .map(|j| format!("l{}", self.kk[k + j] - k))
+            .collect();
         format!(
             "m = {} transposition(s) {}; lane permutation [{}]; {} working registers",
             self.pairs.len(),
-            if pairs.is_empty() { "-".into() } else { pairs.join(" ") },
+            if pairs.is_empty() {
+                "-".into()
+            } else {
+                pairs.join(" ")
+            },
             lanes.join(" "),
             self.regs()
         )
@@ -860,7 +1028,9 @@ impl ShuffleCtx<'_> {
 fn compact(stages: Vec<Stage>) -> Vec<Stage> {
     let mut out: Vec<Stage> = Vec::new();
     for s in stages {
-        if let (Some(Stage::RegRename { map: prev }), Stage::RegRename { map }) = (out.last_mut(), &s) {
+        if let (Some(Stage::RegRename { map: prev }), Stage::RegRename { map }) =
+            (out.last_mut(), &s)
+        {
             let composed: Vec<u32> = map.iter().map(|&i| prev[i as usize]).collect();
             *prev = composed;
             continue;
@@ -884,7 +1054,12 @@ pub fn shared_plan(an: &Analysis) -> Option<Plan> {
     let vcols = [&a.reg[..], &a.lane, &a.warp].concat();
     let rows = BitMatrix::from_rows(tb, &vcols);
     let pivots = rows.echelon().pivots;
-    let p = |x: u64| pivots.iter().enumerate().fold(0u32, |acc, (i, &q)| acc | (((x >> q) & 1) as u32) << i);
+    let p = |x: u64| {
+        pivots
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &q)| acc | (((x >> q) & 1) as u32) << i)
+    };
     let store_regs: Vec<u32> = {
         let pm = span(tb, &a.reg).pivot_mask() as u32;
         (0..an.src_regs()).filter(|&j| j & !pm == 0).collect()
@@ -894,24 +1069,43 @@ pub fn shared_plan(an: &Analysis) -> Option<Plan> {
     let pm_b = be.pivots.iter().fold(0u32, |x, &q| x | 1 << q);
     let load_regs: Vec<u32> = (0..an.dst_regs()).filter(|&j| j & !pm_b == 0).collect();
     let st = AddrMap {
-        reg: store_regs.iter().map(|&j| p(a.tag(j as u64, 0, 0, 0))).collect(),
+        reg: store_regs
+            .iter()
+            .map(|&j| p(a.tag(j as u64, 0, 0, 0)))
+            .collect(),
         lane: a.lane.iter().map(|&c| p(c)).collect(),
         warp: a.warp.iter().map(|&c| p(c)).collect(),
     };
     let ld = AddrMap {
-        reg: load_regs.iter().map(|&j| p(b.tag(j as u64, 0, 0, 0))).collect(),
+        reg: load_regs
+            .iter()
+            .map(|&j| p(b.tag(j as u64, 0, 0, 0)))
+            .collect(),
         lane: b.lane.iter().map(|&c| p(c)).collect(),
         warp: b.warp.iter().map(|&c| p(c)).collect(),
     };
     let map: Vec<u32> = (0..an.dst_regs())
         .map(|j| {
-            let canon = bm.solve_with(&be, b.tag(j as u64, 0, 0, 0)).expect("in span") as u32;
-            load_regs.iter().position(|&x| x == canon).expect("canonical register is loaded") as u32
+            let canon = bm
+                .solve_with(&be, b.tag(j as u64, 0, 0, 0))
+                .expect("in span") as u32;
+            load_regs
+                .iter()
+                .position(|&x| x == canon)
+                .expect("canonical register is loaded") as u32
         })
         .collect();
-    let scope = if an.warp_local { BarrierScope::Warp } else { BarrierScope::Cta };
+    let scope = if an.warp_local {
+        BarrierScope::Warp
+    } else {
+        BarrierScope::Cta
+    };
     let stages = vec![
-        Stage::SmemStore { vec: 1, regs: store_regs, addr: st },
+        Stage::SmemStore {
+            vec: 1,
+            regs: store_regs,
+            addr: st,
+        },
         Stage::Barrier { scope },
         Stage::SmemLoad { vec: 1, addr: ld },
         Stage::RegRename { map },
@@ -926,7 +1120,11 @@ pub fn shared_plan(an: &Analysis) -> Option<Plan> {
         m: 0,
         notes: vec![format!(
             "row-major tensor index as the shared offset; {} barrier",
-            if an.warp_local { "__syncwarp" } else { "__syncthreads" }
+            if an.warp_local {
+                "__syncwarp"
+            } else {
+                "__syncthreads"
+            }
         )],
     })
 }

@@ -22,7 +22,13 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
-        Weights { shfl: 2.0, sel: 1.0, prmt: 1.0, smem: 8.0, bar: 16.0 }
+        Weights {
+            shfl: 2.0,
+            sel: 1.0,
+            prmt: 1.0,
+            smem: 8.0,
+            bar: 16.0,
+        }
     }
 }
 
@@ -53,7 +59,11 @@ pub struct Chosen {
 
 /// Analyse, enumerate, verify and choose. Errors: the conversion crosses
 /// CTAs, the forced strategy does not apply, or (a bug) nothing verifies.
-pub fn plan_conversion(conv: &Conversion, choice: StrategyChoice, w: &Weights) -> Result<Chosen, PlanError> {
+pub fn plan_conversion(
+    conv: &Conversion,
+    choice: StrategyChoice,
+    w: &Weights,
+) -> Result<Chosen, PlanError> {
     let an = Analysis::new(conv)?;
     let cands = candidates(&an, choice);
     if cands.is_empty() {
@@ -95,7 +105,18 @@ pub fn plan_conversion(conv: &Conversion, choice: StrategyChoice, w: &Weights) -
         .into_iter()
         .min_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then(a.1.cmp(&b.1)))
     else {
-        return Err(PlanError::NoVerifiedPlan { name: conv.name.clone(), detail: failures.join("; ") });
+        return Err(PlanError::NoVerifiedPlan {
+            name: conv.name.clone(),
+            detail: failures.join("; "),
+        });
     };
-    Ok(Chosen { analysis: an, plan, cost, score, candidates: n, verified_candidates: verified, sim })
+    Ok(Chosen {
+        analysis: an,
+        plan,
+        cost,
+        score,
+        candidates: n,
+        verified_candidates: verified,
+        sim,
+    })
 }

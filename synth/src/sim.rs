@@ -28,12 +28,19 @@ pub struct SimReport {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SimError {
     #[error("stage {stage} ({kind}): register {reg} read past the {len} registers of the thread")]
-    RegOutOfRange { stage: usize, kind: &'static str, reg: u32, len: usize },
+    RegOutOfRange {
+        stage: usize,
+        kind: &'static str,
+        reg: u32,
+        len: usize,
+    },
     #[error("stage {stage} ({kind}) is not produced by any strategy yet and cannot be simulated")]
     Unsupported { stage: usize, kind: &'static str },
     #[error("stage {stage}: shared address {addr} outside the {size}-element scratch")]
     SmemOutOfRange { stage: usize, addr: u32, size: u64 },
-    #[error("stage {stage}: two different values stored to shared address {addr} before a barrier")]
+    #[error(
+        "stage {stage}: two different values stored to shared address {addr} before a barrier"
+    )]
     StoreConflict { stage: usize, addr: u32 },
     #[error("stage {stage}: warp {warp} loads shared address {addr}, which nothing visible to it has written (missing barrier?)")]
     NotVisible { stage: usize, warp: u32, addr: u32 },
@@ -42,7 +49,14 @@ pub enum SimError {
     #[error("plan starts from {got} source registers, the source has {want}")]
     WrongSourceCount { got: u32, want: u32 },
     #[error("wrong element: block {block} warp {warp} lane {lane} register {reg} holds element {got}, expected {want}")]
-    WrongElement { block: u32, warp: u32, lane: u32, reg: u32, got: u64, want: u64 },
+    WrongElement {
+        block: u32,
+        warp: u32,
+        lane: u32,
+        reg: u32,
+        got: u64,
+        want: u64,
+    },
 }
 
 #[derive(Clone)]
@@ -67,17 +81,25 @@ fn wavefronts(addrs: &[u32]) -> u64 {
 /// Run `plan` for the conversion `an` and prove it with tags.
 pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
     if plan.src_regs != an.src_regs() {
-        return Err(SimError::WrongSourceCount { got: plan.src_regs, want: an.src_regs() });
+        return Err(SimError::WrongSourceCount {
+            got: plan.src_regs,
+            want: an.src_regs(),
+        });
     }
     let warps = 1u32 << an.src.hw.warp;
     let blocks = 1u32 << an.src.hw.block;
-    let mut report = SimReport { threads: (blocks * warps * 32) as u64, ..Default::default() };
+    let mut report = SimReport {
+        threads: (blocks * warps * 32) as u64,
+        ..Default::default()
+    };
     for blk in 0..blocks {
         // regs[warp*32 + lane]
         let mut regs: Vec<Vec<u64>> = (0..warps * 32)
             .map(|t| {
                 let (w, l) = (t / 32, t % 32);
-                (0..an.src_regs()).map(|r| an.src.tag(r as u64, l as u64, w as u64, blk as u64)).collect()
+                (0..an.src_regs())
+                    .map(|r| an.src.tag(r as u64, l as u64, w as u64, blk as u64))
+                    .collect()
             })
             .collect();
         let mut smem: HashMap<u32, Vec<Write>> = HashMap::new();
@@ -86,7 +108,12 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         for (si, stage) in plan.stages.iter().enumerate() {
             let kind = stage.name();
             let get = |v: &Vec<u64>, r: u32| -> Result<u64, SimError> {
-                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange { stage: si, kind, reg: r, len: v.len() })
+                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
+                    stage: si,
+                    kind,
+                    reg: r,
+                    len: v.len(),
+                })
             };
             match stage {
                 Stage::RegRename { map } => {
@@ -99,11 +126,24 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                         let lane = (t % 32) as u32;
                         *v = entries
                             .iter()
-                            .map(|e| get(v, if (lane & e.lane_mask).count_ones() & 1 == 1 { e.if_set } else { e.if_clear }))
+                            .map(|e| {
+                                get(
+                                    v,
+                                    if (lane & e.lane_mask).count_ones() & 1 == 1 {
+                                        e.if_set
+                                    } else {
+                                        e.if_clear
+                                    },
+                                )
+                            })
                             .collect::<Result<_, _>>()?;
                     }
                 }
-                Stage::Shuffle { mode, lane_map, entries } => {
+                Stage::Shuffle {
+                    mode,
+                    lane_map,
+                    entries,
+                } => {
                     let old = regs.clone();
                     for w in 0..warps {
                         for lane in 0..32u32 {
@@ -136,22 +176,36 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                         }
                     }
                 }
-                Stage::SmemStore { regs: list, addr, .. } => {
+                Stage::SmemStore {
+                    regs: list, addr, ..
+                } => {
                     for w in 0..warps {
                         for (i, &r) in list.iter().enumerate() {
                             let mut addrs = Vec::with_capacity(32);
                             for lane in 0..32u32 {
                                 let a = addr.base(lane, w) ^ addr.reg[i];
                                 if a as u64 >= plan.smem_elems {
-                                    return Err(SimError::SmemOutOfRange { stage: si, addr: a, size: plan.smem_elems });
+                                    return Err(SimError::SmemOutOfRange {
+                                        stage: si,
+                                        addr: a,
+                                        size: plan.smem_elems,
+                                    });
                                 }
                                 addrs.push(a);
                                 let value = get(&regs[(w * 32 + lane) as usize], r)?;
                                 let ws = smem.entry(a).or_default();
-                                if ws.iter().any(|x| x.cta_phase == cta_phase && x.value != value) {
+                                if ws
+                                    .iter()
+                                    .any(|x| x.cta_phase == cta_phase && x.value != value)
+                                {
                                     return Err(SimError::StoreConflict { stage: si, addr: a });
                                 }
-                                ws.push(Write { value, cta_phase, warp: w, warp_phase: warp_phase[w as usize] });
+                                ws.push(Write {
+                                    value,
+                                    cta_phase,
+                                    warp: w,
+                                    warp_phase: warp_phase[w as usize],
+                                });
                             }
                             if blk == 0 {
                                 let wf = wavefronts(&addrs);
@@ -167,22 +221,35 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                 },
                 Stage::SmemLoad { addr, .. } => {
                     for w in 0..warps {
-                        let mut per_reg: Vec<Vec<u64>> = vec![Vec::with_capacity(addr.reg.len()); 32];
+                        let mut per_reg: Vec<Vec<u64>> =
+                            vec![Vec::with_capacity(addr.reg.len()); 32];
                         for (i, &ro) in addr.reg.iter().enumerate() {
                             let mut addrs = Vec::with_capacity(32);
                             for lane in 0..32u32 {
                                 let a = addr.base(lane, w) ^ ro;
                                 if a as u64 >= plan.smem_elems {
-                                    return Err(SimError::SmemOutOfRange { stage: si, addr: a, size: plan.smem_elems });
+                                    return Err(SimError::SmemOutOfRange {
+                                        stage: si,
+                                        addr: a,
+                                        size: plan.smem_elems,
+                                    });
                                 }
                                 addrs.push(a);
                                 let visible = smem.get(&a).and_then(|ws| {
                                     ws.iter()
                                         .rev()
-                                        .find(|x| x.cta_phase < cta_phase || (x.warp == w && x.warp_phase < warp_phase[w as usize]))
+                                        .find(|x| {
+                                            x.cta_phase < cta_phase
+                                                || (x.warp == w
+                                                    && x.warp_phase < warp_phase[w as usize])
+                                        })
                                         .map(|x| x.value)
                                 });
-                                let v = visible.ok_or(SimError::NotVisible { stage: si, warp: w, addr: a })?;
+                                let v = visible.ok_or(SimError::NotVisible {
+                                    stage: si,
+                                    warp: w,
+                                    addr: a,
+                                })?;
                                 per_reg[lane as usize].push(v);
                             }
                             let _ = i;
@@ -206,13 +273,23 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         }
         for (t, v) in regs.iter().enumerate() {
             if v.len() != an.dst_regs() as usize {
-                return Err(SimError::WrongRegisterCount { got: v.len(), want: an.dst_regs() });
+                return Err(SimError::WrongRegisterCount {
+                    got: v.len(),
+                    want: an.dst_regs(),
+                });
             }
             let (w, l) = (t as u32 / 32, t as u32 % 32);
             for (r, &got) in v.iter().enumerate() {
                 let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
                 if got != want {
-                    return Err(SimError::WrongElement { block: blk, warp: w, lane: l, reg: r as u32, got, want });
+                    return Err(SimError::WrongElement {
+                        block: blk,
+                        warp: w,
+                        lane: l,
+                        reg: r as u32,
+                        got,
+                        want,
+                    });
                 }
             }
             report.slots += v.len() as u64;

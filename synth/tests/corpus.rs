@@ -13,15 +13,25 @@ fn corpus(path: &str) -> Vec<Chosen> {
         .iter()
         .map(|op| {
             let c = Conversion::from_op(op).unwrap_or_else(|e| panic!("{e}"));
-            let ch = plan_conversion(&c, StrategyChoice::Auto, &Weights::default()).unwrap_or_else(|e| panic!("{e}"));
-            eprintln!("{:<28} {:<9} {:<28} m={} {}", op.name, ch.plan.kind.as_str(), ch.plan.strategy, ch.plan.m, ch.cost);
+            let ch = plan_conversion(&c, StrategyChoice::Auto, &Weights::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            eprintln!(
+                "{:<28} {:<9} {:<28} m={} {}",
+                op.name,
+                ch.plan.kind.as_str(),
+                ch.plan.strategy,
+                ch.plan.m,
+                ch.cost
+            );
             ch
         })
         .collect()
 }
 
 fn by_func<'a>(v: &'a [Chosen], f: &str) -> &'a Chosen {
-    v.iter().find(|c| c.analysis.name.starts_with(&format!("{f}:"))).unwrap()
+    v.iter()
+        .find(|c| c.analysis.name.starts_with(&format!("{f}:")))
+        .unwrap()
 }
 
 #[test]
@@ -37,13 +47,20 @@ fn pairs_all_verify_and_meet_triton_budgets() {
     let c = by_func(&v, "fig3").cost;
     assert!(c.shfl <= 2 && c.sel <= 4, "{c}");
     assert_eq!(by_func(&v, "cvt16_m2").plan.kind, Kind::Shuffle);
-    assert_eq!(by_func(&v, "mma2_acc_to_dot_a_f16").plan.kind, Kind::Identity);
+    assert_eq!(
+        by_func(&v, "mma2_acc_to_dot_a_f16").plan.kind,
+        Kind::Identity
+    );
     assert_eq!(by_func(&v, "mma2_acc_to_dot_a_f16").cost.total(), 0);
 }
 
 #[test]
 fn ttgir_files_all_verify() {
-    for f in ["attn_vfp8e4nv_sm90.ttgir", "matmul_fp16_sm80.ttgir", "transpose_softmax_sm80.ttgir"] {
+    for f in [
+        "attn_vfp8e4nv_sm90.ttgir",
+        "matmul_fp16_sm80.ttgir",
+        "transpose_softmax_sm80.ttgir",
+    ] {
         let v = corpus(&format!("ttgir/{f}"));
         assert!(!v.is_empty(), "{f} has conversions");
     }

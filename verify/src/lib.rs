@@ -145,12 +145,17 @@ fn driver_err(e: impl std::fmt::Debug) -> VerifyError {
 /// Is there a usable GPU (driver and NVRTC libraries, at least one device)?
 pub fn probe_gpu() -> Result<GpuInfo, VerifyError> {
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(VerifyError::NoGpu("the CUDA driver library (libcuda) was not found".into()));
+        return Err(VerifyError::NoGpu(
+            "the CUDA driver library (libcuda) was not found".into(),
+        ));
     }
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err(VerifyError::NoGpu("the NVRTC library (libnvrtc) was not found".into()));
+        return Err(VerifyError::NoGpu(
+            "the NVRTC library (libnvrtc) was not found".into(),
+        ));
     }
-    cudarc::driver::result::init().map_err(|e| VerifyError::NoGpu(format!("cuInit failed: {e:?}")))?;
+    cudarc::driver::result::init()
+        .map_err(|e| VerifyError::NoGpu(format!("cuInit failed: {e:?}")))?;
     let n = CudaContext::device_count().map_err(|e| VerifyError::NoGpu(format!("{e:?}")))?;
     if n < 1 {
         return Err(VerifyError::NoGpu("no CUDA device".into()));
@@ -167,7 +172,12 @@ pub fn probe_gpu() -> Result<GpuInfo, VerifyError> {
     unsafe {
         cudarc::nvrtc::sys::nvrtcVersion(&mut maj, &mut min);
     }
-    Ok(GpuInfo { name, sm, driver_version, nvrtc_version: (maj, min) })
+    Ok(GpuInfo {
+        name,
+        sm,
+        driver_version,
+        nvrtc_version: (maj, min),
+    })
 }
 
 fn cuda_include_dirs() -> Vec<String> {
@@ -178,23 +188,38 @@ fn cuda_include_dirs() -> Vec<String> {
         }
     }
     v.push("/usr/local/cuda/include".into());
-    v.into_iter().filter(|p| std::path::Path::new(p).join("cuda_fp16.h").exists()).collect()
+    v.into_iter()
+        .filter(|p| std::path::Path::new(p).join("cuda_fp16.h").exists())
+        .collect()
 }
 
 /// NVRTC-compile `src` to CUBIN for `sm_{major}{minor}`.
-pub fn compile_cubin(src: &str, sm: (i32, i32), includes: &[String]) -> Result<Vec<u8>, VerifyError> {
+pub fn compile_cubin(
+    src: &str,
+    sm: (i32, i32),
+    includes: &[String],
+) -> Result<Vec<u8>, VerifyError> {
     use cudarc::nvrtc::{result, sys};
     let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
     let name = CString::new("warpforge_verify.cu").unwrap();
-    let prog = result::create_program(&csrc, Some(&name)).map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
-    let mut opts = vec![format!("--gpu-architecture=sm_{}{}", sm.0, sm.1), "-std=c++17".to_string(), "-lineinfo".to_string()];
+    let prog = result::create_program(&csrc, Some(&name))
+        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+    let mut opts = vec![
+        format!("--gpu-architecture=sm_{}{}", sm.0, sm.1),
+        "-std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
     for i in includes {
         opts.push(format!("--include-path={i}"));
     }
     let res = unsafe { result::compile_program(prog, &opts) };
     if let Err(e) = res {
         let log = unsafe { result::get_program_log(prog) }
-            .map(|l| unsafe { CStr::from_ptr(l.as_ptr()) }.to_string_lossy().into_owned())
+            .map(|l| {
+                unsafe { CStr::from_ptr(l.as_ptr()) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .unwrap_or_default();
         unsafe {
             let _ = result::destroy_program(prog);
@@ -203,9 +228,13 @@ pub fn compile_cubin(src: &str, sm: (i32, i32), includes: &[String]) -> Result<V
     }
     let mut size = 0usize;
     let cubin = unsafe {
-        sys::nvrtcGetCUBINSize(prog, &mut size).result().map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        sys::nvrtcGetCUBINSize(prog, &mut size)
+            .result()
+            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
         let mut buf = vec![0u8; size];
-        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut _).result().map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut _)
+            .result()
+            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
         let _ = result::destroy_program(prog);
         buf
     };
@@ -236,7 +265,7 @@ pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
         if body.starts_with('@') {
             body = body.split_once(' ').map(|x| x.1).unwrap_or("").trim();
         }
-        let op = body.split(|c: char| c == ' ' || c == ';').next().unwrap_or("");
+        let op = body.split([' ', ';']).next().unwrap_or("");
         let root = op.split('.').next().unwrap_or("");
         if root.is_empty() {
             continue;
@@ -266,7 +295,11 @@ pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
     std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join("module.cubin");
     std::fs::write(&path, cubin).ok()?;
-    let out = std::process::Command::new("cuobjdump").arg("-sass").arg(&path).output().ok()?;
+    let out = std::process::Command::new("cuobjdump")
+        .arg("-sass")
+        .arg(&path)
+        .output()
+        .ok()?;
     let _ = std::fs::remove_dir_all(&dir);
     if !out.status.success() {
         return None;
@@ -281,7 +314,11 @@ fn kernel_name(h: &EmittedHelper, d: DType) -> String {
 }
 
 /// Compile every case for every dtype into one module, run, compare.
-pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Result<GpuReport, VerifyError> {
+pub fn verify_on_gpu(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+) -> Result<GpuReport, VerifyError> {
     let gpu = probe_gpu()?;
     let mut notes = Vec::new();
     let includes = cuda_include_dirs();
@@ -301,7 +338,9 @@ pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Resul
     };
     let t0 = std::time::Instant::now();
     let want_half = dtypes.contains(&DType::F16);
-    let (src, cubin, half) = match build(want_half).and_then(|s| compile_cubin(&s, gpu.sm, &includes).map(|c| (s, c))) {
+    let (src, cubin, half) = match build(want_half)
+        .and_then(|s| compile_cubin(&s, gpu.sm, &includes).map(|c| (s, c)))
+    {
         Ok((s, c)) => (s, c, want_half),
         Err(e) if want_half => {
             notes.push(format!(
@@ -321,7 +360,9 @@ pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Resul
     }
     let ctx = CudaContext::new(0).map_err(driver_err)?;
     let stream = ctx.default_stream();
-    let module = ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?;
+    let module = ctx
+        .load_module(Ptx::from_binary(cubin))
+        .map_err(driver_err)?;
     let mut results = Vec::new();
     for c in cases {
         for &d in dtypes {
@@ -337,10 +378,20 @@ pub fn verify_on_gpu(header: &str, cases: &[GpuCase], dtypes: &[DType]) -> Resul
             }
             let r = run_case(&ctx, &stream, &f, c, d, smem_bytes)?;
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
-            results.push(CaseResult { ctype: ctype(d, half).to_string(), sass: sass_counts, ..r });
+            results.push(CaseResult {
+                ctype: ctype(d, half).to_string(),
+                sass: sass_counts,
+                ..r
+            });
         }
     }
-    Ok(GpuReport { gpu, compile_seconds, cases: results, notes, source: src })
+    Ok(GpuReport {
+        gpu,
+        compile_seconds,
+        cases: results,
+        notes,
+        source: src,
+    })
 }
 
 fn ctype(d: DType, half: bool) -> &'static str {
@@ -374,29 +425,41 @@ fn run_case(
     let _ = ctx;
     for pass in 0..passes {
         let shift = pass * bits;
-        let mask: u64 = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask: u64 = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let mut input = vec![0u32; ra * nt];
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for i in 0..ra {
-                input[i * nt + t] = ((an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+                input[i * nt + t] =
+                    ((an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
             }
         }
         let got: Vec<u32> = match d {
             DType::I32 => launch::<u32>(stream, f, &input, rb * nt, blocks, threads, smem_bytes)?,
             DType::F16 => {
                 let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
-                launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?.into_iter().map(u32::from).collect()
+                launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
+                    .into_iter()
+                    .map(u32::from)
+                    .collect()
             }
             DType::I8 => {
                 let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
-                launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?.into_iter().map(u32::from).collect()
+                launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
+                    .into_iter()
+                    .map(u32::from)
+                    .collect()
             }
         };
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for j in 0..rb {
-                let want = ((an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+                let want =
+                    ((an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
                 let g = got[j * nt + t];
                 slots += 1;
                 if g != want {
@@ -423,7 +486,9 @@ fn run_case(
     })
 }
 
-fn launch<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy + Default + Unpin>(
+fn launch<
+    T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy + Default + Unpin,
+>(
     stream: &Arc<cudarc::driver::CudaStream>,
     f: &cudarc::driver::CudaFunction,
     input: &[T],
@@ -434,7 +499,11 @@ fn launch<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy
 ) -> Result<Vec<T>, VerifyError> {
     let din = stream.clone_htod(input).map_err(driver_err)?;
     let mut dout = stream.alloc_zeros::<T>(out_len).map_err(driver_err)?;
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem_bytes };
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: smem_bytes,
+    };
     let mut b = stream.launch_builder(f);
     b.arg(&din);
     b.arg(&mut dout);
@@ -461,7 +530,10 @@ mod tests {
             /*0000*/                   PRMT R1, R2, 0x7610, R3 ;\n";
         let m = count_sass(dump);
         let c = &m["wf_test_x_i32"];
-        assert_eq!((c.shfl, c.sel, c.sts, c.bar, c.lds, c.stl, c.total), (1, 1, 1, 1, 1, 1, 7));
+        assert_eq!(
+            (c.shfl, c.sel, c.sts, c.bar, c.lds, c.stl, c.total),
+            (1, 1, 1, 1, 1, 1, 7)
+        );
         assert_eq!(m["other"].prmt, 1);
     }
 }

@@ -1,0 +1,286 @@
+//! The `warpforge` binary end to end: the CPU proof of every corpus file,
+//! JSON output, and clear errors (non-zero exit, nothing half-written) for
+//! bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("warpforge runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const B8X4: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+const B4X8T: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>";
+
+#[test]
+fn verify_cpu_passes_every_corpus_file() {
+    for f in [
+        "corpus/pairs.mlir",
+        "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir",
+        "corpus/ttgir/matmul_fp16_sm80.ttgir",
+        "corpus/ttgir/transpose_softmax_sm80.ttgir",
+        "tests/data/same_cta_split.mlir",
+    ] {
+        let o = run(&["verify", "--cpu", "--json", "--ttgir", f]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(!lines.is_empty(), "{f}: no conversions reported");
+        for l in lines {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["verified"], true, "{f}: {l}");
+            assert!(v["name"].as_str().unwrap().contains(':'), "{l}");
+            assert!(["identity", "register", "shuffle", "shared"]
+                .contains(&v["kind"].as_str().unwrap()));
+            assert!(
+                v["cost"]["shfl"].is_u64()
+                    && v["cost"]["sel"].is_u64()
+                    && v["cost"]["bar"].is_u64()
+            );
+            assert!(v["cpu"]["slots"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn plan_json_for_one_pair() {
+    let o = run(&[
+        "plan", "--json", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--dtype", "i32",
+        "--warps", "1", "--name", "m2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["name"], "m2");
+    assert_eq!(v["kind"], "shuffle");
+    assert_eq!(v["m"], 3);
+    assert_eq!(v["cost"]["shfl"], 8);
+}
+
+#[test]
+fn strategy_can_be_forced() {
+    let o = run(&[
+        "plan",
+        "--json",
+        "--strategy",
+        "shared",
+        "--src",
+        B8X4,
+        "--dst",
+        B4X8T,
+        "--shape",
+        "16x16",
+        "--warps",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["kind"], "shared");
+    // a cross-warp conversion has no shuffle plan
+    let o = run(&[
+        "plan",
+        "--strategy",
+        "shuffle",
+        "--ttgir",
+        "corpus/ttgir/matmul_fp16_sm80.ttgir",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("strategy `shuffle` does not apply"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn emit_writes_a_header_with_every_helper() {
+    let dir = std::env::temp_dir().join(format!("wf-emit-{}", std::process::id()));
+    let out = dir.join("attn.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    for f in [
+        "wf_attn_93",
+        "wf_attn_104",
+        "wf_attn_116",
+        "wf_attn_120",
+        "wf_attn_120_smem_bytes",
+        "__syncthreads()",
+    ] {
+        assert!(h.contains(f), "header lacks {f}");
+    }
+    assert!(h.contains("#pragma once"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn expect_error(args: &[&str], needles: &[&str]) {
+    let o = run(args);
+    assert!(!o.status.success(), "{args:?} should fail");
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+    let e = stderr(&o);
+    for n in needles {
+        assert!(e.contains(n), "{args:?}: `{n}` not in: {e}");
+    }
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn bad_attribute_is_named() {
+    let bad = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], vec = 2}>";
+    expect_error(
+        &[
+            "plan", "--src", bad, "--dst", B4X8T, "--shape", "16x16", "--warps", "1",
+        ],
+        &["--src", "unknown attribute key `vec`"],
+    );
+    expect_error(
+        &[
+            "plan",
+            "--src",
+            "#ttg.blocked<{",
+            "--dst",
+            B4X8T,
+            "--shape",
+            "16x16",
+        ],
+        &["--src"],
+    );
+    expect_error(
+        &[
+            "plan",
+            "--src",
+            "#ttg.amd_mfma<{versionMajor = 3}>",
+            "--dst",
+            B4X8T,
+            "--shape",
+            "16x16",
+        ],
+        &["unsupported encoding"],
+    );
+}
+
+#[test]
+fn non_power_of_two_shape() {
+    expect_error(
+        &[
+            "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "12x16", "--warps", "1",
+        ],
+        &["12 is not a power of two"],
+    );
+    expect_error(
+        &[
+            "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16xq", "--warps", "1",
+        ],
+        &["--shape"],
+    );
+}
+
+#[test]
+fn shapes_that_differ_name_the_line() {
+    expect_error(
+        &["plan", "--ttgir", "tests/data/shape_mismatch.mlir"],
+        &["shape_mismatch.mlir:4", "changes the shape"],
+    );
+}
+
+#[test]
+fn cross_cta_is_refused() {
+    expect_error(
+        &["plan", "--ttgir", "tests/data/cross_cta.mlir"],
+        &["cross_cta.mlir:6", "across CTAs"],
+    );
+}
+
+#[test]
+fn non_surjective_and_wrong_warps() {
+    let lin =
+        "#ttg.linear<{register = [[1]], lane = [[2], [4], [0], [0], [0]], warp = [], block = []}>";
+    let half =
+        "#ttg.linear<{register = [[0]], lane = [[2], [4], [0], [0], [0]], warp = [], block = []}>";
+    expect_error(
+        &[
+            "plan", "--src", lin, "--dst", half, "--shape", "8", "--warps", "1",
+        ],
+        &["destination layout", "surjective"],
+    );
+    expect_error(
+        &[
+            "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", "4",
+        ],
+        &["warps"],
+    );
+    expect_error(
+        &[
+            "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--dtype", "q7",
+        ],
+        &["--dtype", "q7"],
+    );
+}
+
+#[test]
+fn failed_emit_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("wf-nohalf-{}", std::process::id()));
+    let out = dir.join("x.cuh");
+    expect_error(
+        &[
+            "emit",
+            "--ttgir",
+            "tests/data/cross_cta.mlir",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["across CTAs"],
+    );
+    assert!(!out.exists(), "a failed emit must not write {out:?}");
+}
+
+#[test]
+fn missing_file_and_missing_input() {
+    expect_error(
+        &["plan", "--ttgir", "no/such/file.ttgir"],
+        &["no/such/file.ttgir", "cannot read"],
+    );
+    expect_error(&["plan"], &["--ttgir"]);
+}
+
+#[test]
+fn verify_gpu_demanded() {
+    // With a GPU this proves the pairs on it; without one it must fail clearly.
+    let o = run(&["verify", "--gpu", "--ttgir", "corpus/pairs.mlir"]);
+    if o.status.success() {
+        assert!(stderr(&o).contains("CPU simulator + GPU"), "{}", stderr(&o));
+    } else {
+        eprintln!("skipped the GPU half: no GPU here ({})", stderr(&o).trim());
+        assert!(stderr(&o).contains("--gpu: no GPU"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn layout_prints_triton_to_string() {
+    let o = run(&["layout", "--attr", B8X4, "--shape", "16x16", "--warps", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert!(s.starts_with(" - register=1 -> (0, 1)\n   register=2 -> (0, 2)\n   register=4 -> (8, 0)\n - lane=1 -> (0, 4)"), "{s}");
+    assert!(s.contains("where out dims are: [dim0 (size 16), dim1 (size 16)]"));
+}
