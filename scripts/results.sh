@@ -14,7 +14,7 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
   echo "- command: \`scripts/results.sh\` (per file: \`warpforge verify --gpu --ttgir FILE --report ...\`)"
   echo "- GPU, driver (nvidia-smi): $gpu"
   echo "- date: $(date -u +%Y-%m-%d)"
-  echo "- warpforge: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- warpforge: ${REV:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   echo
   echo "Counts are static SASS instructions of the test kernel that wraps each helper"
   echo "(cuobjdump -sass of the NVRTC CUBIN); the harness itself adds none of these"

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod encoding;
+pub mod family;
 pub mod gf2;
 pub mod layout;
 pub mod parse;

@@ -1,0 +1,118 @@
+//! Whole families of conversions, for exhaustive proofs (DESIGN.md section 6):
+//! every bit permutation of `r` register + 5 lane bits, layouts with
+//! broadcast bases, and every pair of a set of blocked layouts.
+
+use crate::encoding::Encoding;
+use crate::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
+use crate::parse::ElemType;
+use crate::plan::Conversion;
+
+fn i32_elem() -> ElemType {
+    ElemType {
+        name: "i32".into(),
+        bits: 32,
+    }
+}
+
+/// A one-warp 1-D layout over `2^t` elements whose hardware bit `i`
+/// (registers first, then 5 lane bits) holds tensor bit `map[i]`
+/// (`None`: a broadcast zero basis).
+pub fn unit_layout(reg_bits: usize, map: &[Option<u32>], t: u32) -> LinearLayout {
+    let basis = |m: &Option<u32>| vec![m.map(|b| 1i32 << b).unwrap_or(0)];
+    let regs = map[..reg_bits].iter().map(basis).collect();
+    let lanes = map[reg_bits..].iter().map(basis).collect();
+    LinearLayout::new(
+        vec![
+            (REGISTER.into(), regs),
+            (LANE.into(), lanes),
+            (WARP.into(), vec![]),
+            (BLOCK.into(), vec![]),
+        ],
+        vec![("dim0".into(), 1 << t)],
+        true,
+    )
+    .expect("a permutation layout is valid")
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for i in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(i, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// Every conversion from the identity layout (register bits hold the low
+/// tensor bits, then lanes) to each bit permutation of `reg_bits + 5` bits:
+/// `(reg_bits + 5)!` conversions, one warp.
+pub fn permutation_family(reg_bits: usize) -> Vec<Conversion> {
+    let n = reg_bits + 5;
+    let id: Vec<Option<u32>> = (0..n as u32).map(Some).collect();
+    let src = unit_layout(reg_bits, &id, n as u32);
+    permutations(n)
+        .into_iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let map: Vec<Option<u32>> = p.iter().map(|&b| Some(b as u32)).collect();
+            let dst = unit_layout(reg_bits, &map, n as u32);
+            Conversion::new(
+                &format!("perm{reg_bits}_{k}"),
+                src.clone(),
+                dst,
+                &[1 << n],
+                i32_elem(),
+                1,
+                "identity",
+                &format!("{p:?}"),
+            )
+            .expect("valid conversion")
+        })
+        .collect()
+}
+
+/// Blocked layouts of a 2-D `shape` for one warp: every `sizePerThread`
+/// (powers of two, product at most `max_regs`), every `threadsPerWarp`
+/// splitting 32 lanes, both orders.
+pub fn blocked_family(shape: [u32; 2], max_regs: u32) -> Vec<(String, Encoding)> {
+    let mut out = Vec::new();
+    let pows = |lim: u32| {
+        (0..)
+            .map(|i| 1u32 << i)
+            .take_while(move |&v| v <= lim)
+            .collect::<Vec<_>>()
+    };
+    for s0 in pows(shape[0]) {
+        for s1 in pows(shape[1]) {
+            if s0 * s1 > max_regs {
+                continue;
+            }
+            for t0 in pows(32) {
+                let t1 = 32 / t0;
+                for order in [[1u32, 0], [0, 1]] {
+                    let text = format!(
+                        "#ttg.blocked<{{sizePerThread = [{s0}, {s1}], threadsPerWarp = [{t0}, {t1}], warpsPerCTA = [1, 1], order = [{}, {}]}}>",
+                        order[0], order[1]
+                    );
+                    out.push((
+                        text,
+                        Encoding::Blocked {
+                            size_per_thread: vec![s0, s1],
+                            threads_per_warp: vec![t0, t1],
+                            warps_per_cta: vec![1, 1],
+                            order: order.to_vec(),
+                            cta: None,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
