@@ -426,7 +426,14 @@ fn run(cli: Cli) -> Result<i32> {
                         if let Some(s) = &c.sass {
                             line += &format!(
                                 " [SHFL {} SEL {} PRMT {} STS {} LDS {} BAR {} LDL {} STL {}]",
-                                s.shfl, s.sel, s.prmt, s.sts, s.lds, s.bar, s.ldl, s.stl
+                                s.classes.shfl,
+                                s.classes.sel,
+                                s.classes.prmt,
+                                s.classes.sts,
+                                s.classes.lds,
+                                s.classes.bar,
+                                s.ldl,
+                                s.stl
                             );
                         }
                     }
@@ -498,12 +505,12 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
                 format!("{} (`{}`)", c.dtype.name(), c.ctype),
                 if c.ok() { "pass" } else { "FAIL" },
                 c.slots_checked,
-                sc.shfl,
-                sc.sel,
-                sc.prmt,
-                sc.sts,
-                sc.lds,
-                sc.bar,
+                sc.classes.shfl,
+                sc.classes.sel,
+                sc.classes.prmt,
+                sc.classes.sts,
+                sc.classes.lds,
+                sc.classes.bar,
                 sc.ldl,
                 sc.stl,
                 doc

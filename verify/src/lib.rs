@@ -18,7 +18,7 @@ use kernels::{emit_test_kernel, EmittedHelper};
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
-use synth::plan::Analysis;
+use synth::plan::{Analysis, Cost};
 
 /// Element types the GPU check runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -79,17 +79,12 @@ pub struct GpuInfo {
     pub nvrtc_version: (i32, i32),
 }
 
-/// SASS instruction counts of one kernel.
+/// SASS instruction counts of one kernel: the classes the cost model
+/// predicts (`SEL` and `FSEL` both count as `sel`), plus local-memory spills.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SassCounts {
-    pub shfl: u32,
-    pub sel: u32,
-    pub prmt: u32,
-    pub sts: u32,
-    pub lds: u32,
-    pub bar: u32,
-    pub ldsm: u32,
-    pub stsm: u32,
+    #[serde(flatten)]
+    pub classes: Cost,
     pub ldl: u32,
     pub stl: u32,
     /// All instructions of the kernel (harness included).
@@ -273,14 +268,14 @@ pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
         let c = out.get_mut(f).unwrap();
         c.total += 1;
         match root {
-            "SHFL" => c.shfl += 1,
-            "SEL" | "FSEL" => c.sel += 1,
-            "PRMT" => c.prmt += 1,
-            "STS" => c.sts += 1,
-            "LDS" => c.lds += 1,
-            "BAR" => c.bar += 1,
-            "LDSM" => c.ldsm += 1,
-            "STSM" => c.stsm += 1,
+            "SHFL" => c.classes.shfl += 1,
+            "SEL" | "FSEL" => c.classes.sel += 1,
+            "PRMT" => c.classes.prmt += 1,
+            "STS" => c.classes.sts += 1,
+            "LDS" => c.classes.lds += 1,
+            "BAR" => c.classes.bar += 1,
+            "LDSM" => c.classes.ldsm += 1,
+            "STSM" => c.classes.stsm += 1,
             "LDL" => c.ldl += 1,
             "STL" => c.stl += 1,
             _ => {}
@@ -530,10 +525,11 @@ mod tests {
             /*0000*/                   PRMT R1, R2, 0x7610, R3 ;\n";
         let m = count_sass(dump);
         let c = &m["wf_test_x_i32"];
+        let k = &c.classes;
         assert_eq!(
-            (c.shfl, c.sel, c.sts, c.bar, c.lds, c.stl, c.total),
+            (k.shfl, k.sel, k.sts, k.bar, k.lds, c.stl, c.total),
             (1, 1, 1, 1, 1, 1, 7)
         );
-        assert_eq!(m["other"].prmt, 1);
+        assert_eq!(m["other"].classes.prmt, 1);
     }
 }
