@@ -4,7 +4,7 @@ BIN := target/release/warpforge
 CORPUS := corpus/pairs.mlir $(wildcard corpus/ttgir/*.ttgir)
 OUT := out
 
-.PHONY: build test demo verify-gpu bench results fmt clean
+.PHONY: build test demo verify-gpu bench bench-gpu results fmt clean
 
 build:
 	$(CARGO) build --release
@@ -33,6 +33,12 @@ verify-gpu: build
 # criterion benches of the planner (CPU).
 bench:
 	$(CARGO) bench -p bench
+
+# Shuffle vs shared-memory plans of every corpus conversion, timed on the GPU.
+bench-gpu:
+	$(CARGO) build --release -p bench
+	@mkdir -p $(OUT)
+	target/release/wf-gpu-bench $(addprefix --ttgir ,$(CORPUS)) --report $(OUT)/timing.md
 
 # Regenerate results/ (needs a GPU): SASS counts per helper beside Triton 3.6's.
 results: build

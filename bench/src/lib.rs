@@ -1,5 +1,8 @@
-//! Benchmark support: load the bundled corpus for the criterion benches
-//! (`benches/planner.rs`) of planning, simulation and emission.
+//! Benchmarks: corpus loading for the criterion benches of planning,
+//! simulation and emission (`benches/planner.rs`), and the GPU timing
+//! harness ([`gpu`], binary `wf-gpu-bench`).
+
+pub mod gpu;
 
 use std::path::PathBuf;
 use synth::parse::parse_ttgir;
@@ -15,7 +18,11 @@ pub fn corpus_path(rel: &str) -> PathBuf {
 
 /// Every conversion of a corpus file, ready to plan. Errors name the file.
 pub fn conversions(rel: &str) -> anyhow::Result<Vec<Conversion>> {
-    let p = corpus_path(rel);
+    conversions_at(&corpus_path(rel))
+}
+
+/// Every conversion of a TTGIR file. Errors name the file and line.
+pub fn conversions_at(p: &std::path::Path) -> anyhow::Result<Vec<Conversion>> {
     let text = std::fs::read_to_string(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     let f =
         parse_ttgir(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", p.display(), e.line, e.msg))?;

@@ -17,6 +17,7 @@ use synth::search::Chosen;
 const HEADER: &str = include_str!("../templates/header.cuh.j2");
 const HELPER: &str = include_str!("../templates/helper.cuh.j2");
 const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
+const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
 
 /// Errors of emission.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +66,8 @@ fn env() -> Environment<'static> {
         .expect("helper template parses");
     e.add_template("test_kernel", TEST_KERNEL)
         .expect("test kernel template parses");
+    e.add_template("bench_kernel", BENCH_KERNEL)
+        .expect("bench kernel template parses");
     e
 }
 
@@ -311,6 +314,39 @@ pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<
         src_regs => h.src_regs,
         dst_regs => h.dst_regs,
         smem => h.smem_elems > 0,
+    })?)
+}
+
+/// Bytes of scratch the timing kernel gives the forward helper (16-byte
+/// aligned); the backward helper's scratch follows.
+pub fn fwd_scratch_bytes(fwd: &EmittedHelper, elem_bytes: u64) -> u64 {
+    (fwd.smem_elems * elem_bytes).div_ceil(16) * 16
+}
+
+/// The timing kernel of DESIGN.md section 7: load a tile in the source
+/// layout, then `iters` times convert it with `fwd`, add 1 to every element
+/// and convert back with `bwd`; store. Arguments `(const T* in, T* out, int
+/// iters)`; dynamic shared memory `fwd_scratch_bytes + bwd bytes`. `out` must
+/// equal `in + iters` element-wise, which makes every timing run a proof too.
+pub fn emit_bench_kernel(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    ctype: &str,
+    elem_bytes: u64,
+    kernel: &str,
+) -> Result<String, EmitError> {
+    Ok(env().get_template("bench_kernel")?.render(context! {
+        iters_doc => format!("{} -> +1 -> {}", fwd.name, bwd.name),
+        kernel => kernel,
+        ctype => ctype,
+        threads => fwd.threads,
+        src_regs => fwd.src_regs,
+        dst_regs => fwd.dst_regs,
+        fwd => fwd.ident,
+        bwd => bwd.ident,
+        fwd_smem => fwd.smem_elems > 0,
+        bwd_smem => bwd.smem_elems > 0,
+        fwd_bytes => fwd_scratch_bytes(fwd, elem_bytes),
     })?)
 }
 
