@@ -484,36 +484,33 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&verify::GpuRe
             .map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
             .unwrap_or_default();
         let doc = p.op.doc.replace('|', "/");
+        let head = format!(
+            "| {} | {} | {} | {} |",
+            p.op.name,
+            p.chosen.plan.kind.as_str(),
+            p.chosen.plan.strategy,
+            p.chosen.cost
+        );
         if cases.is_empty() {
-            s += &format!(
-                "| {} | {} | {} | {} | - | not run | | | | | | | | {} |\n",
-                p.op.name,
-                p.chosen.plan.kind.as_str(),
-                p.chosen.plan.strategy,
-                p.chosen.cost,
-                doc
-            );
+            s += &format!("{head} - | not run | | | | | | | | {doc} |\n");
         }
         for c in cases {
             let sc = c.sass.clone().unwrap_or_default();
+            let k = &sc.classes;
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {} |\n",
-                p.op.name,
-                p.chosen.plan.kind.as_str(),
-                p.chosen.plan.strategy,
-                p.chosen.cost,
-                format!("{} (`{}`)", c.dtype.name(), c.ctype),
+                "{head} {} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {doc} |\n",
+                c.dtype.name(),
+                c.ctype,
                 if c.ok() { "pass" } else { "FAIL" },
                 c.slots_checked,
-                sc.classes.shfl,
-                sc.classes.sel,
-                sc.classes.prmt,
-                sc.classes.sts,
-                sc.classes.lds,
-                sc.classes.bar,
+                k.shfl,
+                k.sel,
+                k.prmt,
+                k.sts,
+                k.lds,
+                k.bar,
                 sc.ldl,
                 sc.stl,
-                doc
             );
         }
     }

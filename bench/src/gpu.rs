@@ -144,7 +144,6 @@ pub fn time_cases(
         src.push_str(&emit_bench_kernel(&c.fwd, &c.bwd, "int", 4, &kname(i))?);
     }
     let cubin = verify::compile_cubin(&src, gpu.sm, &[]).map_err(|e| anyhow!("{e}"))?;
-    let _ = &gpu.name;
     let sass = verify::sass_of(&cubin).map(|(_, m)| m);
     let ctx = CudaContext::new(0)?;
     let sms = ctx.attribute(

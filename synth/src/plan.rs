@@ -114,9 +114,6 @@ impl Conversion {
                 side: "destination",
                 detail: e.to_string(),
             })?;
-        if op.num_ctas > 1 && src.in_dim_size_log2(BLOCK) == 0 && dst.in_dim_size_log2(BLOCK) == 0 {
-            // Layouts without CTA fields in a multi-CTA module: each CTA holds the whole tile.
-        }
         Conversion::new(
             &op.name,
             src,
@@ -1037,7 +1034,6 @@ fn compact(stages: Vec<Stage>) -> Vec<Stage> {
         }
         out.push(s);
     }
-    // Drop an identity rename of the same size at the very start or end.
     out
 }
 

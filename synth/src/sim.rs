@@ -223,7 +223,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     for w in 0..warps {
                         let mut per_reg: Vec<Vec<u64>> =
                             vec![Vec::with_capacity(addr.reg.len()); 32];
-                        for (i, &ro) in addr.reg.iter().enumerate() {
+                        for &ro in addr.reg.iter() {
                             let mut addrs = Vec::with_capacity(32);
                             for lane in 0..32u32 {
                                 let a = addr.base(lane, w) ^ ro;
@@ -252,7 +252,6 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 })?;
                                 per_reg[lane as usize].push(v);
                             }
-                            let _ = i;
                             if blk == 0 {
                                 let wf = wavefronts(&addrs);
                                 report.smem_wavefronts += wf;

@@ -371,7 +371,7 @@ pub fn verify_on_gpu(
                 )
                 .map_err(driver_err)?;
             }
-            let r = run_case(&ctx, &stream, &f, c, d, smem_bytes)?;
+            let r = run_case(&stream, &f, c, d, smem_bytes)?;
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             results.push(CaseResult {
                 ctype: ctype(d, half).to_string(),
@@ -399,7 +399,6 @@ fn ctype(d: DType, half: bool) -> &'static str {
 }
 
 fn run_case(
-    ctx: &Arc<CudaContext>,
     stream: &Arc<cudarc::driver::CudaStream>,
     f: &cudarc::driver::CudaFunction,
     c: &GpuCase,
@@ -417,7 +416,6 @@ fn run_case(
     let mut mismatches = 0u64;
     let mut first_error = None;
     let mut slots = 0u64;
-    let _ = ctx;
     for pass in 0..passes {
         let shift = pass * bits;
         let mask: u64 = if bits == 64 {
