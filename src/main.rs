@@ -247,6 +247,7 @@ fn run(cli: Cli) -> Result<i32> {
                             "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
                             "candidates": ch.candidates, "verified_candidates": ch.verified_candidates,
                             "shape": p.op.shape, "dtype": p.op.elem.name,
+                            "smem_wavefronts": ch.sim.smem_wavefronts, "bank_conflicts": ch.sim.bank_conflicts,
                         })
                     )?;
                 } else {
@@ -274,6 +275,13 @@ fn run(cli: Cli) -> Result<i32> {
                         )?;
                         for n in &ch.plan.notes {
                             writeln!(out, "  note: {n}")?;
+                        }
+                        if ch.plan.smem_elems > 0 {
+                            writeln!(
+                                out,
+                                "  shared memory: {} elements; {} wavefronts per CTA, {} of them bank conflicts (4-byte elements)",
+                                ch.plan.smem_elems, ch.sim.smem_wavefronts, ch.sim.bank_conflicts
+                            )?;
                         }
                         let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
                         writeln!(out, "  stages: {}", stages.join(" -> "))?;
