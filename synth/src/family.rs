@@ -116,3 +116,41 @@ pub fn blocked_family(shape: [u32; 2], max_regs: u32) -> Vec<(String, Encoding)>
     }
     out
 }
+
+/// The linear layouts (one warp) of [`blocked_family`], with their attribute text.
+pub fn blocked_layouts(shape: [u32; 2], max_regs: u32) -> Vec<(String, LinearLayout)> {
+    let dims = [shape[0] as i64, shape[1] as i64];
+    blocked_family(shape, max_regs)
+        .into_iter()
+        .map(|(t, e)| {
+            let l = e
+                .to_linear_layout(&dims, 1)
+                .expect("a blocked family member is valid");
+            (t, l)
+        })
+        .collect()
+}
+
+/// The one-warp `f32` conversion between two members of [`blocked_layouts`].
+pub fn blocked_pair(
+    name: &str,
+    src: &(String, LinearLayout),
+    dst: &(String, LinearLayout),
+) -> Conversion {
+    let shape: Vec<i64> = src.1.out_dims().iter().map(|(_, s)| *s as i64).collect();
+    let elem = ElemType {
+        name: "f32".into(),
+        bits: 32,
+    };
+    Conversion::new(
+        name,
+        src.1.clone(),
+        dst.1.clone(),
+        &shape,
+        elem,
+        1,
+        &src.0,
+        &dst.0,
+    )
+    .expect("two layouts of one shape make a conversion")
+}

@@ -3,7 +3,7 @@
 //! properties DESIGN.md promises.
 
 use proptest::prelude::*;
-use synth::family::{blocked_family, permutation_family, unit_layout};
+use synth::family::{blocked_layouts, blocked_pair, permutation_family, unit_layout};
 use synth::parse::ElemType;
 use synth::plan::{Conversion, Kind, StrategyChoice};
 use synth::search::{plan_conversion, Weights};
@@ -49,29 +49,12 @@ fn every_permutation_of_2_register_and_5_lane_bits() {
 
 #[test]
 fn pairs_of_blocked_layouts_16x16() {
-    let fam = blocked_family([16, 16], 4);
-    let elem = ElemType {
-        name: "f32".into(),
-        bits: 32,
-    };
-    let layouts: Vec<_> = fam
-        .iter()
-        .map(|(t, e)| (t, e.to_linear_layout(&[16, 16], 1).unwrap()))
-        .collect();
+    let layouts = blocked_layouts([16, 16], 4);
     let mut n = 0;
-    for (i, (ta, a)) in layouts.iter().enumerate() {
-        for (tb, b) in layouts.iter().skip(i % 3).step_by(3) {
-            let c = Conversion::new(
-                &format!("blk{n}"),
-                a.clone(),
-                b.clone(),
-                &[16, 16],
-                elem.clone(),
-                1,
-                ta,
-                tb,
-            )
-            .unwrap();
+    for (i, a) in layouts.iter().enumerate() {
+        for b in layouts.iter().skip(i % 3).step_by(3) {
+            let (ta, tb) = (&a.0, &b.0);
+            let c = blocked_pair(&format!("blk{n}"), a, b);
             // one warp, unit bases: a verified shuffle (or rename) plan always exists
             let ch = plan(&c, StrategyChoice::Shuffle);
             assert_ne!(ch.plan.kind, Kind::Shared, "{ta} -> {tb}");

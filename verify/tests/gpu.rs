@@ -2,8 +2,8 @@
 //! saying so, when no GPU is present. Test binaries may be built elsewhere
 //! and run from the repository root, so the corpus is looked up there too.
 
-use synth::family::{blocked_family, permutation_family};
-use synth::parse::{parse_ttgir, ElemType};
+use synth::family::{blocked_layouts, blocked_pair, permutation_family};
+use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, StrategyChoice};
 use synth::search::{plan_conversion, Weights};
 use verify::{probe_gpu, verify_on_gpu, DType, GpuCase};
@@ -101,32 +101,17 @@ fn blocked_pairs_on_the_gpu_shuffle_and_shared() {
     if !gpu_or_skip("blocked_pairs_on_the_gpu_shuffle_and_shared") {
         return;
     }
-    let elem = ElemType {
-        name: "f32".into(),
-        bits: 32,
-    };
-    let fam = blocked_family([16, 16], 4);
-    let layouts: Vec<_> = fam
-        .iter()
-        .map(|(t, e)| (t.clone(), e.to_linear_layout(&[16, 16], 1).unwrap()))
-        .collect();
-    let mut convs = Vec::new();
-    for (i, (ta, a)) in layouts.iter().enumerate().step_by(5) {
-        let (tb, b) = &layouts[(i * 7 + 3) % layouts.len()];
-        convs.push(
-            Conversion::new(
+    let layouts = blocked_layouts([16, 16], 4);
+    let convs: Vec<Conversion> = (0..layouts.len())
+        .step_by(5)
+        .map(|i| {
+            blocked_pair(
                 &format!("blk{i}"),
-                a.clone(),
-                b.clone(),
-                &[16, 16],
-                elem.clone(),
-                1,
-                ta,
-                tb,
+                &layouts[i],
+                &layouts[(i * 7 + 3) % layouts.len()],
             )
-            .unwrap(),
-        );
-    }
+        })
+        .collect();
     prove(&convs, StrategyChoice::Shuffle, &[DType::I32]);
     prove(&convs, StrategyChoice::Shared, &[DType::I32]);
 }
