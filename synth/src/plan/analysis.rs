@@ -1,0 +1,295 @@
+//! Conversion analysis (DESIGN.md 4.1): both layouts as columns over tag bits,
+//! split by hardware dim, and the cheapest family the conversion belongs to.
+
+use super::{Kind, PlanError, LANE_BITS};
+use crate::gf2::BitMatrix;
+use crate::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
+use crate::parse::{ConvertOp, ElemType};
+use serde::Serialize;
+
+/// needs to name and describe it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Conversion {
+    /// `func:line` for TTGIR input, or a user-given name.
+    pub name: String,
+    pub src: LinearLayout,
+    pub dst: LinearLayout,
+    pub shape: Vec<i64>,
+    pub elem: ElemType,
+    pub num_warps: u32,
+    /// Attribute text of each side (for headers).
+    pub src_text: String,
+    pub dst_text: String,
+}
+
+impl Conversion {
+    /// Build from a parsed `convert_layout`, computing both linear layouts.
+    pub fn from_op(op: &ConvertOp) -> Result<Conversion, PlanError> {
+        let src = op
+            .src
+            .to_linear_layout(&op.shape, op.num_warps)
+            .map_err(|e| PlanError::Layout {
+                name: op.name.clone(),
+                side: "source",
+                detail: e.to_string(),
+            })?;
+        let dst = op
+            .dst
+            .to_linear_layout(&op.shape, op.num_warps)
+            .map_err(|e| PlanError::Layout {
+                name: op.name.clone(),
+                side: "destination",
+                detail: e.to_string(),
+            })?;
+        Conversion::new(
+            &op.name,
+            src,
+            dst,
+            &op.shape,
+            op.elem.clone(),
+            op.num_warps,
+            &op.src_text,
+            &op.dst_text,
+        )
+    }
+
+    /// Build from two canonical layouts; checks that they describe the same
+    /// tensor with the same CTA shape.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: &str,
+        src: LinearLayout,
+        dst: LinearLayout,
+        shape: &[i64],
+        elem: ElemType,
+        num_warps: u32,
+        src_text: &str,
+        dst_text: &str,
+    ) -> Result<Conversion, PlanError> {
+        if src.out_dims() != dst.out_dims() {
+            return Err(PlanError::Mismatch {
+                name: name.into(),
+                detail: format!("{:?} vs {:?}", src.out_dims(), dst.out_dims()),
+            });
+        }
+        for d in [LANE, WARP, BLOCK] {
+            if src.in_dim_size_log2(d) != dst.in_dim_size_log2(d) {
+                return Err(PlanError::Mismatch {
+                    name: name.into(),
+                    detail: format!(
+                        "{d} has {} bits in the source and {} in the destination",
+                        src.in_dim_size_log2(d),
+                        dst.in_dim_size_log2(d)
+                    ),
+                });
+            }
+        }
+        if src.in_dim_size_log2(LANE) as usize != LANE_BITS {
+            return Err(PlanError::Layout {
+                name: name.into(),
+                side: "source",
+                detail: "warpforge targets 32-lane warps (5 lane bases)".into(),
+            });
+        }
+        for (side, l) in [("source", &src), ("destination", &dst)] {
+            if !l.is_surjective() {
+                return Err(PlanError::Layout {
+                    name: name.into(),
+                    side,
+                    detail: "not surjective: some tensor element is held by no thread".into(),
+                });
+            }
+            if l.in_dim_size_log2(REGISTER) > 12 {
+                return Err(PlanError::Layout {
+                    name: name.into(),
+                    side,
+                    detail: format!(
+                        "{} registers per thread is beyond what a helper can hold",
+                        l.in_dim_size(REGISTER)
+                    ),
+                });
+            }
+        }
+        Ok(Conversion {
+            name: name.into(),
+            src,
+            dst,
+            shape: shape.to_vec(),
+            elem,
+            num_warps,
+            src_text: src_text.into(),
+            dst_text: dst_text.into(),
+        })
+    }
+}
+
+/// The layout as columns over *tag bits*: the row-major linear index of the
+/// element (last dim minor). Column order: register, lane, warp, block bits.
+pub fn tag_columns(l: &LinearLayout) -> Vec<u64> {
+    let outs = l.out_dims();
+    let mut offs = vec![0u32; outs.len()];
+    let mut acc = 0;
+    for k in (0..outs.len()).rev() {
+        offs[k] = acc;
+        acc += outs[k].1.trailing_zeros();
+    }
+    l.in_dims()
+        .iter()
+        .flat_map(|d| d.bases.iter())
+        .map(|b| {
+            b.iter()
+                .zip(&offs)
+                .fold(0u64, |a, (&v, &o)| a | ((v as u64) << o))
+        })
+        .collect()
+}
+
+/// Bit counts of the hardware dims of one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Hw {
+    pub reg: usize,
+    pub lane: usize,
+    pub warp: usize,
+    pub block: usize,
+}
+
+impl Hw {
+    pub(crate) fn of(l: &LinearLayout) -> Hw {
+        Hw {
+            reg: l.in_dim_size_log2(REGISTER) as usize,
+            lane: l.in_dim_size_log2(LANE) as usize,
+            warp: l.in_dim_size_log2(WARP) as usize,
+            block: l.in_dim_size_log2(BLOCK) as usize,
+        }
+    }
+    /// Hardware index bits of slot (register, lane, warp, block).
+    pub fn index(&self, r: u64, l: u64, w: u64, b: u64) -> u64 {
+        r | l << self.reg | w << (self.reg + self.lane) | b << (self.reg + self.lane + self.warp)
+    }
+}
+
+/// Columns of one side split by hardware dim (each a tag-bit vector).
+#[derive(Clone, Debug, Serialize)]
+pub struct Side {
+    pub hw: Hw,
+    pub reg: Vec<u64>,
+    pub lane: Vec<u64>,
+    pub warp: Vec<u64>,
+    pub block: Vec<u64>,
+}
+
+impl Side {
+    pub(crate) fn of(l: &LinearLayout) -> Side {
+        let hw = Hw::of(l);
+        let c = tag_columns(l);
+        let (r, rest) = c.split_at(hw.reg);
+        let (ln, rest) = rest.split_at(hw.lane);
+        let (w, b) = rest.split_at(hw.warp);
+        Side {
+            hw,
+            reg: r.to_vec(),
+            lane: ln.to_vec(),
+            warp: w.to_vec(),
+            block: b.to_vec(),
+        }
+    }
+    /// All columns (register, lane, warp, block).
+    pub fn all(&self) -> Vec<u64> {
+        [&self.reg[..], &self.lane, &self.warp, &self.block].concat()
+    }
+    /// Tag of the element at hardware slot (r, l, w, b).
+    pub fn tag(&self, r: u64, l: u64, w: u64, b: u64) -> u64 {
+        let x = |cols: &[u64], v: u64| {
+            cols.iter()
+                .enumerate()
+                .filter(|(i, _)| v >> i & 1 == 1)
+                .fold(0u64, |a, (_, c)| a ^ c)
+        };
+        x(&self.reg, r) ^ x(&self.lane, l) ^ x(&self.warp, w) ^ x(&self.block, b)
+    }
+}
+
+/// What the analysis of a conversion found (DESIGN.md 4.1).
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    pub name: String,
+    /// Number of tag bits (log2 of the number of elements).
+    pub tensor_bits: usize,
+    pub src: Side,
+    pub dst: Side,
+    /// The cheapest family the conversion belongs to.
+    pub class: Kind,
+    /// Whether every warp reads only what its own lanes hold.
+    pub warp_local: bool,
+}
+
+pub(crate) fn span(tbits: usize, cols: &[u64]) -> BitMatrix {
+    BitMatrix::from_cols(tbits, cols.to_vec())
+}
+
+impl Analysis {
+    /// Classify a conversion. Errors when it crosses CTAs.
+    pub fn new(c: &Conversion) -> Result<Analysis, PlanError> {
+        let tbits = c.src.total_out_bits();
+        let a = Side::of(&c.src);
+        let b = Side::of(&c.dst);
+        let in_cta = span(tbits, &[&a.reg[..], &a.lane, &a.warp].concat());
+        for (k, (&x, &y)) in a.block.iter().zip(&b.block).enumerate() {
+            if !in_cta.in_span(x ^ y) {
+                return Err(PlanError::CrossCta {
+                    name: c.name.clone(),
+                    detail: format!("block={} holds different elements on each side", 1u64 << k),
+                });
+            }
+        }
+        for col in [&b.reg[..], &b.lane, &b.warp].concat() {
+            if !in_cta.in_span(col) {
+                return Err(PlanError::CrossCta {
+                    name: c.name.clone(),
+                    detail: "a CTA needs elements that only other CTAs hold".into(),
+                });
+            }
+        }
+        let rl = span(tbits, &[&a.reg[..], &a.lane].concat());
+        let warp_local = [&b.reg[..], &b.lane]
+            .concat()
+            .iter()
+            .all(|&v| rl.in_span(v))
+            && a.warp.iter().zip(&b.warp).all(|(&x, &y)| rl.in_span(x ^ y))
+            && a.block
+                .iter()
+                .zip(&b.block)
+                .all(|(&x, &y)| rl.in_span(x ^ y));
+        let regs = span(tbits, &a.reg);
+        let register_only = a.lane == b.lane
+            && a.warp == b.warp
+            && a.block == b.block
+            && b.reg.iter().all(|&v| regs.in_span(v));
+        let class = if a.all() == b.all() && a.hw == b.hw {
+            Kind::Identity
+        } else if register_only {
+            Kind::Register
+        } else if warp_local {
+            Kind::Shuffle
+        } else {
+            Kind::Shared
+        };
+        Ok(Analysis {
+            name: c.name.clone(),
+            tensor_bits: tbits,
+            src: a,
+            dst: b,
+            class,
+            warp_local,
+        })
+    }
+
+    /// Number of source registers per thread.
+    pub fn src_regs(&self) -> u32 {
+        1 << self.src.hw.reg
+    }
+    /// Number of destination registers per thread.
+    pub fn dst_regs(&self) -> u32 {
+        1 << self.dst.hw.reg
+    }
+}

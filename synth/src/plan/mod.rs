@@ -1,0 +1,121 @@
+//! Conversion analysis, the plan IR, and the strategies that build plans,
+//! one module per strategy, registered in [`candidates`].
+//!
+//! A conversion moves a tile from source layout `A` to destination layout `B`
+//! (same tensor). Per thread, the tile is a register array; a [`Plan`] is a
+//! list of [`Stage`]s, each mapping the register array of every thread to a
+//! new one (renames, lane-dependent selects, warp shuffles, shared-memory
+//! stores/loads around a barrier). The gather map `G = A^+ o B` says, for
+//! every destination slot, which source slot it reads (DESIGN.md section 3).
+//!
+//! Strategies (DESIGN.md section 4):
+//! - identity / register-only: pure renaming, zero instructions;
+//! - shuffle (warp-local conversions whose bases are unit vectors or zero):
+//!   the decomposition of Triton PR 7558 generalised to any number `m` of
+//!   register<->lane transpositions: `G = T o K` with `T` the transpositions
+//!   `(r_i l_i)` and `K` block-diagonal (a register renaming and a lane
+//!   permutation). Each transposition is select `r ^= l`, shuffle `l ^= r`,
+//!   select `r ^= l`; all `m` share one shuffle round, the lane permutation is
+//!   folded into the shuffle's source lane (`shfl.bfly` when it is trivial,
+//!   `shfl.idx` otherwise); for `m = 1` with a trivial lane permutation the
+//!   out-of-place variant (1.5 R selects, 0.5 R shuffles) is also offered;
+//! - shared memory: a plain round trip (scalar, unswizzled) that converts
+//!   anything within a CTA.
+//!
+//! Modules: [`analysis`] (classification), [`ir`] (stages and cost), and the
+//! strategies [`rename`], [`shuffle`], [`shared`].
+
+use serde::Serialize;
+
+pub mod analysis;
+pub mod ir;
+pub mod rename;
+pub mod shared;
+pub mod shuffle;
+
+pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
+pub use ir::{AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, Stage};
+pub use shared::shared_plan;
+pub use shuffle::shuffle_plans;
+
+/// Lane bits of a 32-lane warp.
+pub const LANE_BITS: usize = 5;
+
+/// Errors of conversion analysis and planning. Each names the conversion.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PlanError {
+    #[error("{name}: {side} layout: {detail}")]
+    Layout {
+        name: String,
+        side: &'static str,
+        detail: String,
+    },
+    #[error("{name}: source and destination cover different tensors: {detail}")]
+    Mismatch { name: String, detail: String },
+    #[error("{name}: the conversion moves data across CTAs (block bases differ: {detail}); cross-CTA conversions are out of scope")]
+    CrossCta { name: String, detail: String },
+    #[error("{name}: strategy `{strategy}` does not apply: {detail}")]
+    StrategyNotApplicable {
+        name: String,
+        strategy: String,
+        detail: String,
+    },
+    #[error("{name}: no candidate plan passed the simulator ({detail}); this is a warpforge bug, please report it")]
+    NoVerifiedPlan { name: String, detail: String },
+}
+
+/// The hardware families of DESIGN.md 4.1, and the kind of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Source and destination layouts are equal: nothing to do.
+    Identity,
+    /// Every thread already holds what it needs: register renaming only.
+    Register,
+    /// Data moves between lanes of a warp: selects and shuffles.
+    Shuffle,
+    /// Data moves between warps (or a shuffle plan does not apply): shared memory.
+    Shared,
+}
+
+impl Kind {
+    /// Lower-case name (`identity`, `register`, `shuffle`, `shared`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kind::Identity => "identity",
+            Kind::Register => "register",
+            Kind::Shuffle => "shuffle",
+            Kind::Shared => "shared",
+        }
+    }
+}
+
+/// One conversion to plan: both layouts in canonical form (in dims
+/// `register, lane, warp, block`; out dims `dim0..`), plus what the emitter
+/// Which strategies the search may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyChoice {
+    /// The cheapest verified plan of any strategy.
+    #[default]
+    Auto,
+    /// Only shuffle plans (or renames, when nothing moves between lanes).
+    Shuffle,
+    /// Only the shared-memory round trip (or renames when nothing moves).
+    Shared,
+}
+
+/// Every candidate plan for a conversion under a strategy choice.
+pub fn candidates(an: &Analysis, choice: StrategyChoice) -> Vec<Plan> {
+    if let Some(p) = rename::rename_plan(an) {
+        return vec![p];
+    }
+    let mut out = Vec::new();
+    if choice != StrategyChoice::Shared {
+        out.extend(shuffle_plans(an));
+    }
+    if choice != StrategyChoice::Shuffle {
+        out.extend(shared_plan(an));
+    }
+    out
+}
