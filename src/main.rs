@@ -7,8 +7,8 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use synth::parse::{parse_attribute, parse_shape, parse_ttgir, ConvertOp, ElemType};
-use synth::plan::{Conversion, StrategyChoice};
-use synth::search::{plan_conversion, Chosen, Weights};
+use synth::plan::{Conversion, SharedOptions, StrategyChoice};
+use synth::search::{plan_all_widths, plan_conversion_with, plan_width, Chosen, Weights};
 use verify::{DType, GpuCase};
 
 #[derive(Parser)]
@@ -101,6 +101,14 @@ struct Input {
     /// One JSON object per line, one per conversion.
     #[arg(long)]
     json: bool,
+    /// Target compute capability, 10 * major + minor (ldmatrix needs 75,
+    /// stmatrix 90).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(70..=120))]
+    sm: u32,
+    /// Most shared-memory scratch a helper may use, in bytes; larger
+    /// conversions go in rounds (more barriers). Default: no limit (one round).
+    #[arg(long, value_name = "BYTES")]
+    max_smem: Option<u64>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -113,7 +121,11 @@ enum Strategy {
 struct Planned {
     op: ConvertOp,
     conv: Conversion,
+    /// The plan for the conversion's own element width.
     chosen: Chosen,
+    /// Plans for every element width the emitted helper dispatches on
+    /// (empty when only the own width was planned).
+    variants: Vec<(u32, Chosen)>,
 }
 
 fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
@@ -156,13 +168,23 @@ fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
     Ok(("command line".into(), vec![op]))
 }
 
-fn plan_all(input: &Input, origin: &str, ops: Vec<ConvertOp>) -> Result<Vec<Planned>> {
+fn plan_all(
+    input: &Input,
+    origin: &str,
+    ops: Vec<ConvertOp>,
+    all_widths: bool,
+) -> Result<Vec<Planned>> {
     let choice = match input.strategy {
         Strategy::Auto => StrategyChoice::Auto,
         Strategy::Shuffle => StrategyChoice::Shuffle,
         Strategy::Shared => StrategyChoice::Shared,
     };
     let w = Weights::default();
+    let opts = SharedOptions {
+        sm: input.sm,
+        max_smem: input.max_smem,
+        ..SharedOptions::default()
+    };
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for op in ops {
@@ -171,10 +193,32 @@ fn plan_all(input: &Input, origin: &str, ops: Vec<ConvertOp>) -> Result<Vec<Plan
         } else {
             origin.to_string()
         };
-        match Conversion::from_op(&op)
-            .and_then(|c| plan_conversion(&c, choice, &w).map(|ch| (c, ch)))
-        {
-            Ok((conv, chosen)) => out.push(Planned { op, conv, chosen }),
+        let planned = Conversion::from_op(&op).and_then(|c| {
+            let own = plan_width(&c);
+            if all_widths {
+                let v = plan_all_widths(&c, choice, &w, &opts)?;
+                let ch = v
+                    .iter()
+                    .find(|x| x.0 == own)
+                    .expect("own width planned")
+                    .1
+                    .clone();
+                Ok((c, ch, v))
+            } else {
+                let opt = SharedOptions {
+                    elem_bits: own,
+                    ..opts
+                };
+                plan_conversion_with(&c, choice, &w, &opt).map(|ch| (c, ch, vec![]))
+            }
+        });
+        match planned {
+            Ok((conv, chosen, variants)) => out.push(Planned {
+                op,
+                conv,
+                chosen,
+                variants,
+            }),
             Err(e) => errors.push(format!("{where_}: {e}")),
         }
     }
@@ -204,7 +248,13 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 fn header_of(planned: &[Planned], origin: &str) -> Result<(String, Vec<kernels::EmittedHelper>)> {
     let helpers = planned
         .iter()
-        .map(|p| kernels::emit_helper(&p.conv, &p.chosen))
+        .map(|p| {
+            if p.variants.is_empty() {
+                kernels::emit_helper(&p.conv, &p.chosen)
+            } else {
+                kernels::emit_helper_widths(&p.conv, &p.variants)
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((kernels::emit_header(&helpers, origin)?, helpers))
 }
@@ -233,7 +283,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Plan { input, verbose } => {
             let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops)?;
+            let planned = plan_all(&input, &origin, ops, false)?;
             let mut out = std::io::stdout().lock();
             for p in &planned {
                 let ch = &p.chosen;
@@ -246,8 +296,11 @@ fn run(cli: Cli) -> Result<i32> {
                             "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
                             "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
                             "candidates": ch.candidates, "verified_candidates": ch.verified_candidates,
-                            "shape": p.op.shape, "dtype": p.op.elem.name,
-                            "smem_wavefronts": ch.sim.smem_wavefronts, "bank_conflicts": ch.sim.bank_conflicts,
+                            "shape": p.op.shape, "dtype": p.op.elem.name, "elem_bits": plan_width(&p.conv),
+                            "smem_bytes": ch.plan.smem_elems * plan_width(&p.conv) as u64 / 8,
+                            "rounds": ch.plan.rounds,
+                            "wavefronts": ch.sim.smem_wavefronts, "min_wavefronts": ch.sim.min_wavefronts,
+                            "bank_conflicts": ch.sim.bank_conflicts,
                         })
                     )?;
                 } else {
@@ -279,8 +332,9 @@ fn run(cli: Cli) -> Result<i32> {
                         if ch.plan.smem_elems > 0 {
                             writeln!(
                                 out,
-                                "  shared memory: {} elements; {} wavefronts per CTA, {} of them bank conflicts (4-byte elements)",
-                                ch.plan.smem_elems, ch.sim.smem_wavefronts, ch.sim.bank_conflicts
+                                "  shared memory: {} bytes, {} round(s); {} wavefronts per CTA (minimum {}), {} bank conflicts",
+                                ch.plan.smem_elems * plan_width(&p.conv) as u64 / 8, ch.plan.rounds,
+                                ch.sim.smem_wavefronts, ch.sim.min_wavefronts, ch.sim.bank_conflicts
                             )?;
                         }
                         let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
@@ -292,7 +346,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Emit { input, output } => {
             let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops)?;
+            let planned = plan_all(&input, &origin, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             match &output {
                 Some(path) => {
@@ -332,7 +386,7 @@ fn run(cli: Cli) -> Result<i32> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops)?;
+            let planned = plan_all(&input, &origin, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             if let Some(path) = &output {
                 write_atomically(path, &header)?;

@@ -67,9 +67,74 @@ fn plan_json_for_one_pair() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["name"], "m2");
+    // m = 3: the shared-memory plan (Triton's path), conflict-free, one warp
+    // so `__syncwarp()` and no BAR.
+    assert_eq!(v["kind"], "shared");
+    assert_eq!(v["cost"]["bar"], 0);
+    assert_eq!(v["bank_conflicts"], 0);
+    assert_eq!(v["smem_bytes"], 1024);
+    assert_eq!(v["rounds"], 1);
+    assert!(v["wavefronts"].as_u64().unwrap() >= v["min_wavefronts"].as_u64().unwrap());
+    let c = &v["cost"];
+    assert!(c["sts"].as_u64().unwrap() + c["lds"].as_u64().unwrap() <= 16);
+    // The shuffle plan is still there when asked for.
+    let o = run(&[
+        "plan",
+        "--json",
+        "--strategy",
+        "shuffle",
+        "--src",
+        B8X4,
+        "--dst",
+        B4X8T,
+        "--shape",
+        "16x16",
+        "--dtype",
+        "i32",
+        "--warps",
+        "1",
+        "--name",
+        "m2",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["kind"], "shuffle");
     assert_eq!(v["m"], 3);
     assert_eq!(v["cost"]["shfl"], 8);
+}
+
+#[test]
+fn max_smem_rounds_or_a_clear_error() {
+    let f = "corpus/ttgir/matmul_fp16_sm80.ttgir";
+    let o = run(&["plan", "--json", "--ttgir", f, "--max-smem", "4096"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["smem_bytes"].as_u64().unwrap() <= 4096, "{v}");
+    assert_eq!(v["rounds"], 8);
+    assert_eq!(v["cost"]["bar"], 15);
+    let dir = tempfile_dir();
+    let out = dir.join("never.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        f,
+        "--max-smem",
+        "2048",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("needs 4096 bytes") && e.contains("--max-smem allows 2048"),
+        "{e}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("warpforge-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 #[test]

@@ -11,7 +11,9 @@
 
 use minijinja::{context, Environment};
 use std::collections::BTreeSet;
-use synth::plan::{AddrMap, BarrierScope, Conversion, Plan, ShflMode, Stage};
+use synth::plan::{
+    AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
+};
 use synth::search::Chosen;
 
 const HEADER: &str = include_str!("../templates/header.cuh.j2");
@@ -117,13 +119,105 @@ fn addr_base(name: &str, a: &AddrMap) -> String {
     format!("const unsigned {name} = {e};")
 }
 
-fn addr_at(base: &str, a: &AddrMap, off: u32) -> String {
-    if off == 0 {
-        base.to_string()
-    } else if off & a.base_bits() == 0 {
-        format!("{base} + {off}u")
-    } else {
-        format!("{base} ^ {off}u")
+/// Byte-address expressions of every instruction of `acc`, given the
+/// per-thread element offset variable `o`: one base register per distinct
+/// part of the instruction offsets that overlaps the run-time bits (a
+/// swizzle), the rest as an immediate offset (as Triton does). Declarations
+/// go to `out`; variables are named `{prefix}_{k}`.
+fn smem_addrs(out: &mut Vec<String>, prefix: &str, o: &str, acc: &SmemAccess) -> Vec<String> {
+    let eb = (acc.width / 8).max(1);
+    let bits = acc.addr.base_bits();
+    let mut groups: Vec<u32> = Vec::new();
+    acc.insts
+        .iter()
+        .map(|inst| {
+            let g = inst.offset & bits;
+            let k = match groups.iter().position(|&x| x == g) {
+                Some(k) => k,
+                None => {
+                    groups.push(g);
+                    let e = if g == 0 {
+                        format!("sb + {o} * {eb}u")
+                    } else {
+                        format!("sb + ({o} ^ {g}u) * {eb}u")
+                    };
+                    out.push(format!(
+                        "const unsigned {prefix}_{} = {e};",
+                        groups.len() - 1
+                    ));
+                    groups.len() - 1
+                }
+            };
+            let imm = (inst.offset & !bits) * eb;
+            if imm == 0 {
+                format!("{prefix}_{k}")
+            } else {
+                format!("{prefix}_{k} + {imm}u")
+            }
+        })
+        .collect()
+}
+
+/// 32-bit words (C expressions) holding `vals`, elements of `width` bits.
+fn pack_words(vals: &[String], width: u32) -> Vec<String> {
+    match width {
+        64 => vals
+            .iter()
+            .flat_map(|v| {
+                [
+                    format!("(unsigned)detail::to_u64({v})"),
+                    format!("(unsigned)(detail::to_u64({v}) >> 32)"),
+                ]
+            })
+            .collect(),
+        32 => vals
+            .iter()
+            .map(|v| format!("detail::to_u32({v})"))
+            .collect(),
+        _ => vals
+            .chunks((32 / width) as usize)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        if i == 0 {
+                            format!("detail::to_u32({v})")
+                        } else {
+                            format!("(detail::to_u32({v}) << {})", i as u32 * width)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .collect(),
+    }
+}
+
+/// Elements (C expressions of type T) held by 32-bit words `words`.
+fn unpack_words(words: &[String], width: u32, n: usize) -> Vec<String> {
+    match width {
+        64 => words
+            .chunks(2)
+            .map(|c| format!("detail::from_u64<T>({}, {})", c[0], c[1]))
+            .collect(),
+        32 => words
+            .iter()
+            .map(|w| format!("detail::from_u32<T>({w})"))
+            .collect(),
+        _ => {
+            let per = (32 / width) as usize;
+            (0..n)
+                .map(|e| {
+                    let w = &words[e / per];
+                    let sh = (e % per) as u32 * width;
+                    if sh == 0 {
+                        format!("detail::from_u32<T>({w})")
+                    } else {
+                        format!("detail::from_u32<T>({w} >> {sh})")
+                    }
+                })
+                .collect()
+        }
     }
 }
 
@@ -198,39 +292,95 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 }
                 names = next;
             }
-            Stage::SmemStore { regs, addr, .. } => {
+            Stage::SmemStore { access } => {
                 if !smem_decl {
-                    out.push("T* const sm = static_cast<T*>(smem);".into());
+                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
                     smem_decl = true;
                 }
-                let base = format!("st{si}");
-                out.push(addr_base(&base, addr));
-                for (i, &r) in regs.iter().enumerate() {
-                    out.push(format!(
-                        "sm[{}] = {};",
-                        addr_at(&base, addr, addr.reg[i]),
-                        names[r as usize]
-                    ));
+                let o = format!("o{si}");
+                out.push(addr_base(&o, &access.addr));
+                let addrs = smem_addrs(&mut out, &format!("a{si}"), &o, access);
+                for (inst, addr) in access.insts.iter().zip(addrs) {
+                    let vals: Vec<String> = inst
+                        .regs
+                        .iter()
+                        .map(|&r| names[r as usize].clone())
+                        .collect();
+                    let words = pack_words(&vals, access.width);
+                    out.push(match access.instr {
+                        SmemInstr::Vector => match access.bytes() {
+                            1 => format!("detail::st_u8({addr}, {});", words[0]),
+                            2 => format!("detail::st_u16({addr}, {});", words[0]),
+                            4 => format!("detail::st_b32({addr}, {});", words[0]),
+                            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
+                            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
+                        },
+                        SmemInstr::Matrix { count, trans } => format!(
+                            "detail::stsm_x{count}{}({addr}, {});",
+                            if trans { "_trans" } else { "" },
+                            words.join(", ")
+                        ),
+                    });
                 }
             }
             Stage::Barrier { scope } => out.push(match scope {
                 BarrierScope::Cta => "__syncthreads();".into(),
                 BarrierScope::Warp => "__syncwarp();".into(),
             }),
-            Stage::SmemLoad { addr, .. } => {
+            Stage::SmemLoad { access } => {
                 if !smem_decl {
-                    out.push("T* const sm = static_cast<T*>(smem);".into());
+                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
                     smem_decl = true;
                 }
-                let base = format!("ld{si}");
-                out.push(addr_base(&base, addr));
+                let o = format!("o{si}");
+                out.push(addr_base(&o, &access.addr));
+                let addrs = smem_addrs(&mut out, &format!("a{si}"), &o, access);
                 let mut next = Vec::new();
-                for (k, &off) in addr.reg.iter().enumerate() {
-                    let v = format!("s{si}_{k}");
-                    out.push(format!("const T {v} = sm[{}];", addr_at(&base, addr, off)));
-                    next.push(v);
+                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
+                    let nw = (access.bytes().div_ceil(4)) as usize;
+                    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
+                    match access.instr {
+                        SmemInstr::Vector => match access.bytes() {
+                            1 => out.push(format!(
+                                "const unsigned {} = detail::ld_u8({addr});",
+                                words[0]
+                            )),
+                            2 => out.push(format!(
+                                "const unsigned {} = detail::ld_u16({addr});",
+                                words[0]
+                            )),
+                            4 => out.push(format!(
+                                "const unsigned {} = detail::ld_b32({addr});",
+                                words[0]
+                            )),
+                            n => {
+                                out.push(format!("unsigned {};", words.join(", ")));
+                                out.push(format!(
+                                    "detail::ld_v{}({addr}, {});",
+                                    if n == 8 { 2 } else { 4 },
+                                    words.join(", ")
+                                ));
+                            }
+                        },
+                        SmemInstr::Matrix { count, trans } => {
+                            out.push(format!("unsigned {};", words.join(", ")));
+                            out.push(format!(
+                                "detail::ldsm_x{count}{}({addr}, {});",
+                                if trans { "_trans" } else { "" },
+                                words.join(", ")
+                            ));
+                        }
+                    }
+                    for (e, v) in unpack_words(&words, access.width, inst.regs.len())
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let n = format!("s{si}_{ii}_{e}");
+                        out.push(format!("const T {n} = {v};"));
+                        next.push(n);
+                    }
                 }
-                names = next;
+                names.extend(next);
             }
             other => {
                 return Err(EmitError::Unsupported {
@@ -255,12 +405,113 @@ fn layout_lines(l: &synth::LinearLayout) -> Vec<String> {
         .collect()
 }
 
-/// Emit the helper for one planned conversion.
+/// Emit the helper for one planned conversion. A plan made for one element
+/// width (shared-memory plans pack elements) gets a `static_assert` on
+/// `sizeof(T)`; see [`emit_helper_widths`] for a helper that takes any width.
 pub fn emit_helper(conv: &Conversion, chosen: &Chosen) -> Result<EmittedHelper, EmitError> {
+    let bits = synth::search::plan_width(conv);
+    emit_helper_widths(conv, &[(bits, chosen.clone())])
+}
+
+/// Emit one helper templated on its element type `T` from a plan per element
+/// width (`bits`, plan): the body dispatches on `sizeof(T)` with `if
+/// constexpr` where the widths' plans differ. The header comment describes
+/// the plan for the conversion's own element width (else the first given).
+pub fn emit_helper_widths(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+) -> Result<EmittedHelper, EmitError> {
+    let own_bits = synth::search::plan_width(conv);
+    let chosen = &variants
+        .iter()
+        .find(|(b, _)| *b == own_bits)
+        .unwrap_or(&variants[0])
+        .1;
     let plan = &chosen.plan;
     let ident = ident_for(&conv.name);
     let stages: Vec<String> = plan.stages.iter().map(|s| s.name().to_string()).collect();
     let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
+    // Bodies per width, merged where identical.
+    let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
+    for (bits, ch) in variants {
+        let b = body(&conv.name, &ch.plan)?;
+        let specific = ch.plan.elem_bits != 0;
+        match groups.iter_mut().find(|g| g.1 == b) {
+            Some(g) => {
+                g.0.push(*bits);
+                g.2 |= specific;
+            }
+            None => groups.push((vec![*bits], b, specific)),
+        }
+    }
+    let mut lines = Vec::new();
+    if groups.len() == 1 && !groups[0].2 {
+        lines = groups.pop().unwrap().1;
+    } else {
+        for (gi, (bits, b, _)) in groups.iter().enumerate() {
+            let cond: Vec<String> = bits
+                .iter()
+                .map(|b| format!("sizeof(T) == {}", b / 8))
+                .collect();
+            lines.push(format!(
+                "{}if constexpr ({}) {{",
+                if gi == 0 { "" } else { "} else " },
+                cond.join(" || ")
+            ));
+            lines.extend(b.iter().map(|l| format!("  {l}")));
+        }
+        let all: Vec<String> = variants.iter().map(|(b, _)| (b / 8).to_string()).collect();
+        lines.push("} else {".into());
+        lines.push(format!(
+            "  static_assert(sizeof(T) == 0, \"{ident}: planned for {}-byte elements only\");",
+            all.join("/")
+        ));
+        lines.push("}".into());
+    }
+    let smem_sizes: Vec<(u32, u64)> = variants
+        .iter()
+        .filter(|(_, c)| c.plan.smem_elems > 0)
+        .map(|(b, c)| (*b, c.plan.smem_elems))
+        .collect();
+    let smem_elems = smem_sizes.iter().map(|x| x.1).max().unwrap_or(0);
+    let smem_expr = if smem_sizes.iter().all(|x| x.1 == smem_elems) {
+        format!("{smem_elems}u * unsigned(sizeof(T))")
+    } else {
+        let mut e = String::from("0u");
+        for (b, n) in smem_sizes.iter().rev() {
+            e = format!("sizeof(T) == {} ? {}u : {e}", b / 8, n * (*b as u64 / 8));
+        }
+        e
+    };
+    let others: Vec<String> = variants
+        .iter()
+        .filter(|(b, c)| *b != own_bits && c.plan.strategy != plan.strategy)
+        .map(|(b, c)| {
+            format!(
+                "{}-bit elements: {} via {} ({})",
+                b,
+                c.plan.kind.as_str(),
+                c.plan.strategy,
+                c.cost
+            )
+        })
+        .collect();
+    let (wf, min_wf) = plan.wavefronts_per_warp();
+    let smem_line = if plan.smem_elems > 0 {
+        format!(
+            "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}",
+            plan.smem_elems * (own_bits as u64 / 8),
+            plan.smem_elems,
+            plan.rounds,
+            chosen.sim.smem_wavefronts,
+            chosen.sim.min_wavefronts,
+            chosen.sim.bank_conflicts,
+            wf,
+            min_wf
+        )
+    } else {
+        String::new()
+    };
     let code = env().get_template("helper")?.render(context! {
         ident => ident,
         name => conv.name,
@@ -274,20 +525,22 @@ pub fn emit_helper(conv: &Conversion, chosen: &Chosen) -> Result<EmittedHelper, 
         kind => plan.kind.as_str(),
         strategy => plan.strategy,
         notes => plan.notes,
+        others => others,
         stages => stages.join(" -> "),
         cost => chosen.cost.to_string(),
-        smem => plan.smem_elems > 0,
-        smem_elems => plan.smem_elems,
+        smem => smem_elems > 0,
+        smem_line => smem_line,
+        smem_expr => smem_expr,
         src_regs => plan.src_regs,
         dst_regs => plan.dst_regs,
-        body => body(&conv.name, plan)?,
+        body => lines,
     })?;
     Ok(EmittedHelper {
         ident,
         name: conv.name.clone(),
         src_regs: plan.src_regs,
         dst_regs: plan.dst_regs,
-        smem_elems: plan.smem_elems,
+        smem_elems,
         threads: 32 * conv.num_warps,
         code,
     })

@@ -313,6 +313,57 @@ pub enum Gf2Error {
     Shape { op: &'static str, detail: String },
 }
 
+/// An incrementally built subspace of GF(2)^64 (an XOR basis kept reduced by
+/// leading bit), for span tests while choosing bases one at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XorBasis {
+    /// Basis vectors with distinct leading bits, highest leading bit first.
+    rows: Vec<BitVec>,
+}
+
+impl XorBasis {
+    /// The span of `vs`.
+    pub fn of(vs: &[BitVec]) -> XorBasis {
+        let mut b = XorBasis::default();
+        for &v in vs {
+            b.insert(v);
+        }
+        b
+    }
+    /// `v` reduced by the basis (zero iff `v` is in the span).
+    pub fn reduce(&self, mut v: BitVec) -> BitVec {
+        for &r in &self.rows {
+            let top = 63 - r.leading_zeros();
+            if v >> top & 1 == 1 {
+                v ^= r;
+            }
+        }
+        v
+    }
+    /// Is `v` in the span?
+    pub fn contains(&self, v: BitVec) -> bool {
+        self.reduce(v) == 0
+    }
+    /// Add `v`; false (and no change) when it is already in the span.
+    pub fn insert(&mut self, v: BitVec) -> bool {
+        let r = self.reduce(v);
+        if r == 0 {
+            return false;
+        }
+        let pos = self
+            .rows
+            .iter()
+            .position(|&x| x.leading_zeros() > r.leading_zeros())
+            .unwrap_or(self.rows.len());
+        self.rows.insert(pos, r);
+        true
+    }
+    /// Dimension of the span.
+    pub fn dim(&self) -> usize {
+        self.rows.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,10 @@ pub struct SimReport {
     pub slots: u64,
     /// Shared-memory wavefronts over all accesses of one CTA's warps.
     pub smem_wavefronts: u64,
-    /// Wavefronts beyond one per access (bank conflicts).
+    /// The fewest wavefronts those accesses could take (bytes moved per
+    /// warp / 128 per access; one per matrix of `ldmatrix`/`stmatrix`).
+    pub min_wavefronts: u64,
+    /// Wavefronts beyond the minimum (bank conflicts).
     pub bank_conflicts: u64,
 }
 
@@ -36,6 +39,8 @@ pub enum SimError {
     },
     #[error("stage {stage} ({kind}) is not produced by any strategy yet and cannot be simulated")]
     Unsupported { stage: usize, kind: &'static str },
+    #[error("stage {stage}: misaligned shared-memory access: {detail}")]
+    Misaligned { stage: usize, detail: String },
     #[error("stage {stage}: shared address {addr} outside the {size}-element scratch")]
     SmemOutOfRange { stage: usize, addr: u32, size: u64 },
     #[error(
@@ -67,15 +72,12 @@ struct Write {
     warp_phase: u32,
 }
 
-fn wavefronts(addrs: &[u32]) -> u64 {
-    let mut per_bank: HashMap<u32, Vec<u32>> = HashMap::new();
-    for &a in addrs {
-        let v = per_bank.entry(a % 32).or_default();
-        if !v.contains(&a) {
-            v.push(a);
-        }
+impl Write {
+    /// Written in the current epoch of its own warp (a store after a
+    /// `__syncwarp()` may overwrite what the warp read before it).
+    fn warp_phase_key(&self, phases: &[u32]) -> bool {
+        self.warp_phase == phases[self.warp as usize]
     }
-    per_bank.values().map(|v| v.len() as u64).max().unwrap_or(1)
 }
 
 /// Run `plan` for the conversion `an` and prove it with tags.
@@ -176,14 +178,13 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                         }
                     }
                 }
-                Stage::SmemStore {
-                    regs: list, addr, ..
-                } => {
+                Stage::SmemStore { access } => {
                     for w in 0..warps {
-                        for (i, &r) in list.iter().enumerate() {
-                            let mut addrs = Vec::with_capacity(32);
-                            for lane in 0..32u32 {
-                                let a = addr.base(lane, w) ^ addr.reg[i];
+                        for (ii, inst) in access.insts.iter().enumerate() {
+                            let slots = access
+                                .element_slots(ii, w)
+                                .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
+                            for (lane, e, a) in slots {
                                 if a as u64 >= plan.smem_elems {
                                     return Err(SimError::SmemOutOfRange {
                                         stage: si,
@@ -191,13 +192,14 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                         size: plan.smem_elems,
                                     });
                                 }
-                                addrs.push(a);
-                                let value = get(&regs[(w * 32 + lane) as usize], r)?;
+                                let value =
+                                    get(&regs[(w * 32 + lane) as usize], inst.regs[e as usize])?;
                                 let ws = smem.entry(a).or_default();
-                                if ws
-                                    .iter()
-                                    .any(|x| x.cta_phase == cta_phase && x.value != value)
-                                {
+                                if ws.iter().any(|x| {
+                                    x.cta_phase == cta_phase
+                                        && x.warp_phase_key(&warp_phase)
+                                        && x.value != value
+                                }) {
                                     return Err(SimError::StoreConflict { stage: si, addr: a });
                                 }
                                 ws.push(Write {
@@ -208,9 +210,10 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 });
                             }
                             if blk == 0 {
-                                let wf = wavefronts(&addrs);
+                                let wf = access.wavefronts(ii, w);
                                 report.smem_wavefronts += wf;
-                                report.bank_conflicts += wf - 1;
+                                report.min_wavefronts += access.min_wavefronts();
+                                report.bank_conflicts += wf - access.min_wavefronts();
                             }
                         }
                     }
@@ -219,14 +222,17 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     BarrierScope::Cta => cta_phase += 1,
                     BarrierScope::Warp => warp_phase.iter_mut().for_each(|p| *p += 1),
                 },
-                Stage::SmemLoad { addr, .. } => {
+                Stage::SmemLoad { access } => {
+                    let n: usize = access.insts.iter().map(|i| i.regs.len()).sum();
+                    let mut next: Vec<Vec<u64>> = vec![Vec::new(); (warps * 32) as usize];
                     for w in 0..warps {
-                        let mut per_reg: Vec<Vec<u64>> =
-                            vec![Vec::with_capacity(addr.reg.len()); 32];
-                        for &ro in addr.reg.iter() {
-                            let mut addrs = Vec::with_capacity(32);
-                            for lane in 0..32u32 {
-                                let a = addr.base(lane, w) ^ ro;
+                        let mut per_lane: Vec<Vec<u64>> = vec![vec![0; n]; 32];
+                        let mut base = 0usize;
+                        for (ii, inst) in access.insts.iter().enumerate() {
+                            let slots = access
+                                .element_slots(ii, w)
+                                .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
+                            for (lane, e, a) in slots {
                                 if a as u64 >= plan.smem_elems {
                                     return Err(SimError::SmemOutOfRange {
                                         stage: si,
@@ -234,7 +240,6 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                         size: plan.smem_elems,
                                     });
                                 }
-                                addrs.push(a);
                                 let visible = smem.get(&a).and_then(|ws| {
                                     ws.iter()
                                         .rev()
@@ -250,24 +255,27 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                     warp: w,
                                     addr: a,
                                 })?;
-                                per_reg[lane as usize].push(v);
+                                per_lane[lane as usize][base + e as usize] = v;
                             }
+                            base += inst.regs.len();
                             if blk == 0 {
-                                let wf = wavefronts(&addrs);
+                                let wf = access.wavefronts(ii, w);
                                 report.smem_wavefronts += wf;
-                                report.bank_conflicts += wf - 1;
+                                report.min_wavefronts += access.min_wavefronts();
+                                report.bank_conflicts += wf - access.min_wavefronts();
                             }
                         }
-                        for (lane, v) in per_reg.into_iter().enumerate() {
-                            regs[(w * 32) as usize + lane] = v;
+                        for (lane, v) in per_lane.into_iter().enumerate() {
+                            next[(w * 32) as usize + lane] = v;
                         }
                     }
+                    for (r, n) in regs.iter_mut().zip(next) {
+                        r.extend(n);
+                    }
                 }
-                Stage::BytePerm { .. }
-                | Stage::StMatrix { .. }
-                | Stage::LdMatrix { .. }
-                | Stage::Pack { .. }
-                | Stage::Unpack { .. } => return Err(SimError::Unsupported { stage: si, kind }),
+                Stage::BytePerm { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => {
+                    return Err(SimError::Unsupported { stage: si, kind })
+                }
             }
         }
         for (t, v) in regs.iter().enumerate() {

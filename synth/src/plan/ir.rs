@@ -36,17 +36,19 @@ pub enum ShflMode {
     Down,
 }
 
-/// A GF(2)-linear shared-memory address (in elements): for listed register
-/// `i`, `reg[i] ^ XOR(lane bit j set: lane[j]) ^ XOR(warp bit j set: warp[j])`.
+/// The run-time part of a shared-memory address, GF(2)-linear in the lane
+/// and warp index: `XOR(lane bit j set: lane[j]) ^ XOR(warp bit j set:
+/// warp[j])`, in elements. For vector accesses it is the thread's own
+/// address; for `ldmatrix`/`stmatrix` it is the row address lane `L` supplies
+/// (row `L % 8` of matrix `L / 8`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AddrMap {
-    pub reg: Vec<u32>,
     pub lane: Vec<u32>,
     pub warp: Vec<u32>,
 }
 
 impl AddrMap {
-    /// The run-time part (lane and warp terms) for one thread.
+    /// The run-time part for one thread.
     pub fn base(&self, lane: u32, warp: u32) -> u32 {
         let mut a = 0;
         for (j, &c) in self.lane.iter().enumerate() {
@@ -67,6 +69,181 @@ impl AddrMap {
     }
 }
 
+/// The instruction family of a shared-memory access (PTX ISA: `st.shared`,
+/// `ld.shared`, `stmatrix`, `ldmatrix`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "instr", rename_all = "snake_case")]
+pub enum SmemInstr {
+    /// `st/ld.shared` of one vector per thread: `elems` consecutive elements
+    /// (8 to 128 bits: `.u8`, `.u16`, `.b32`, `.v2.b32`, `.v4.b32`).
+    Vector,
+    /// `stmatrix`/`ldmatrix .m8n8.x{count}[.trans].shared.b16`: `count` 8x8
+    /// matrices of 16-bit cells, rows of 16 bytes whose addresses lanes
+    /// `8j..8j+7` supply for matrix `j`. Without `.trans`, lane `l` holds in
+    /// its 32-bit word `j` the bytes `4(l%4)..+4` of row `l/4` of matrix `j`;
+    /// with `.trans` (16-bit elements only), half `h` of word `j` is the cell
+    /// at row `2(l%4)+h`, column `l/4`.
+    Matrix { count: u32, trans: bool },
+}
+
+/// One instruction of a [`SmemAccess`]: the registers it moves, in element
+/// order, and its compile-time address part (elements, XORed to the base).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SmemInst {
+    pub regs: Vec<u32>,
+    pub offset: u32,
+}
+
+/// A warp-wide shared-memory access pattern: every thread executes `insts`
+/// in order. Element `e` of a vector instruction goes to address
+/// `(base ^ offset) + e`; for matrix instructions, element `e` is half/byte
+/// `e % (32/width)` of 32-bit word `e / (32/width)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SmemAccess {
+    #[serde(flatten)]
+    pub instr: SmemInstr,
+    /// Element width in bits (8, 16, 32 or 64).
+    pub width: u32,
+    pub addr: AddrMap,
+    pub insts: Vec<SmemInst>,
+}
+
+impl SmemAccess {
+    /// Elements per thread per instruction.
+    pub fn elems(&self) -> u32 {
+        self.insts.first().map_or(0, |i| i.regs.len() as u32)
+    }
+    /// Where every element of instruction `inst` goes, for warp `warp`:
+    /// `(lane, element index within the instruction, element offset)`, by
+    /// the PTX ISA semantics of the instruction (see [`SmemInstr`]). Errors
+    /// name a misaligned address (the hardware would fault).
+    pub fn element_slots(&self, inst: usize, warp: u32) -> Result<Vec<(u32, u32, u32)>, String> {
+        let i = &self.insts[inst];
+        let eb = (self.width / 8).max(1);
+        let at = |lane: u32| self.addr.base(lane, warp) ^ i.offset;
+        let n = i.regs.len() as u32;
+        let mut out = Vec::with_capacity(32 * n as usize);
+        match self.instr {
+            SmemInstr::Vector => {
+                for lane in 0..32 {
+                    let a = at(lane);
+                    if a % n != 0 {
+                        return Err(format!(
+                            "lane {lane}: {}-element vector at element offset {a}",
+                            n
+                        ));
+                    }
+                    out.extend((0..n).map(|e| (lane, e, a + e)));
+                }
+            }
+            SmemInstr::Matrix { count, trans } => {
+                if self.width > 32 || (trans && self.width != 16) {
+                    return Err(format!(
+                        "matrix access of {}-bit elements{}",
+                        self.width,
+                        if trans { " with .trans" } else { "" }
+                    ));
+                }
+                let pk = 32 / self.width;
+                let row_elems = 16 / eb;
+                let rows: Vec<u32> = (0..32).map(at).collect();
+                for (l, &r) in rows.iter().enumerate().take(8 * count as usize) {
+                    if r % row_elems != 0 {
+                        return Err(format!(
+                            "lane {l}: row address at element offset {r} is not 16-byte aligned"
+                        ));
+                    }
+                }
+                for lane in 0..32u32 {
+                    for j in 0..count {
+                        for p in 0..pk {
+                            let off = if trans {
+                                rows[(8 * j + 2 * (lane & 3) + p) as usize] + (lane >> 2)
+                            } else {
+                                rows[(8 * j + (lane >> 2)) as usize] + (lane & 3) * pk + p
+                            };
+                            out.push((lane, j * pk + p, off));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+    /// Bytes per thread per instruction.
+    pub fn bytes(&self) -> u32 {
+        self.elems() * self.width / 8
+    }
+    /// The byte ranges `(start, len)` of one wavefront phase each, that
+    /// instruction `inst` of warp `warp` touches (addresses relative to the
+    /// scratch). Vectors: phases of 32, 16 or 8 lanes for up to 4, 8 or 16
+    /// bytes per thread; matrices: one phase of 8 rows of 16 bytes each.
+    pub fn phases(&self, inst: usize, warp: u32) -> Vec<Vec<(u32, u32)>> {
+        let eb = (self.width / 8).max(1);
+        let off = self.insts[inst].offset;
+        let at = |lane: u32| (self.addr.base(lane, warp) ^ off) * eb;
+        match self.instr {
+            SmemInstr::Vector => {
+                let bytes = self.bytes();
+                let per = 1u32 << crate::plan::shared::forms::phase_lanes(bytes);
+                (0..32 / per)
+                    .map(|p| (p * per..(p + 1) * per).map(|l| (at(l), bytes)).collect())
+                    .collect()
+            }
+            SmemInstr::Matrix { count, .. } => (0..count)
+                .map(|j| (8 * j..8 * j + 8).map(|l| (at(l), 16)).collect())
+                .collect(),
+        }
+    }
+    /// Wavefronts of one instruction of one warp (4-byte banks, 32 banks:
+    /// the most distinct 4-byte words any bank serves, summed over phases).
+    pub fn wavefronts(&self, inst: usize, warp: u32) -> u64 {
+        self.phases(inst, warp)
+            .iter()
+            .map(|ph| phase_wavefronts(ph))
+            .sum()
+    }
+    /// The fewest wavefronts one instruction can take: the bytes one warp
+    /// moves / 128 (at least 1; `count` for matrices).
+    pub fn min_wavefronts(&self) -> u64 {
+        match self.instr {
+            SmemInstr::Vector => (32 * self.bytes() as u64).div_ceil(128).max(1),
+            SmemInstr::Matrix { count, .. } => count as u64,
+        }
+    }
+    /// Predicted byte permutes per thread to pack elements into 32-bit words
+    /// before a store: one `PRMT` per word of 16-bit elements, three per
+    /// word of 8-bit elements (one per element after the first in shorter
+    /// vectors). Taking loaded words apart costs no `PRMT` (ptxas uses the
+    /// low half in place and shifts for the rest). Both measured with
+    /// `cuobjdump -sass` on an H200 (CUDA 13, results/vs_triton_shared.md).
+    pub fn pack_prmt(&self) -> u32 {
+        if self.width >= 32 {
+            return 0;
+        }
+        let per_word = 32 / self.width;
+        let e = self.elems();
+        let words = e.div_ceil(per_word);
+        let per = (e.min(per_word)).saturating_sub(1);
+        self.insts.len() as u32 * words * per
+    }
+}
+
+/// Wavefronts of one phase: the most distinct 4-byte words one bank serves.
+pub fn phase_wavefronts(ranges: &[(u32, u32)]) -> u64 {
+    let mut words: Vec<u32> = ranges
+        .iter()
+        .flat_map(|&(a, n)| (a / 4..(a + n).div_ceil(4)).collect::<Vec<_>>())
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank = [0u64; 32];
+    for w in words {
+        per_bank[(w % 32) as usize] += 1;
+    }
+    per_bank.iter().copied().max().unwrap_or(0).max(1)
+}
+
 /// Barrier scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -78,10 +255,11 @@ pub enum BarrierScope {
 }
 
 /// A stage of a plan: maps each thread's register array to a new one.
-/// The kinds are those of DESIGN.md 4.5. `BytePerm`, `StMatrix`, `LdMatrix`,
-/// `Pack` and `Unpack` are part of the IR (sub-32-bit packing and matrix
-/// shared-memory instructions) but no strategy produces them yet; the
-/// simulator and the emitter reject them with a clear error.
+/// The kinds are those of DESIGN.md 4.5; shared-memory stores and loads carry
+/// their instruction family (vector `st/ld.shared`, `stmatrix`/`ldmatrix`).
+/// `BytePerm`, `Pack` and `Unpack` are part of the IR (sub-32-bit packing of
+/// shuffles) but no strategy produces them yet; the simulator and the emitter
+/// reject them with a clear error.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Stage {
@@ -97,20 +275,14 @@ pub enum Stage {
         lane_map: Vec<u32>,
         entries: Vec<ShflEntry>,
     },
-    /// `smem[addr(i)] = in[regs[i]]`, `vec` elements per access; registers unchanged.
-    SmemStore {
-        vec: u32,
-        regs: Vec<u32>,
-        addr: AddrMap,
-    },
+    /// Store registers to shared memory; registers unchanged.
+    SmemStore { access: SmemAccess },
     /// A barrier.
     Barrier { scope: BarrierScope },
-    /// `out[i] = smem[addr(i)]` for `i < addr.reg.len()`; replaces the register array.
-    SmemLoad { vec: u32, addr: AddrMap },
-    /// `stmatrix` (reserved).
-    StMatrix { regs: Vec<u32>, trans: bool },
-    /// `ldmatrix` (reserved).
-    LdMatrix { count: u32, trans: bool },
+    /// Load from shared memory; the loaded elements are appended to the
+    /// register array, instruction after instruction, in element order (a
+    /// later [`Stage::RegRename`] picks the destination registers).
+    SmemLoad { access: SmemAccess },
     /// Pack `32 / width` elements per 32-bit word (reserved).
     Pack { width: u32, groups: Vec<Vec<u32>> },
     /// Unpack words into elements (reserved).
@@ -128,8 +300,6 @@ impl Stage {
             Stage::SmemStore { .. } => "SmemStore",
             Stage::Barrier { .. } => "Barrier",
             Stage::SmemLoad { .. } => "SmemLoad",
-            Stage::StMatrix { .. } => "StMatrix",
-            Stage::LdMatrix { .. } => "LdMatrix",
             Stage::Pack { .. } => "Pack",
             Stage::Unpack { .. } => "Unpack",
         }
@@ -147,11 +317,23 @@ impl Stage {
             Stage::Shuffle { entries, .. } => {
                 c.shfl = entries.iter().filter(|e| e.arg.is_some()).count() as u32
             }
-            Stage::SmemStore { vec, regs, .. } => c.sts = (regs.len() as u32).div_ceil(*vec),
-            Stage::Barrier { .. } => c.bar = 1,
-            Stage::SmemLoad { vec, addr } => c.lds = (addr.reg.len() as u32).div_ceil(*vec),
-            Stage::StMatrix { regs, .. } => c.stsm = (regs.len() as u32).div_ceil(4),
-            Stage::LdMatrix { count, .. } => c.ldsm = count.div_ceil(4),
+            Stage::SmemStore { access } => {
+                let n = access.insts.len() as u32;
+                match access.instr {
+                    SmemInstr::Vector => c.sts = n * access.bytes().div_ceil(16),
+                    SmemInstr::Matrix { .. } => c.stsm = n,
+                }
+                c.prmt = access.pack_prmt();
+            }
+            // `__syncwarp()` compiles to no `BAR` (a `WARPSYNC` at most).
+            Stage::Barrier { scope } => c.bar = (*scope == BarrierScope::Cta) as u32,
+            Stage::SmemLoad { access } => {
+                let n = access.insts.len() as u32;
+                match access.instr {
+                    SmemInstr::Vector => c.lds = n * access.bytes().div_ceil(16),
+                    SmemInstr::Matrix { .. } => c.ldsm = n,
+                }
+            }
         }
         c
     }
@@ -231,11 +413,32 @@ pub struct Plan {
     pub smem_elems: u64,
     /// Register<->lane transpositions (shuffle plans), else 0.
     pub m: u32,
+    /// Element width in bits the plan is for; 0 when any width works.
+    pub elem_bits: u32,
+    /// Store/barrier/load rounds of a shared-memory plan (0: none).
+    pub rounds: u32,
     /// Human-readable notes for the header comment.
     pub notes: Vec<String>,
 }
 
 impl Plan {
+    /// Shared-memory wavefronts of one warp over the whole plan, and the
+    /// fewest the bytes it moves allow (both 0 without shared memory).
+    /// Exact for every warp: the lane-independent address parts XOR a
+    /// constant onto every address, which keeps words apart and banks equal.
+    pub fn wavefronts_per_warp(&self) -> (u64, u64) {
+        let mut w = (0, 0);
+        for s in &self.stages {
+            if let Stage::SmemStore { access } | Stage::SmemLoad { access } = s {
+                if !access.insts.is_empty() {
+                    let n = access.insts.len() as u64;
+                    w.0 += n * access.wavefronts(0, 0);
+                    w.1 += n * access.min_wavefronts();
+                }
+            }
+        }
+        w
+    }
     /// Predicted cost per thread.
     pub fn cost(&self) -> Cost {
         self.stages

@@ -19,8 +19,9 @@
 //!   folded into the shuffle's source lane (`shfl.bfly` when it is trivial,
 //!   `shfl.idx` otherwise); for `m = 1` with a trivial lane permutation the
 //!   out-of-place variant (1.5 R selects, 0.5 R shuffles) is also offered;
-//! - shared memory: a plain round trip (scalar, unswizzled) that converts
-//!   anything within a CTA.
+//! - shared memory: a store/barrier/load round trip through a shared layout
+//!   chosen per conversion (vectorised, swizzled, `stmatrix`/`ldmatrix`)
+//!   that converts anything within a CTA.
 //!
 //! Modules: [`analysis`] (classification), [`ir`] (stages and cost), and the
 //! strategies [`rename`], [`shuffle`], [`shared`].
@@ -34,8 +35,11 @@ pub mod shared;
 pub mod shuffle;
 
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
-pub use ir::{AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, Stage};
-pub use shared::shared_plan;
+pub use ir::{
+    AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst,
+    SmemInstr, Stage,
+};
+pub use shared::{shared_plan, shared_plans, SharedOptions};
 pub use shuffle::shuffle_plans;
 
 /// Lane bits of a 32-lane warp.
@@ -60,6 +64,8 @@ pub enum PlanError {
         strategy: String,
         detail: String,
     },
+    #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers allow; --max-smem allows {max}")]
+    SmemTooLarge { name: String, need: u64, max: u64 },
     #[error("{name}: no candidate plan passed the simulator ({detail}); this is a warpforge bug, please report it")]
     NoVerifiedPlan { name: String, detail: String },
 }
@@ -105,8 +111,10 @@ pub enum StrategyChoice {
     Shared,
 }
 
-/// Every candidate plan for a conversion under a strategy choice.
-pub fn candidates(an: &Analysis, choice: StrategyChoice) -> Vec<Plan> {
+/// Every candidate plan for a conversion under a strategy choice; shared
+/// memory plans for the element width and target in `opt`. This is the one
+/// place strategies are registered.
+pub fn candidates(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Vec<Plan> {
     if let Some(p) = rename::rename_plan(an) {
         return vec![p];
     }
@@ -115,7 +123,7 @@ pub fn candidates(an: &Analysis, choice: StrategyChoice) -> Vec<Plan> {
         out.extend(shuffle_plans(an));
     }
     if choice != StrategyChoice::Shuffle {
-        out.extend(shared_plan(an));
+        out.extend(shared_plans(an, opt));
     }
     out
 }

@@ -30,6 +30,8 @@ pub fn rename_plan(an: &Analysis) -> Option<Plan> {
         dst_regs: an.dst_regs(),
         stages: vec![Stage::RegRename { map }],
         smem_elems: 0,
+        elem_bits: 0,
+        rounds: 0,
         m: 0,
         notes: vec![],
     })

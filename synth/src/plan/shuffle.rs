@@ -291,6 +291,8 @@ impl ShuffleCtx<'_> {
             dst_regs: self.an.dst_regs(),
             stages: compact(stages),
             smem_elems: 0,
+            elem_bits: 0,
+            rounds: 0,
             m,
             notes: vec![self.describe()],
         }
@@ -363,6 +365,8 @@ impl ShuffleCtx<'_> {
             dst_regs: self.an.dst_regs(),
             stages: compact(stages),
             smem_elems: 0,
+            elem_bits: 0,
+            rounds: 0,
             m: 1,
             notes: vec![self.describe()],
         }

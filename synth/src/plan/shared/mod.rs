@@ -1,0 +1,457 @@
+//! Shared-memory round trips (DESIGN.md 4.4): store in the source layout, a
+//! barrier, load in the destination layout. Converts anything within a CTA.
+//!
+//! The shared layout is a linear map chosen per conversion
+//! ([`layout::build_bases`]): its lowest offset bits are a *chunk* of tensor
+//! vectors both sides' instruction forms agree on ([`forms`]: `st/ld.shared`
+//! vectors up to 128 bits of packed 8/16-bit or 32/64-bit elements,
+//! `stmatrix`/`ldmatrix .x1/.x2/.x4[.trans]`), the bank bits above it are one
+//! side's wavefront-phase vectors and the segment bits swizzle the other
+//! side's in, so neither side conflicts when that is possible. Every
+//! (store form, load form, swizzle) that is feasible becomes a candidate; the
+//! search scores them by instructions and the wavefronts counted here.
+//!
+//! Linear addressing needs every column of a side outside its chunk to be
+//! aligned (no component on the chunk's offset bits): that fixes the span of
+//! the offset bits above the chunk, and only its basis is chosen.
+
+pub mod forms;
+pub mod layout;
+
+use super::analysis::Analysis;
+use super::ir::{AddrMap, BarrierScope, Plan, SmemAccess, SmemInst, SmemInstr, Stage};
+use super::Kind;
+use crate::gf2::{BitMatrix, XorBasis};
+use forms::{matrix_forms, vector_forms, Form, SideCols};
+use layout::{build_bases, SharedLayout, Swizzle};
+
+/// What the shared-memory strategy may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SharedOptions {
+    /// Element width in bits: 8, 16, 32 or 64.
+    pub elem_bits: u32,
+    /// Target compute capability as `10 * major + minor`: `ldmatrix` needs
+    /// 75, `stmatrix` 90.
+    pub sm: u32,
+    /// Most scratch bytes a plan may use; plans over it store, load and
+    /// barrier in rounds (Triton's reps) over register bits both sides
+    /// share, halving the scratch per round bit. `None`: no limit.
+    pub max_smem: Option<u64>,
+}
+
+impl Default for SharedOptions {
+    fn default() -> Self {
+        SharedOptions {
+            elem_bits: 32,
+            sm: 90,
+            max_smem: None,
+        }
+    }
+}
+
+/// The old scalar, row-major, unswizzled round trip is the candidate with an
+/// empty chunk and [`Swizzle::Plain`]; kept under this name for callers.
+pub fn shared_plan(an: &Analysis) -> Option<Plan> {
+    shared_plans(an, &SharedOptions::default())
+        .into_iter()
+        .find(|p| p.strategy.starts_with("shared/b32+b32/plain"))
+}
+
+fn dedup(v: &mut Vec<Vec<u64>>) {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|x| seen.insert(x.clone()));
+}
+
+/// Every feasible shared-memory plan for `an` under `opt`.
+pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
+    shared_plans_report(an, opt).0
+}
+
+/// [`shared_plans`], and when `opt.max_smem` ruled some out, the fewest
+/// scratch bytes any of those needed with the most rounds it allows.
+pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
+    let mut min_bytes = None;
+    let out = shared_plans_inner(an, opt, &mut min_bytes);
+    (out, min_bytes)
+}
+
+fn shared_plans_inner(
+    an: &Analysis,
+    opt: &SharedOptions,
+    min_bytes: &mut Option<u64>,
+) -> Vec<Plan> {
+    let (a, b) = (&an.src, &an.dst);
+    if a.block != b.block || !matches!(opt.elem_bits, 8 | 16 | 32 | 64) {
+        return vec![];
+    }
+    let w = opt.elem_bits;
+    let xa = SideCols::of(a);
+    let xb = SideCols::of(b);
+    let d = XorBasis::of(&[&a.reg[..], &a.lane, &a.warp].concat()).dim();
+    let cols = |x: &SideCols| -> Vec<u64> { x.ind.iter().map(|&i| x.reg[i]).collect() };
+    let (ra, rb) = (cols(&xa), cols(&xb));
+    let common_a: Vec<u64> = ra.iter().copied().filter(|v| rb.contains(v)).collect();
+    let common_b: Vec<u64> = rb.iter().copied().filter(|v| ra.contains(v)).collect();
+    let only = |x: &[u64], y: &[u64]| -> Vec<u64> {
+        x.iter().copied().filter(|v| !y.contains(v)).collect()
+    };
+    let (a_only, b_only) = (only(&ra, &rb), only(&rb, &ra));
+    let mut chunks: Vec<Vec<u64>> = vec![vec![]];
+    for common in [&common_a, &common_b] {
+        chunks.push(common.clone());
+        chunks.push([&common[..], &a_only].concat());
+        chunks.push([&common[..], &b_only].concat());
+    }
+    // The chunks of every matrix form of either side.
+    let npack = if w <= 32 {
+        (32 / w).trailing_zeros() as usize
+    } else {
+        0
+    };
+    for x in [&xa, &xb] {
+        if w > 32 {
+            break;
+        }
+        let packs: Vec<Vec<u64>> = match npack {
+            0 => vec![vec![]],
+            1 => x.ind.iter().map(|&i| vec![x.reg[i]]).collect(),
+            _ => x
+                .ind
+                .windows(2)
+                .map(|p| vec![x.reg[p[0]], x.reg[p[1]]])
+                .collect(),
+        };
+        for p in packs {
+            chunks.push([&p[..], &x.lane[..2]].concat());
+        }
+        if w == 16 {
+            chunks.push(x.lane[2..5].to_vec());
+        }
+    }
+    dedup(&mut chunks);
+    let bank_bits = (128 / (w / 8)).trailing_zeros() as usize;
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for c in &chunks {
+        let mut fa = vector_forms(&xa, c, w);
+        if opt.sm >= 90 {
+            fa.extend(matrix_forms(&xa, c, w));
+        }
+        let mut fb = vector_forms(&xb, c, w);
+        if opt.sm >= 75 {
+            fb.extend(matrix_forms(&xb, c, w));
+        }
+        for f_st in &fa {
+            for f_ld in &fb {
+                let k = f_st.chunk.len().max(f_ld.chunk.len());
+                let cc = &c[..k];
+                if XorBasis::of(cc).dim() != k {
+                    continue;
+                }
+                let (long, lx) = if f_st.chunk.len() >= f_ld.chunk.len() {
+                    (f_st, &xa)
+                } else {
+                    (f_ld, &xb)
+                };
+                // Round bits: register columns of both sides that neither
+                // access needs within one instruction (Triton's reps).
+                let outer = |x: &SideCols, f: &Form| -> Vec<u64> {
+                    x.ind
+                        .iter()
+                        .filter(|b| !f.data_regs.contains(b) && !f.chunk.contains(&x.reg[**b]))
+                        .map(|&b| x.reg[b])
+                        .collect()
+                };
+                let ob = outer(&xb, f_ld);
+                let common_outer: Vec<u64> = outer(&xa, f_st)
+                    .into_iter()
+                    .filter(|v| ob.contains(v))
+                    .collect();
+                let full_bytes = (1u64 << d) * (w as u64 / 8);
+                let r_need = match opt.max_smem {
+                    Some(m) if full_bytes > m => (full_bytes.div_ceil(m.max(1)))
+                        .next_power_of_two()
+                        .trailing_zeros() as usize,
+                    _ => 0,
+                };
+                let r_max = common_outer.len().min(d.saturating_sub(k));
+                if r_need > r_max {
+                    let least = full_bytes >> r_max;
+                    *min_bytes = Some(min_bytes.map_or(least, |x: u64| x.min(least)));
+                    continue;
+                }
+                let r_list: Vec<usize> = if r_need == 0 {
+                    vec![0]
+                } else {
+                    (r_need..=r_max).collect()
+                };
+                for r in r_list {
+                    let rounds_v = &common_outer[common_outer.len() - r..];
+                    let mut span = XorBasis::of(&[cc, rounds_v].concat());
+                    let h: Vec<u64> = non_chunk_cols(lx, long)
+                        .into_iter()
+                        .filter(|&v| span.insert(v))
+                        .collect();
+                    if k + h.len() + r != d {
+                        continue;
+                    }
+                    for sw in [Swizzle::Plain, Swizzle::StoreFirst, Swizzle::LoadFirst] {
+                        let mut bases = build_bases(
+                            an.tensor_bits,
+                            cc,
+                            &h,
+                            &f_st.phase,
+                            &f_ld.phase,
+                            bank_bits,
+                            sw,
+                        );
+                        bases.extend_from_slice(rounds_v);
+                        let Some(sl) = SharedLayout::new(an.tensor_bits, bases) else {
+                            continue;
+                        };
+                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r)) {
+                            continue;
+                        }
+                        if let Some(p) = assemble(an, &xa, &xb, f_st, f_ld, &sl, w, sw, r) {
+                            out.push(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The columns of `x` outside `f`'s chunk: independent register bits not
+/// holding chunk elements, lanes not in the chunk, warps.
+fn non_chunk_cols(x: &SideCols, f: &Form) -> Vec<u64> {
+    let mut v: Vec<u64> = x
+        .ind
+        .iter()
+        .filter(|b| !f.chunk.contains(&x.reg[**b]))
+        .map(|&b| x.reg[b])
+        .collect();
+    v.extend(x.lane.iter().filter(|c| !f.chunk.contains(c)));
+    v.extend(x.warp.iter());
+    v
+}
+
+fn reg_tag(x: &SideCols, r: u32) -> u64 {
+    (0..x.reg.len())
+        .filter(|&i| r >> i & 1 == 1)
+        .fold(0, |t, i| t ^ x.reg[i])
+}
+
+/// One side's access for form `f` over layout `sl`; `None` when an address
+/// would be misaligned for the form (a column with a component on the chunk).
+fn access(x: &SideCols, f: &Form, sl: &SharedLayout, width: u32) -> Option<SmemAccess> {
+    let eb = (width / 8).max(1);
+    let align_bits = match f.instr {
+        SmemInstr::Vector => f.chunk.len() as u32,
+        SmemInstr::Matrix { .. } => (16 / eb).trailing_zeros(),
+    };
+    let mask = (1u32 << align_bits) - 1;
+    for (i, &v) in f.chunk.iter().enumerate() {
+        if sl.offset(v)? != 1 << i {
+            return None;
+        }
+    }
+    let aligned = |v: u64| -> Option<u32> {
+        let o = sl.offset(v)?;
+        (o & mask == 0).then_some(o)
+    };
+    let addr = match f.instr {
+        SmemInstr::Vector => AddrMap {
+            lane: x.lane.iter().map(|&c| aligned(c)).collect::<Option<_>>()?,
+            warp: x.warp.iter().map(|&c| aligned(c)).collect::<Option<_>>()?,
+        },
+        SmemInstr::Matrix { .. } => {
+            // The lanes not in the chunk or the rows must still be aligned
+            // (they only pick which thread holds what, but a component on
+            // the chunk bits would break the row's contiguity).
+            for c in &x.lane {
+                if !f.chunk.contains(c) && !f.rows.contains(c) {
+                    aligned(*c)?;
+                }
+            }
+            let mut lane: Vec<u32> = f.rows.iter().map(|&c| aligned(c)).collect::<Option<_>>()?;
+            lane.resize(5, 0);
+            AddrMap {
+                lane,
+                warp: x.warp.iter().map(|&c| aligned(c)).collect::<Option<_>>()?,
+            }
+        }
+    };
+    let outer: Vec<usize> = x
+        .ind
+        .iter()
+        .copied()
+        .filter(|b| !f.data_regs.contains(b))
+        .collect();
+    let mut insts = Vec::with_capacity(1 << outer.len());
+    for o in 0u32..1 << outer.len() {
+        let r0 = outer
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| o >> i & 1 == 1)
+            .fold(0u32, |r, (_, &b)| r | 1 << b);
+        let regs = (0u32..1 << f.data_regs.len())
+            .map(|e| {
+                f.data_regs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| e >> i & 1 == 1)
+                    .fold(r0, |r, (_, &b)| r | 1 << b)
+            })
+            .collect();
+        insts.push(SmemInst {
+            regs,
+            offset: aligned(reg_tag(x, r0))?,
+        });
+    }
+    Some(SmemAccess {
+        instr: f.instr,
+        width,
+        addr,
+        insts,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    an: &Analysis,
+    xa: &SideCols,
+    xb: &SideCols,
+    f_st: &Form,
+    f_ld: &Form,
+    sl: &SharedLayout,
+    width: u32,
+    sw: Swizzle,
+    round_bits: usize,
+) -> Option<Plan> {
+    let st = access(xa, f_st, sl, width)?;
+    let ld = access(xb, f_ld, sl, width)?;
+    let low = sl.bits() - round_bits;
+    let low_mask = ((1u64 << low) - 1) as u32;
+    // Rounds: the top `round_bits` offset bits come from registers only.
+    if (st.addr.base_bits() | ld.addr.base_bits()) & !low_mask != 0 {
+        return None;
+    }
+    let split = |acc: &SmemAccess| -> Vec<SmemAccess> {
+        (0u32..1 << round_bits)
+            .map(|j| SmemAccess {
+                insts: acc
+                    .insts
+                    .iter()
+                    .filter(|i| i.offset >> low == j)
+                    .map(|i| SmemInst {
+                        regs: i.regs.clone(),
+                        offset: i.offset & low_mask,
+                    })
+                    .collect(),
+                ..acc.clone()
+            })
+            .collect()
+    };
+    let (st_r, ld_r) = (split(&st), split(&ld));
+    let scope = if an.warp_local {
+        BarrierScope::Warp
+    } else {
+        BarrierScope::Cta
+    };
+    // Where each destination register's element was loaded (loads append
+    // to the source registers).
+    let mut pos = std::collections::HashMap::new();
+    let mut stages = Vec::new();
+    let mut next = an.src_regs();
+    for (j, (s, l)) in st_r.into_iter().zip(ld_r).enumerate() {
+        if j > 0 {
+            stages.push(Stage::Barrier { scope });
+        }
+        for r in l.insts.iter().flat_map(|i| i.regs.iter()) {
+            pos.insert(*r, next);
+            next += 1;
+        }
+        stages.push(Stage::SmemStore { access: s });
+        stages.push(Stage::Barrier { scope });
+        stages.push(Stage::SmemLoad { access: l });
+    }
+    let m = BitMatrix::from_cols(an.tensor_bits, xb.ind.iter().map(|&i| xb.reg[i]).collect());
+    let e = m.echelon();
+    let map = (0..an.dst_regs())
+        .map(|j| {
+            let x = m.solve_with(&e, reg_tag(xb, j))?;
+            let r = xb
+                .ind
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| x >> i & 1 == 1)
+                .fold(0u32, |r, (_, &b)| r | 1 << b);
+            pos.get(&r).copied()
+        })
+        .collect::<Option<Vec<u32>>>()?;
+    stages.push(Stage::RegRename { map });
+    let names = format!("{}+{}", f_st.name(width), f_ld.name(width));
+    let bases: Vec<String> = sl.bases[..low].iter().map(|b| format!("{b:#x}")).collect();
+    let note = format!(
+        "shared layout (offset bit -> tensor index bits): [{}]; chunk {} bit(s); {}; store {} x{}, load {} x{}{}",
+        bases.join(", "),
+        f_st.chunk.len().max(f_ld.chunk.len()),
+        match scope {
+            BarrierScope::Warp => "__syncwarp (each warp reads only what it wrote)",
+            BarrierScope::Cta => "__syncthreads",
+        },
+        access_name(&st, "st"),
+        st.insts.len(),
+        access_name(&ld, "ld"),
+        ld.insts.len(),
+        if round_bits > 0 {
+            let rv: Vec<String> = sl.bases[low..].iter().map(|b| format!("{b:#x}")).collect();
+            format!("; {} rounds over tensor bits [{}]", 1 << round_bits, rv.join(", "))
+        } else {
+            String::new()
+        }
+    );
+    Some(Plan {
+        kind: Kind::Shared,
+        strategy: format!(
+            "shared/{names}/{}{}",
+            sw.name(),
+            if round_bits > 0 {
+                format!("/r{}", 1 << round_bits)
+            } else {
+                String::new()
+            }
+        ),
+        src_regs: an.src_regs(),
+        dst_regs: an.dst_regs(),
+        stages,
+        smem_elems: 1u64 << low,
+        m: 0,
+        elem_bits: width,
+        rounds: 1 << round_bits,
+        notes: vec![note],
+    })
+}
+
+/// The PTX spelling of an access (`st.shared.v4.b32`, `ldmatrix.x4.trans`, ...).
+pub fn access_name(a: &SmemAccess, dir: &str) -> String {
+    match a.instr {
+        SmemInstr::Vector => {
+            let ty = match a.bytes() {
+                1 => "u8",
+                2 => "u16",
+                4 => "b32",
+                8 => "v2.b32",
+                _ => "v4.b32",
+            };
+            format!("{dir}.shared.{ty}")
+        }
+        SmemInstr::Matrix { count, trans } => format!(
+            "{}matrix.x{count}{}",
+            if dir == "st" { "st" } else { "ld" },
+            if trans { ".trans" } else { "" }
+        ),
+    }
+}
