@@ -154,3 +154,80 @@ pub fn blocked_pair(
     )
     .expect("two layouts of one shape make a conversion")
 }
+
+/// Blocked layouts Triton builds for a 2-D `shape` and `warps` warps
+/// (`getDefaultBlockedEncoding`-like): `vec` elements per thread along the
+/// minor dim for `vec` in 1..=16, both orders, threads filling the minor dim
+/// first, warps along either dim or split. Attribute text per layout.
+pub fn cta_blocked_family(shape: [u32; 2], warps: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for order in [[1u32, 0], [0, 1]] {
+        let (minor, major) = (order[0] as usize, order[1] as usize);
+        for vec in [1u32, 2, 4, 8, 16] {
+            if vec > shape[minor] {
+                continue;
+            }
+            let mut spt = [1u32; 2];
+            spt[minor] = vec;
+            let mut tpw = [1u32; 2];
+            tpw[minor] = (shape[minor] / vec).clamp(1, 32);
+            tpw[major] = 32 / tpw[minor];
+            let mut splits = vec![[warps, 1], [1, warps]];
+            if warps >= 4 {
+                splits.push([warps / 2, 2]);
+            }
+            for wpc in splits {
+                out.push(format!(
+                    "#ttg.blocked<{{sizePerThread = [{}, {}], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = [{}, {}]}}>",
+                    spt[0], spt[1], tpw[0], tpw[1], wpc[0], wpc[1], order[0], order[1]
+                ));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// NVIDIA MMA accumulator layouts (v2 `instrShape = [16, 8]`, v3
+/// `[16, N, 16]`) for `warps` warps, as attribute text.
+pub fn mma_family(shape: [u32; 2], warps: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for wpc in [[warps, 1], [warps / 2, 2], [1, warps]] {
+        if wpc[0] * wpc[1] != warps {
+            continue;
+        }
+        out.push(format!(
+            "#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [{}, {}], instrShape = [16, 8]}}>",
+            wpc[0], wpc[1]
+        ));
+    }
+    for n in [32u32, 64, 128] {
+        if n <= shape[1] {
+            out.push(format!(
+                "#ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [{warps}, 1], instrShape = [16, {n}, 16]}}>"
+            ));
+        }
+    }
+    out
+}
+
+/// The conversion between two attribute texts of one CTA shape, or `None`
+/// when either is not a valid layout of that shape.
+pub fn attr_pair(
+    name: &str,
+    src: &str,
+    dst: &str,
+    shape: [u32; 2],
+    warps: u32,
+    elem: ElemType,
+) -> Option<Conversion> {
+    let dims = [shape[0] as i64, shape[1] as i64];
+    let l = |t: &str| {
+        crate::parse::parse_attribute(t)
+            .ok()?
+            .to_linear_layout(&dims, warps)
+            .ok()
+    };
+    Conversion::new(name, l(src)?, l(dst)?, &dims, elem, warps, src, dst).ok()
+}

@@ -63,6 +63,56 @@ fn pairs_all_verify_and_meet_triton_budgets() {
     assert_eq!(by_func(&v, "mma2_acc_to_dot_a_f16").cost.total(), 0);
 }
 
+/// Every conversion of every corpus file is planned and proven on the CPU
+/// simulator; every one Triton 3.6 lowers through shared memory
+/// (`corpus/triton36_h200.jsonl`) is predicted at most Triton's
+/// STS+LDS+STSM+LDSM and BAR, with zero bank conflicts.
+#[test]
+fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
+    let dir = format!("{}/../corpus", env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec!["pairs.mlir".to_string()];
+    let mut ttgir: Vec<String> = std::fs::read_dir(format!("{dir}/ttgir"))
+        .unwrap()
+        .map(|e| format!("ttgir/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    ttgir.sort();
+    files.extend(ttgir);
+    let mut planned = std::collections::HashMap::new();
+    for f in &files {
+        let base = f.rsplit('/').next().unwrap().to_string();
+        for ch in corpus(f) {
+            planned.insert(format!("{base}:{}", ch.analysis.name), ch);
+        }
+    }
+    assert!(planned.len() >= 45, "{} conversions", planned.len());
+    let text = std::fs::read_to_string(format!("{dir}/triton36_h200.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let t: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(ts) = t.get("triton_sass") else { continue };
+        let n = |k: &str| ts[k].as_u64().unwrap() as u32;
+        let t_acc = n("sts") + n("lds") + n("stsm") + n("ldsm");
+        if t_acc == 0 {
+            continue;
+        }
+        for name in t["conversions"].as_array().unwrap() {
+            let name = name.as_str().unwrap();
+            let ch = planned.get(name).unwrap_or_else(|| panic!("{name} not planned"));
+            let c = ch.cost;
+            assert!(
+                c.sts + c.lds + c.stsm + c.ldsm <= t_acc && c.bar <= n("bar"),
+                "{name}: {} ({}) vs Triton {t_acc} accesses, {} BAR",
+                c,
+                ch.plan.strategy,
+                n("bar")
+            );
+            assert_eq!(ch.sim.bank_conflicts, 0, "{name}: {}", ch.plan.strategy);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 25, "{checked} shared-memory conversions checked");
+}
+
 #[test]
 fn ttgir_files_all_verify() {
     for f in [

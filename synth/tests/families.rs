@@ -108,3 +108,65 @@ proptest! {
         prop_assert!(sh.sim.slots > 0);
     }
 }
+
+/// Blocked-to-blocked and mma-to-blocked conversions of the corpus' tile
+/// shapes, 4 and 8 warps, 8/16/32/64-bit elements, through shared memory:
+/// each gets a plan the simulator proves, and that plan is conflict-free
+/// (the minimum wavefronts) unless the cost model chose a conflicted plan
+/// over every conflict-free candidate, which must then score no worse.
+#[test]
+fn cta_shared_families_prove_without_conflicts() {
+    use synth::family::{attr_pair, cta_blocked_family, mma_family};
+    use synth::plan::{shared_plans, Analysis, SharedOptions};
+    use synth::search::plan_conversion_with;
+    let w = Weights::default();
+    let shapes = [[128u32, 128], [128, 64], [64, 64], [32, 128]];
+    let (mut n, mut traded) = (0usize, 0usize);
+    for (si, shape) in shapes.into_iter().enumerate() {
+        for warps in [4u32, 8] {
+            let blocked = cta_blocked_family(shape, warps);
+            let mma = mma_family(shape, warps);
+            let srcs: Vec<&String> = blocked.iter().chain(&mma).collect();
+            for (i, s) in srcs.iter().enumerate() {
+                // mma sources against every other blocked layout, blocked ones
+                // against a rotating seventh of them
+                let (skip, step) = if i < blocked.len() { ((i + si) % 7, 7) } else { (i % 2, 2) };
+                for d in blocked.iter().skip(skip).step_by(step) {
+                    if *s == d {
+                        continue;
+                    }
+                    for bits in [8u32, 16, 32, 64] {
+                        let elem = ElemType { name: format!("i{bits}"), bits };
+                        let Some(c) = attr_pair(&format!("f{n}"), s, d, shape, warps, elem) else { continue };
+                        let opt = SharedOptions { elem_bits: bits, ..SharedOptions::default() };
+                        let ch = plan_conversion_with(&c, StrategyChoice::Shared, &w, &opt)
+                            .unwrap_or_else(|e| panic!("{s} -> {d} ({bits}-bit): {e}"));
+                        n += 1;
+                        if ch.plan.kind != Kind::Shared {
+                            continue;
+                        }
+                        assert!(ch.plan.smem_elems <= 1 << c.src.total_out_bits(), "{s} -> {d}");
+                        let (wf, min) = ch.plan.wavefronts_per_warp();
+                        assert_eq!(ch.sim.bank_conflicts > 0, wf > min, "per-warp count agrees with the simulator");
+                        if wf > min {
+                            let an = Analysis::new(&c).unwrap();
+                            let best_free = shared_plans(&an, &opt)
+                                .iter()
+                                .filter(|p| { let (a, b) = p.wavefronts_per_warp(); a == b })
+                                .map(|p| w.score(p))
+                                .fold(f64::INFINITY, f64::min);
+                            assert!(
+                                ch.score <= best_free,
+                                "{s} -> {d} {shape:?} {bits}-bit: {} conflicts at score {} but a conflict-free plan scores {best_free}",
+                                ch.sim.bank_conflicts, ch.score
+                            );
+                            traded += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{n} conversions proven; {traded} chose conflicts over more instructions");
+    assert!(n > 1000, "{n}");
+}
