@@ -20,14 +20,21 @@ use rayon::prelude::*;
 /// on an H200 (results/vs_triton_shared.md): with 2 per wavefront the
 /// planner sent `shuffle_swap` (1.76x) and `cvt16_m1` (1.71x) to shared
 /// memory where the shuffle plans match Triton; 3 keeps them on shuffles and
-/// keeps `cvt16_m2` (0.92x of Triton) on shared memory.
+/// keeps `cvt16_m2` (0.92x of Triton) on shared memory. `stmatrix` costs 2
+/// where `st.shared` costs 1: with equal weights the planner paired
+/// `stmatrix.trans` with `ld.shared.v4` where `st.shared.v4` +
+/// `ldmatrix.trans` moves the same bytes, and on an H200 the latter measured
+/// faster on all four conversions where the choice differed (one-warp 32x32
+/// f16 transpose 1.35x -> 1.09x of Triton; `scripts/h2h_arith.py`).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Weights {
     pub shfl: f64,
     pub sel: f64,
     pub prmt: f64,
-    /// Per shared-memory instruction (`STS`, `LDS`, `STSM`, `LDSM`).
+    /// Per shared-memory instruction (`STS`, `LDS`, `LDSM`).
     pub smem: f64,
+    /// Per `stmatrix` (`STSM`).
+    pub stsm: f64,
     /// Per shared-memory wavefront of one warp.
     pub wavefront: f64,
     /// Per `__syncthreads()`.
@@ -43,6 +50,7 @@ impl Default for Weights {
             sel: 1.0,
             prmt: 1.0,
             smem: 1.0,
+            stsm: 2.0,
             wavefront: 3.0,
             bar: 8.0,
             bar_warp: 2.0,
@@ -57,7 +65,8 @@ impl Weights {
         let mut s = self.shfl * c.shfl as f64
             + self.sel * c.sel as f64
             + self.prmt * c.prmt as f64
-            + self.smem * (c.sts + c.lds + c.ldsm + c.stsm) as f64
+            + self.smem * (c.sts + c.lds + c.ldsm) as f64
+            + self.stsm * c.stsm as f64
             + self.wavefront * p.wavefronts_per_warp().0 as f64;
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
