@@ -89,7 +89,9 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
     let mut checked = 0;
     for line in text.lines() {
         let t: serde_json::Value = serde_json::from_str(line).unwrap();
-        let Some(ts) = t.get("triton_sass") else { continue };
+        let Some(ts) = t.get("triton_sass") else {
+            continue;
+        };
         let n = |k: &str| ts[k].as_u64().unwrap() as u32;
         let t_acc = n("sts") + n("lds") + n("stsm") + n("ldsm");
         if t_acc == 0 {
@@ -97,7 +99,9 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
         }
         for name in t["conversions"].as_array().unwrap() {
             let name = name.as_str().unwrap();
-            let ch = planned.get(name).unwrap_or_else(|| panic!("{name} not planned"));
+            let ch = planned
+                .get(name)
+                .unwrap_or_else(|| panic!("{name} not planned"));
             let c = ch.cost;
             assert!(
                 c.sts + c.lds + c.stsm + c.ldsm <= t_acc && c.bar <= n("bar"),

@@ -130,29 +130,51 @@ fn cta_shared_families_prove_without_conflicts() {
             for (i, s) in srcs.iter().enumerate() {
                 // mma sources against every other blocked layout, blocked ones
                 // against a rotating seventh of them
-                let (skip, step) = if i < blocked.len() { ((i + si) % 7, 7) } else { (i % 2, 2) };
+                let (skip, step) = if i < blocked.len() {
+                    ((i + si) % 7, 7)
+                } else {
+                    (i % 2, 2)
+                };
                 for d in blocked.iter().skip(skip).step_by(step) {
                     if *s == d {
                         continue;
                     }
                     for bits in [8u32, 16, 32, 64] {
-                        let elem = ElemType { name: format!("i{bits}"), bits };
-                        let Some(c) = attr_pair(&format!("f{n}"), s, d, shape, warps, elem) else { continue };
-                        let opt = SharedOptions { elem_bits: bits, ..SharedOptions::default() };
+                        let elem = ElemType {
+                            name: format!("i{bits}"),
+                            bits,
+                        };
+                        let Some(c) = attr_pair(&format!("f{n}"), s, d, shape, warps, elem) else {
+                            continue;
+                        };
+                        let opt = SharedOptions {
+                            elem_bits: bits,
+                            ..SharedOptions::default()
+                        };
                         let ch = plan_conversion_with(&c, StrategyChoice::Shared, &w, &opt)
                             .unwrap_or_else(|e| panic!("{s} -> {d} ({bits}-bit): {e}"));
                         n += 1;
                         if ch.plan.kind != Kind::Shared {
                             continue;
                         }
-                        assert!(ch.plan.smem_elems <= 1 << c.src.total_out_bits(), "{s} -> {d}");
+                        assert!(
+                            ch.plan.smem_elems <= 1 << c.src.total_out_bits(),
+                            "{s} -> {d}"
+                        );
                         let (wf, min) = ch.plan.wavefronts_per_warp();
-                        assert_eq!(ch.sim.bank_conflicts > 0, wf > min, "per-warp count agrees with the simulator");
+                        assert_eq!(
+                            ch.sim.bank_conflicts > 0,
+                            wf > min,
+                            "per-warp count agrees with the simulator"
+                        );
                         if wf > min {
                             let an = Analysis::new(&c).unwrap();
                             let best_free = shared_plans(&an, &opt)
                                 .iter()
-                                .filter(|p| { let (a, b) = p.wavefronts_per_warp(); a == b })
+                                .filter(|p| {
+                                    let (a, b) = p.wavefronts_per_warp();
+                                    a == b
+                                })
                                 .map(|p| w.score(p))
                                 .fold(f64::INFINITY, f64::min);
                             assert!(

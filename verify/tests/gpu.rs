@@ -4,8 +4,8 @@
 
 use synth::family::{blocked_layouts, blocked_pair, permutation_family};
 use synth::parse::parse_ttgir;
-use synth::plan::{Conversion, StrategyChoice};
 use synth::plan::{shared_plans, Analysis, SharedOptions};
+use synth::plan::{Conversion, StrategyChoice};
 use synth::search::{plan_all_widths, plan_width, Chosen, Weights};
 use verify::{probe_gpu, verify_on_gpu, DType, GpuCase};
 
@@ -142,7 +142,10 @@ fn every_shared_instruction_form_agrees_with_the_simulator() {
         let mut picked: Vec<(Conversion, Chosen)> = Vec::new();
         for c in &convs {
             let an = Analysis::new(c).unwrap();
-            let opt = SharedOptions { elem_bits: bits, ..SharedOptions::default() };
+            let opt = SharedOptions {
+                elem_bits: bits,
+                ..SharedOptions::default()
+            };
             for p in shared_plans(&an, &opt) {
                 let forms: Vec<String> = p
                     .stages
@@ -165,7 +168,9 @@ fn every_shared_instruction_form_agrees_with_the_simulator() {
                 if new.is_empty() {
                     continue;
                 }
-                let Ok(sim) = synth::sim::simulate(&p, &an) else { continue };
+                let Ok(sim) = synth::sim::simulate(&p, &an) else {
+                    continue;
+                };
                 seen.extend(new);
                 let mut conv = c.clone();
                 conv.name = format!("form{}_{}", bits, picked.len());
@@ -189,7 +194,10 @@ fn every_shared_instruction_form_agrees_with_the_simulator() {
         let cases: Vec<GpuCase> = picked
             .iter()
             .zip(&helpers)
-            .map(|((_, ch), h)| GpuCase { helper: h, analysis: &ch.analysis })
+            .map(|((_, ch), h)| GpuCase {
+                helper: h,
+                analysis: &ch.analysis,
+            })
             .collect();
         let r = verify_on_gpu(&header, &cases, &[dtype]).unwrap();
         for c in &r.cases {
