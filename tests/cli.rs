@@ -112,6 +112,24 @@ fn max_smem_rounds_or_a_clear_error() {
     assert_eq!(v["rounds"], 8);
     assert_eq!(v["cost"]["bar"], 15);
     let dir = tempfile_dir();
+    // the f16 helper fits; the widths that do not (32/64-bit) are rejected
+    // at compile time instead of failing the whole emit
+    let ok = dir.join("capped.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        f,
+        "--max-smem",
+        "4096",
+        "-o",
+        ok.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ok).unwrap();
+    assert!(
+        text.contains("planned for 1/2-byte elements only"),
+        "{text}"
+    );
     let out = dir.join("never.cuh");
     let o = run(&[
         "emit",

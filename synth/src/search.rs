@@ -210,7 +210,10 @@ pub const WIDTHS: [u32; 4] = [8, 16, 32, 64];
 /// its element type. The conversion's own width decides the helper's
 /// signature: when its plan works for any width (renames, shuffles), every
 /// width gets that plan, so the helper takes no scratch and callers insert no
-/// barrier for it. Errors as [`plan_conversion_with`].
+/// barrier for it. Other widths that cannot be planned (say, 64-bit elements
+/// over a `--max-smem` cap the own width meets) are left out: the helper
+/// rejects them at compile time. Errors as [`plan_conversion_with`] for the
+/// conversion's own width.
 pub fn plan_all_widths(
     conv: &Conversion,
     choice: StrategyChoice,
@@ -226,14 +229,21 @@ pub fn plan_all_widths(
     if first.plan.elem_bits == 0 {
         return Ok(WIDTHS.iter().map(|&b| (b, first.clone())).collect());
     }
-    WIDTHS
+    let others: Vec<(u32, Chosen)> = WIDTHS
         .par_iter()
-        .map(|&bits| {
+        .filter(|&&bits| bits != own)
+        .filter_map(|&bits| {
             let opt = SharedOptions {
                 elem_bits: bits,
                 ..*base
             };
-            plan_conversion_with(conv, choice, w, &opt).map(|c| (bits, c))
+            plan_conversion_with(conv, choice, w, &opt)
+                .ok()
+                .map(|c| (bits, c))
         })
-        .collect()
+        .collect();
+    let mut all = vec![(own, first)];
+    all.extend(others);
+    all.sort_by_key(|x| x.0);
+    Ok(all)
 }

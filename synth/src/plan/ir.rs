@@ -185,7 +185,7 @@ impl SmemAccess {
         match self.instr {
             SmemInstr::Vector => {
                 let bytes = self.bytes();
-                let per = 1u32 << crate::plan::shared::forms::phase_lanes(bytes);
+                let per = 1u32 << phase_lanes(bytes);
                 (0..32 / per)
                     .map(|p| (p * per..(p + 1) * per).map(|l| (at(l), bytes)).collect())
                     .collect()
@@ -226,6 +226,17 @@ impl SmemAccess {
         let words = e.div_ceil(per_word);
         let per = (e.min(per_word)).saturating_sub(1);
         self.insts.len() as u32 * words * per
+    }
+}
+
+/// Lane bits that share one wavefront phase for a vector access of `bytes`
+/// per thread: all 32 lanes up to 4 bytes, half warps for 8, quarter warps
+/// for 16.
+pub fn phase_lanes(bytes: u32) -> usize {
+    match bytes {
+        0..=4 => 5,
+        5..=8 => 4,
+        _ => 3,
     }
 }
 

@@ -39,7 +39,7 @@ pub use ir::{
     AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst,
     SmemInstr, Stage,
 };
-pub use shared::{shared_plan, shared_plans, SharedOptions};
+pub use shared::{shared_plans, SharedOptions};
 pub use shuffle::shuffle_plans;
 
 /// Lane bits of a 32-lane warp.

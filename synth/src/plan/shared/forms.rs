@@ -6,7 +6,7 @@
 //! `ldmatrix` (`.m8n8.x1/.x2/.x4[.trans].shared.b16`); Triton's equivalents
 //! are in `lib/Conversion/TritonGPUToLLVM/Utility.cpp` (`getSrcDstTiles`).
 
-use crate::plan::ir::SmemInstr;
+use crate::plan::ir::{phase_lanes, SmemInstr};
 
 /// One side's columns over tag bits, with its independent register bits.
 #[derive(Clone, Debug)]
@@ -71,17 +71,6 @@ impl Form {
                 format!("x{count}{}", if trans { ".trans" } else { "" })
             }
         }
-    }
-}
-
-/// Lane bits that share one wavefront phase for a vector access of `bytes`
-/// per thread: all 32 lanes up to 4 bytes, half warps for 8, quarter warps
-/// for 16.
-pub fn phase_lanes(bytes: u32) -> usize {
-    match bytes {
-        0..=4 => 5,
-        5..=8 => 4,
-        _ => 3,
     }
 }
 

@@ -49,14 +49,6 @@ impl Default for SharedOptions {
     }
 }
 
-/// The old scalar, row-major, unswizzled round trip is the candidate with an
-/// empty chunk and [`Swizzle::Plain`]; kept under this name for callers.
-pub fn shared_plan(an: &Analysis) -> Option<Plan> {
-    shared_plans(an, &SharedOptions::default())
-        .into_iter()
-        .find(|p| p.strategy.starts_with("shared/b32+b32/plain"))
-}
-
 fn dedup(v: &mut Vec<Vec<u64>>) {
     let mut seen = std::collections::HashSet::new();
     v.retain(|x| seen.insert(x.clone()));
