@@ -73,10 +73,11 @@ struct Write {
 }
 
 impl Write {
-    /// Written in the current epoch of its own warp (a store after a
-    /// `__syncwarp()` may overwrite what the warp read before it).
-    fn warp_phase_key(&self, phases: &[u32]) -> bool {
-        self.warp_phase == phases[self.warp as usize]
+    /// Does a store by warp `w` of another value race with this write? Yes
+    /// within one `__syncthreads()` epoch, unless both come from warp `w`
+    /// with a `__syncwarp()` between them (rounds overwrite their scratch).
+    fn races_with(&self, w: u32, phases: &[u32], cta_phase: u32) -> bool {
+        self.cta_phase == cta_phase && (self.warp != w || self.warp_phase == phases[w as usize])
     }
 }
 
@@ -196,9 +197,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                     get(&regs[(w * 32 + lane) as usize], inst.regs[e as usize])?;
                                 let ws = smem.entry(a).or_default();
                                 if ws.iter().any(|x| {
-                                    x.cta_phase == cta_phase
-                                        && x.warp_phase_key(&warp_phase)
-                                        && x.value != value
+                                    x.races_with(w, &warp_phase, cta_phase) && x.value != value
                                 }) {
                                     return Err(SimError::StoreConflict { stage: si, addr: a });
                                 }

@@ -128,3 +128,36 @@ fn ttgir_files_all_verify() {
         assert!(!v.is_empty(), "{f} has conversions");
     }
 }
+
+/// The simulator rejects broken shared-memory plans: warps that store
+/// different values to one address race, and a `__syncwarp()` where other
+/// warps' data is read leaves it invisible.
+#[test]
+fn simulator_catches_races_and_missing_barriers() {
+    use synth::plan::{BarrierScope, Stage};
+    use synth::sim::{simulate, SimError};
+    let v = corpus("pairs.mlir");
+    let ch = by_func(&v, "swizzled_warps");
+    assert_eq!(ch.plan.kind, Kind::Shared);
+    assert!(!ch.analysis.warp_local);
+    let mut racy = ch.plan.clone();
+    for s in racy.stages.iter_mut() {
+        if let Stage::SmemStore { access } = s {
+            access.addr.warp.iter_mut().for_each(|c| *c = 0);
+        }
+    }
+    assert!(matches!(
+        simulate(&racy, &ch.analysis),
+        Err(SimError::StoreConflict { .. })
+    ));
+    let mut unsynced = ch.plan.clone();
+    for s in unsynced.stages.iter_mut() {
+        if let Stage::Barrier { scope } = s {
+            *scope = BarrierScope::Warp;
+        }
+    }
+    assert!(matches!(
+        simulate(&unsynced, &ch.analysis),
+        Err(SimError::NotVisible { .. })
+    ));
+}
