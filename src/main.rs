@@ -8,8 +8,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use synth::parse::{parse_attribute, parse_shape, parse_ttgir, ConvertOp, ElemType};
 use synth::plan::{Conversion, SharedOptions, StrategyChoice};
-use synth::search::{plan_all_widths, plan_conversion_with, plan_width, Chosen, Weights};
+use synth::search::{
+    plan_all_widths, plan_conversion_with, plan_width, Chosen, CostModel, Weights,
+};
 use verify::{DType, GpuCase};
+
+mod bench_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -60,6 +64,11 @@ enum Cmd {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// Time every candidate plan of each conversion and Triton's own
+    /// lowering on the GPU, in one loop shape; write JSON, markdown, SVG.
+    Bench(bench_cmd::BenchArgs),
+    /// Fit the planner's cost model to `warpforge bench --json` rows.
+    Fit(bench_cmd::FitArgs),
     /// Print the linear layout of one attribute (Triton's LinearLayout::toString).
     Layout {
         /// TTGIR attribute text, e.g. '#ttg.blocked<{...}>'.
@@ -74,9 +83,10 @@ enum Cmd {
 
 #[derive(Args)]
 struct Input {
-    /// A TTGIR file: act on every ttg.convert_layout in it.
-    #[arg(long, conflicts_with_all = ["src", "dst"])]
-    ttgir: Option<PathBuf>,
+    /// TTGIR files: act on every ttg.convert_layout in each (`--ttgir a b`
+    /// or `--ttgir a --ttgir b`).
+    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst"])]
+    ttgir: Vec<PathBuf>,
     /// Source layout (TTGIR attribute text).
     #[arg(long, requires = "dst")]
     src: Option<String>,
@@ -109,6 +119,20 @@ struct Input {
     /// conversions go in rounds (more barriers). Default: no limit (one round).
     #[arg(long, value_name = "BYTES")]
     max_smem: Option<u64>,
+    /// Cost-model file (`warpforge fit` writes one) to rank plans with.
+    /// Default: the built-in model (synth/cost_models/default.json).
+    #[arg(long, value_name = "FILE")]
+    cost_model: Option<PathBuf>,
+}
+
+/// The weights of `--cost-model FILE`, or the built-in model's.
+fn weights_of(path: &Option<PathBuf>) -> Result<Weights> {
+    let Some(p) = path else {
+        return Ok(Weights::default());
+    };
+    let text = std::fs::read_to_string(p)
+        .with_context(|| format!("--cost-model {}: cannot read", p.display()))?;
+    Ok(CostModel::from_json(&text, &p.display().to_string())?.weights)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -119,6 +143,8 @@ enum Strategy {
 }
 
 struct Planned {
+    /// The file the conversion came from (`command line` for --src/--dst).
+    file: String,
     op: ConvertOp,
     conv: Conversion,
     /// The plan for the conversion's own element width.
@@ -128,16 +154,25 @@ struct Planned {
     variants: Vec<(u32, Chosen)>,
 }
 
-fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
-    if let Some(path) = &input.ttgir {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read", path.display()))?;
-        let f =
-            parse_ttgir(&text).map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.msg))?;
-        if f.converts.is_empty() {
-            eprintln!("warpforge: {}: no ttg.convert_layout found", path.display());
+/// The conversions of the input: every `ttg.convert_layout` of each
+/// `--ttgir` file, or the one `--src/--dst` pair. Returns a description of
+/// the origin (for headers) and `(file, op)` pairs.
+fn load(input: &Input) -> Result<(String, Vec<(String, ConvertOp)>)> {
+    if !input.ttgir.is_empty() {
+        let mut all = Vec::new();
+        for path in &input.ttgir {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            let f = parse_ttgir(&text)
+                .map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.msg))?;
+            if f.converts.is_empty() {
+                eprintln!("warpforge: {}: no ttg.convert_layout found", path.display());
+            }
+            let file = path.display().to_string();
+            all.extend(f.converts.into_iter().map(|op| (file.clone(), op)));
         }
-        return Ok((path.display().to_string(), f.converts));
+        let names: Vec<String> = input.ttgir.iter().map(|p| p.display().to_string()).collect();
+        return Ok((names.join(", "), all));
     }
     let (Some(src), Some(dst)) = (&input.src, &input.dst) else {
         bail!("give --ttgir FILE, or --src ATTR --dst ATTR --shape AxB");
@@ -165,13 +200,12 @@ fn load(input: &Input) -> Result<(String, Vec<ConvertOp>)> {
         num_ctas: 1,
         doc: String::new(),
     };
-    Ok(("command line".into(), vec![op]))
+    Ok(("command line".into(), vec![("command line".into(), op)]))
 }
 
 fn plan_all(
     input: &Input,
-    origin: &str,
-    ops: Vec<ConvertOp>,
+    ops: Vec<(String, ConvertOp)>,
     all_widths: bool,
 ) -> Result<Vec<Planned>> {
     let choice = match input.strategy {
@@ -179,7 +213,7 @@ fn plan_all(
         Strategy::Shuffle => StrategyChoice::Shuffle,
         Strategy::Shared => StrategyChoice::Shared,
     };
-    let w = Weights::default();
+    let w = weights_of(&input.cost_model)?;
     let opts = SharedOptions {
         sm: input.sm,
         max_smem: input.max_smem,
@@ -187,11 +221,11 @@ fn plan_all(
     };
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    for op in ops {
+    for (file, op) in ops {
         let where_ = if op.line > 0 {
-            format!("{origin}:{}", op.line)
+            format!("{file}:{}", op.line)
         } else {
-            origin.to_string()
+            file.clone()
         };
         let planned = Conversion::from_op(&op).and_then(|c| {
             let own = plan_width(&c);
@@ -214,6 +248,7 @@ fn plan_all(
         });
         match planned {
             Ok((conv, chosen, variants)) => out.push(Planned {
+                file,
                 op,
                 conv,
                 chosen,
@@ -246,6 +281,18 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 }
 
 fn header_of(planned: &[Planned], origin: &str) -> Result<(String, Vec<kernels::EmittedHelper>)> {
+    // two conversions whose names map to one C identifier would define the
+    // same helper twice: refuse before writing anything
+    let mut seen: std::collections::HashMap<String, &Planned> = Default::default();
+    for p in planned {
+        let ident = kernels::ident_for(&p.op.name);
+        if let Some(q) = seen.insert(ident.clone(), p) {
+            bail!(
+                "{}:{} (`{}`) and {}:{} (`{}`) would both emit helper `{ident}`; emit them from separate invocations",
+                q.file, q.op.line, q.op.name, p.file, p.op.line, p.op.name
+            );
+        }
+    }
     let helpers = planned
         .iter()
         .map(|p| {
@@ -272,6 +319,8 @@ fn main() {
 
 fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
+        Cmd::Bench(a) => bench_cmd::bench(a),
+        Cmd::Fit(a) => bench_cmd::fit(a),
         Cmd::Layout { attr, shape, warps } => {
             let e = parse_attribute(&attr).map_err(|e| anyhow!("--attr: {}", e.msg))?;
             let shape = parse_shape(&shape).map_err(|e| anyhow!("--shape: {e}"))?;
@@ -282,11 +331,13 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Plan { input, verbose } => {
-            let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops, false)?;
+            let (_, ops) = load(&input)?;
+            let planned = plan_all(&input, ops, false)?;
+            let w = weights_of(&input.cost_model)?;
             let mut out = std::io::stdout().lock();
             for p in &planned {
                 let ch = &p.chosen;
+                let lb = synth::plan::lower_bound(&ch.analysis, plan_width(&p.conv), &w);
                 if input.json {
                     writeln!(
                         out,
@@ -301,6 +352,7 @@ fn run(cli: Cli) -> Result<i32> {
                             "rounds": ch.plan.rounds,
                             "wavefronts": ch.sim.smem_wavefronts, "min_wavefronts": ch.sim.min_wavefronts,
                             "bank_conflicts": ch.sim.bank_conflicts,
+                            "score": ch.score, "lower_bound": lb,
                         })
                     )?;
                 } else {
@@ -337,6 +389,15 @@ fn run(cli: Cli) -> Result<i32> {
                                 ch.sim.smem_wavefronts, ch.sim.min_wavefronts, ch.sim.bank_conflicts
                             )?;
                         }
+                        writeln!(
+                            out,
+                            "  score {:.1} under the cost model; lower bound {:.1} ({}{} shared-memory accesses per thread, {} wavefronts per warp)",
+                            ch.score,
+                            lb.score,
+                            lb.shfl_words.map(|n| format!("{n} shuffled words per thread, ")).unwrap_or_default(),
+                            lb.smem_accesses,
+                            lb.smem_wavefronts
+                        )?;
                         let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
                         writeln!(out, "  stages: {}", stages.join(" -> "))?;
                     }
@@ -346,7 +407,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Emit { input, output } => {
             let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops, true)?;
+            let planned = plan_all(&input, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             match &output {
                 Some(path) => {
@@ -386,7 +447,7 @@ fn run(cli: Cli) -> Result<i32> {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let (origin, ops) = load(&input)?;
-            let planned = plan_all(&input, &origin, ops, true)?;
+            let planned = plan_all(&input, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             if let Some(path) = &output {
                 write_atomically(path, &header)?;

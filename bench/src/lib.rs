@@ -1,8 +1,15 @@
-//! Benchmarks: corpus loading for the criterion benches of planning,
-//! simulation and emission (`benches/planner.rs`), and the GPU timing
-//! harness ([`gpu`], binary `wf-gpu-bench`).
+//! Benchmarks. `warpforge bench` times, on the GPU, every candidate plan of
+//! each conversion and Triton's own lowering of the same conversion in the
+//! same loop ([`cases`], [`gpu`], [`triton`]), writes JSON, markdown and an
+//! SVG chart ([`report`]), and [`fit`] fits the planner's cost model to
+//! those timings. `benches/planner.rs` holds the criterion benches of
+//! planning, simulation and emission (CPU).
 
+pub mod cases;
+pub mod fit;
 pub mod gpu;
+pub mod report;
+pub mod triton;
 
 use std::path::PathBuf;
 use synth::parse::parse_ttgir;
@@ -23,7 +30,7 @@ pub fn conversions(rel: &str) -> anyhow::Result<Vec<Conversion>> {
 
 /// Every conversion of a TTGIR file. Errors name the file and line.
 pub fn conversions_at(p: &std::path::Path) -> anyhow::Result<Vec<Conversion>> {
-    let text = std::fs::read_to_string(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    let text = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     let f =
         parse_ttgir(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", p.display(), e.line, e.msg))?;
     f.converts

@@ -512,7 +512,22 @@ pub fn emit_helper_widths(
     } else {
         String::new()
     };
+    let lb = synth::plan::lower_bound(&chosen.analysis, own_bits, &synth::search::Weights::default());
+    let bound_line = if lb.score > 0.0 {
+        format!(
+            "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",
+            own_bits,
+            lb.shfl_words
+                .map(|n| format!("{n} shuffled 32-bit words per thread, or "))
+                .unwrap_or_default(),
+            lb.smem_accesses,
+            lb.smem_wavefronts
+        )
+    } else {
+        String::new()
+    };
     let code = env().get_template("helper")?.render(context! {
+        bound_line => bound_line,
         ident => ident,
         name => conv.name,
         shape => shape.join("x"),
@@ -570,26 +585,23 @@ pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<
     })?)
 }
 
-/// Bytes of scratch the timing kernel gives the forward helper (16-byte
-/// aligned); the backward helper's scratch follows.
-pub fn fwd_scratch_bytes(fwd: &EmittedHelper, elem_bytes: u64) -> u64 {
-    (fwd.smem_elems * elem_bytes).div_ceil(16) * 16
-}
-
-/// The timing kernel of DESIGN.md section 7: load a tile in the source
-/// layout, then `iters` times convert it with `fwd`, add 1 to every element
-/// and convert back with `bwd`; store. Arguments `(const T* in, T* out, int
-/// iters)`; dynamic shared memory `fwd_scratch_bytes + bwd bytes`. `out` must
-/// equal `in + iters` element-wise, which makes every timing run a proof too.
+/// The timing kernel of DESIGN.md section 7, shaped like Triton's own loop
+/// (`warpforge bench` times Triton's lowering in the same loop): load a tile
+/// in the source layout (register `i` of global thread `t` at `in[i * nt +
+/// t]`), then `iters` times convert it with `fwd`, xor every element with 1
+/// and convert back with `bwd`; store. Both helpers share one scratch region
+/// of `max(fwd, bwd)` bytes with a `__syncthreads()` before each call that
+/// uses it, as Triton's barrier insertion does. Arguments `(const T* in, T*
+/// out, int iters)`; `out` must equal `in ^ (iters & 1)` element-wise, which
+/// makes every timing run a proof of the round trip too.
 pub fn emit_bench_kernel(
     fwd: &EmittedHelper,
     bwd: &EmittedHelper,
     ctype: &str,
-    elem_bytes: u64,
     kernel: &str,
 ) -> Result<String, EmitError> {
     Ok(env().get_template("bench_kernel")?.render(context! {
-        iters_doc => format!("{} -> +1 -> {}", fwd.name, bwd.name),
+        iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
         kernel => kernel,
         ctype => ctype,
         threads => fwd.threads,
@@ -599,7 +611,6 @@ pub fn emit_bench_kernel(
         bwd => bwd.ident,
         fwd_smem => fwd.smem_elems > 0,
         bwd_smem => bwd.smem_elems > 0,
-        fwd_bytes => fwd_scratch_bytes(fwd, elem_bytes),
     })?)
 }
 

@@ -6,6 +6,7 @@
 pub mod encoding;
 pub mod family;
 pub mod gf2;
+pub mod cost_model;
 pub mod layout;
 pub mod parse;
 pub mod plan;

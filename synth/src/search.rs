@@ -5,80 +5,13 @@
 //! (rayon), and keep the cheapest verified one.
 
 use crate::plan::{
-    candidates, shared::shared_plans_report, Analysis, BarrierScope, Conversion, Cost, Plan,
-    PlanError, SharedOptions, Stage, StrategyChoice,
+    candidates, shared::shared_plans_report, Analysis, Conversion, Cost, Plan, PlanError,
+    SharedOptions, StrategyChoice,
 };
 use crate::sim::{simulate, SimReport};
 use rayon::prelude::*;
 
-/// Weights per instruction class, in rough issue-slot units. Provisional,
-/// not fitted (issue 7 fits them to GPU timings): selects and byte permutes
-/// 1; shuffles 3 (an issue slot plus a pass through the shared-memory pipe);
-/// shared-memory instructions 1 plus 3 per wavefront, so 128-bit accesses
-/// and bank conflicts are priced by the bytes the pipe moves;
-/// `__syncthreads()` 8, `__syncwarp()` 2. Checked against the `h2h` harness
-/// on an H200 (results/vs_triton_shared.md): with 2 per wavefront the
-/// planner sent `shuffle_swap` (1.76x) and `cvt16_m1` (1.71x) to shared
-/// memory where the shuffle plans match Triton; 3 keeps them on shuffles and
-/// keeps `cvt16_m2` (0.92x of Triton) on shared memory. `stmatrix` costs 2
-/// where `st.shared` costs 1: with equal weights the planner paired
-/// `stmatrix.trans` with `ld.shared.v4` where `st.shared.v4` +
-/// `ldmatrix.trans` moves the same bytes, and on an H200 the latter measured
-/// faster on all four conversions where the choice differed (one-warp 32x32
-/// f16 transpose 1.35x -> 1.09x of Triton; `scripts/h2h_arith.py`).
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct Weights {
-    pub shfl: f64,
-    pub sel: f64,
-    pub prmt: f64,
-    /// Per shared-memory instruction (`STS`, `LDS`, `LDSM`).
-    pub smem: f64,
-    /// Per `stmatrix` (`STSM`).
-    pub stsm: f64,
-    /// Per shared-memory wavefront of one warp.
-    pub wavefront: f64,
-    /// Per `__syncthreads()`.
-    pub bar: f64,
-    /// Per `__syncwarp()`.
-    pub bar_warp: f64,
-}
-
-impl Default for Weights {
-    fn default() -> Self {
-        Weights {
-            shfl: 3.0,
-            sel: 1.0,
-            prmt: 1.0,
-            smem: 1.0,
-            stsm: 2.0,
-            wavefront: 3.0,
-            bar: 8.0,
-            bar_warp: 2.0,
-        }
-    }
-}
-
-impl Weights {
-    /// Weighted score of a plan (lower is better).
-    pub fn score(&self, p: &Plan) -> f64 {
-        let c = p.cost();
-        let mut s = self.shfl * c.shfl as f64
-            + self.sel * c.sel as f64
-            + self.prmt * c.prmt as f64
-            + self.smem * (c.sts + c.lds + c.ldsm) as f64
-            + self.stsm * c.stsm as f64
-            + self.wavefront * p.wavefronts_per_warp().0 as f64;
-        for st in &p.stages {
-            if let Stage::Barrier { scope } = st {
-                s += match scope {
-                    BarrierScope::Cta => self.bar,
-                    BarrierScope::Warp => self.bar_warp,
-                };
-            }
-        }
-        s
-    }
-}
+pub use crate::cost_model::{CostModel, Features, Weights};
 
 /// The outcome of planning one conversion.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -119,13 +52,43 @@ pub fn plan_conversion(
     plan_conversion_with(conv, choice, w, &opt)
 }
 
-/// [`plan_conversion`] for an explicit element width and target.
-pub fn plan_conversion_with(
+/// One candidate plan of a conversion, scored under a cost model and proven
+/// on the simulator.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Candidate {
+    pub plan: Plan,
+    pub cost: Cost,
+    /// Score under the weights it was ranked with (lower is better).
+    pub score: f64,
+    /// The simulator's report (the plan is proven: every slot of every thread).
+    pub sim: SimReport,
+}
+
+/// What the search considered for one conversion: every shuffle and rename
+/// candidate, and the [`SHARED_CANDIDATES_PROVEN`] best-scored shared ones
+/// (`shared_limit` overrides that number), each proven on the simulator.
+#[derive(Clone, Debug)]
+pub struct Considered {
+    pub analysis: Analysis,
+    /// Candidates enumerated before pruning.
+    pub enumerated: usize,
+    /// The proven candidates, best score first (ties: fewer bank conflicts,
+    /// fewer stages). The first is the one [`plan_conversion_with`] chooses.
+    pub proven: Vec<Candidate>,
+    /// Candidates the simulator rejected (`strategy: reason`): a planner bug.
+    pub failures: Vec<String>,
+}
+
+/// Enumerate, score, prune and prove the candidates of one conversion
+/// (DESIGN.md 4.5). Errors as [`plan_conversion_with`], except that an empty
+/// proven list is not an error here.
+pub fn consider(
     conv: &Conversion,
     choice: StrategyChoice,
     w: &Weights,
     opt: &SharedOptions,
-) -> Result<Chosen, PlanError> {
+    shared_limit: Option<usize>,
+) -> Result<Considered, PlanError> {
     let an = Analysis::new(conv)?;
     let mut cands = candidates(&an, choice, opt);
     if cands.is_empty() && choice != StrategyChoice::Shuffle {
@@ -152,16 +115,17 @@ pub fn plan_conversion_with(
         });
     }
     let n = cands.len();
+    let limit = shared_limit.unwrap_or(SHARED_CANDIDATES_PROVEN);
     // Keep every non-shared candidate and the best-scored shared ones.
     let mut scored: Vec<(f64, Plan)> = cands.drain(..).map(|p| (w.score(&p), p)).collect();
-    scored.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut shared_kept = 0;
     scored.retain(|(_, p)| {
         if p.kind != crate::plan::Kind::Shared {
             return true;
         }
         shared_kept += 1;
-        shared_kept <= SHARED_CANDIDATES_PROVEN
+        shared_kept <= limit
     });
     let results: Vec<(f64, Plan, Result<SimReport, String>)> = scored
         .into_par_iter()
@@ -170,36 +134,56 @@ pub fn plan_conversion_with(
             (s, p, r)
         })
         .collect();
-    let failures: Vec<String> = results
-        .iter()
-        .filter_map(|(_, p, r)| r.as_ref().err().map(|e| format!("{}: {e}", p.strategy)))
-        .collect();
-    let best = results
-        .into_iter()
-        .filter_map(|(s, p, r)| r.ok().map(|r| (s, p, r)))
-        .map(|(s, p, r)| {
-            let c = p.cost();
-            ((r.bank_conflicts, p.stages.len()), p, r, c, s)
-        })
-        .collect::<Vec<_>>();
-    let verified = best.len();
-    let Some((_, plan, sim, cost, score)) = best
-        .into_iter()
-        .min_by(|a, b| a.4.partial_cmp(&b.4).unwrap().then(a.0.cmp(&b.0)))
-    else {
+    let mut failures = Vec::new();
+    let mut proven = Vec::new();
+    for (score, plan, r) in results {
+        match r {
+            Ok(sim) => proven.push(Candidate {
+                cost: plan.cost(),
+                plan,
+                score,
+                sim,
+            }),
+            Err(e) => failures.push(format!("{}: {e}", plan.strategy)),
+        }
+    }
+    proven.sort_by(|a, b| {
+        a.score
+            .total_cmp(&b.score)
+            .then(a.sim.bank_conflicts.cmp(&b.sim.bank_conflicts))
+            .then(a.plan.stages.len().cmp(&b.plan.stages.len()))
+    });
+    Ok(Considered {
+        analysis: an,
+        enumerated: n,
+        proven,
+        failures,
+    })
+}
+
+/// [`plan_conversion`] for an explicit element width and target.
+pub fn plan_conversion_with(
+    conv: &Conversion,
+    choice: StrategyChoice,
+    w: &Weights,
+    opt: &SharedOptions,
+) -> Result<Chosen, PlanError> {
+    let c = consider(conv, choice, w, opt, None)?;
+    let verified = c.proven.len();
+    let Some(best) = c.proven.into_iter().next() else {
         return Err(PlanError::NoVerifiedPlan {
             name: conv.name.clone(),
-            detail: failures.join("; "),
+            detail: c.failures.join("; "),
         });
     };
     Ok(Chosen {
-        analysis: an,
-        plan,
-        cost,
-        score,
-        candidates: n,
+        analysis: c.analysis,
+        plan: best.plan,
+        cost: best.cost,
+        score: best.score,
+        candidates: c.enumerated,
         verified_candidates: verified,
-        sim,
+        sim: best.sim,
     })
 }
 

@@ -286,16 +286,18 @@ pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
 
 /// Disassemble a CUBIN with `cuobjdump -sass`; `None` when cuobjdump is absent.
 pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
-    let dir = std::env::temp_dir().join(format!("warpforge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).ok()?;
-    let path = dir.join("module.cubin");
+    // a private directory per call: callers may disassemble in parallel
+    let dir = tempfile::Builder::new()
+        .prefix("warpforge-sass-")
+        .tempdir()
+        .ok()?;
+    let path = dir.path().join("module.cubin");
     std::fs::write(&path, cubin).ok()?;
     let out = std::process::Command::new("cuobjdump")
         .arg("-sass")
         .arg(&path)
         .output()
         .ok()?;
-    let _ = std::fs::remove_dir_all(&dir);
     if !out.status.success() {
         return None;
     }

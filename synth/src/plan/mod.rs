@@ -23,18 +23,21 @@
 //!   chosen per conversion (vectorised, swizzled, `stmatrix`/`ldmatrix`)
 //!   that converts anything within a CTA.
 //!
-//! Modules: [`analysis`] (classification), [`ir`] (stages and cost), and the
+//! Modules: [`analysis`] (classification), [`ir`] (stages and cost),
+//! [`bound`] (lower bounds on any plan's cost), and the
 //! strategies [`rename`], [`shuffle`], [`shared`].
 
 use serde::Serialize;
 
 pub mod analysis;
+pub mod bound;
 pub mod ir;
 pub mod rename;
 pub mod shared;
 pub mod shuffle;
 
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
+pub use bound::{lower_bound, LowerBound};
 pub use ir::{
     AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst,
     SmemInstr, Stage,

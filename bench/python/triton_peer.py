@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Triton's own lowering of layout conversions, timed the way `warpforge
+bench` times warpforge's helpers (shipped inside the warpforge binary; run by
+`warpforge bench`, not by hand).
+
+usage: triton_peer.py CASES.json START ITERS RUNS CTAS OUTDIR
+
+For each case from index START of CASES.json (a list of {id, shape [M, N],
+warps, bits, src, dst}, layouts as {register, lane, warp} bases), builds
+Gluon kernels whose tensors are `DistributedLinearLayout`s of those bases:
+`once` (load in src, convert_layout to dst, store) checked bit-exactly, and
+`loop` (CTAS CTAs x ITERS round trips src -> dst, xor 1, dst -> src, as
+warpforge's timing kernel), timed with CUDA events around each of RUNS
+launches enqueued back to back after two warm-up launches; the median is
+reported. Writes each kernel's cubin to OUTDIR (warpforge counts its SASS
+the same way as its own) and prints one JSON line per case. A layout Triton
+rejects may abort the process; warpforge restarts it after that case.
+"""
+import json, os, sys
+
+import torch
+import triton  # noqa: F401  (the Gluon front end needs it loaded)
+from triton.experimental import gluon
+from triton.experimental.gluon import language as ttgl
+
+DT = {8: torch.int8, 16: torch.int16, 32: torch.int32, 64: torch.int64}
+
+
+@gluon.jit
+def once(x_ptr, y_ptr, M: ttgl.constexpr, N: ttgl.constexpr, src: ttgl.constexpr, dst: ttgl.constexpr):
+    om = ttgl.arange(0, M, layout=ttgl.SliceLayout(1, src))[:, None]
+    on = ttgl.arange(0, N, layout=ttgl.SliceLayout(0, src))[None, :]
+    x = ttgl.load(x_ptr + om * N + on)
+    y = ttgl.convert_layout(x, dst)
+    dm = ttgl.arange(0, M, layout=ttgl.SliceLayout(1, dst))[:, None]
+    dn = ttgl.arange(0, N, layout=ttgl.SliceLayout(0, dst))[None, :]
+    ttgl.store(y_ptr + dm * N + dn, y)
+
+
+@gluon.jit
+def loop(x_ptr, y_ptr, M: ttgl.constexpr, N: ttgl.constexpr, src: ttgl.constexpr, dst: ttgl.constexpr, iters):
+    pid = ttgl.program_id(0)
+    om = ttgl.arange(0, M, layout=ttgl.SliceLayout(1, src))[:, None]
+    on = ttgl.arange(0, N, layout=ttgl.SliceLayout(0, src))[None, :]
+    x = ttgl.load(x_ptr + pid * M * N + om * N + on)
+    for i in range(iters):  # a run-time trip count: the loop is not folded
+        y = ttgl.convert_layout(x, dst)
+        y = y ^ 1
+        x = ttgl.convert_layout(y, src)
+    ttgl.store(y_ptr + pid * M * N + om * N + on, x)
+
+
+def as_2d(bases, rank):
+    return [[0, b[0]] if rank == 1 else list(b) for b in bases]
+
+
+def layout(side, shape, rank):
+    return ttgl.DistributedLinearLayout(as_2d(side["register"], rank), as_2d(side["lane"], rank),
+                                        as_2d(side["warp"], rank), [], shape)
+
+
+def median_ms(f, runs):
+    f()
+    f()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
+    for s, e in ev:
+        s.record()
+        f()
+        e.record()
+    torch.cuda.synchronize()
+    t = sorted(s.elapsed_time(e) for s, e in ev)
+    return t[len(t) // 2]
+
+
+def run(c, iters, runs, ctas, outdir):
+    rank = len(c["shape"])
+    M, N = (1, c["shape"][0]) if rank == 1 else c["shape"]
+    src, dst = layout(c["src"], [M, N], rank), layout(c["dst"], [M, N], rank)
+    dt, nw = DT[c["bits"]], c["warps"]
+    x = torch.randint(-100, 100, (M, N), dtype=torch.int32, device="cuda").to(dt)
+    y = torch.empty_like(x)
+    ko = once[(1, )](x, y, M, N, src, dst, num_warps=nw)
+    res = {"once_ok": bool(torch.equal(x, y))}
+    xs = torch.randint(-100, 100, (ctas, M, N), dtype=torch.int32, device="cuda").to(dt)
+    ys = torch.empty_like(xs)
+    kl = loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw)
+    torch.cuda.synchronize()
+    res["loop_ok"] = bool(torch.equal(xs ^ (iters & 1), ys))
+    res["ms"] = median_ms(lambda: loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw), runs)
+    for tag, k in (("once", ko), ("loop", kl)):
+        path = os.path.join(outdir, "%s_%s.cubin" % (c["id"], tag))
+        with open(path, "wb") as f:
+            f.write(k.asm["cubin"])
+        res[tag + "_cubin"] = path
+    res["registers"] = int(getattr(kl, "n_regs", 0) or 0)
+    res["smem_bytes"] = int(kl.metadata.shared)
+    return res
+
+
+def main():
+    cases = json.load(open(sys.argv[1]))
+    start, iters, runs, ctas = (int(a) for a in sys.argv[2:6])
+    outdir = sys.argv[6]
+    print(json.dumps({"triton_version": triton.__version__}), flush=True)
+    for c in cases[start:]:
+        try:
+            r = run(c, iters, runs, ctas, outdir)
+        except Exception as e:  # a layout Triton rejects with an exception
+            r = {"error": ("%s: %s" % (type(e).__name__, e))[:400]}
+        print(json.dumps({"id": c["id"], **r}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

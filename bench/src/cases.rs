@@ -1,0 +1,231 @@
+//! What `warpforge bench` times: for each conversion that moves data, every
+//! candidate plan the search proves for the forward direction (renames and
+//! shuffles all, the best-scored shared-memory ones up to a limit), each
+//! paired with the chosen plan of the reverse conversion, as one timing
+//! kernel per candidate (`kernels::emit_bench_kernel`).
+
+use anyhow::{anyhow, Result};
+use kernels::{emit_bench_kernel, emit_header, emit_helper, EmittedHelper};
+use synth::cost_model::{Features, Weights};
+use synth::plan::{lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, StrategyChoice};
+use synth::search::{consider, plan_conversion_with, plan_width, Candidate, Chosen};
+
+/// How candidates are enumerated.
+#[derive(Clone, Debug)]
+pub struct CaseOptions {
+    /// Weights that rank candidates (and prune shared-memory ones).
+    pub weights: Weights,
+    /// Target and scratch limit; `elem_bits` is replaced by each
+    /// conversion's own width.
+    pub shared: SharedOptions,
+    /// Shared-memory candidates timed per conversion (best scores first).
+    pub shared_limit: usize,
+}
+
+/// One candidate plan of a conversion, emitted.
+#[derive(Clone, Debug)]
+pub struct CandidateCase {
+    pub strategy: String,
+    pub kind: Kind,
+    pub cost: Cost,
+    pub features: Features,
+    pub score: f64,
+    /// Shared-memory wavefronts per warp (the plan's, and the minimum).
+    pub wavefronts: (u64, u64),
+    pub bank_conflicts: u64,
+    /// Whether the search chooses this one under [`CaseOptions::weights`].
+    pub chosen: bool,
+    pub helper: EmittedHelper,
+    /// Timing kernel name.
+    pub kernel: String,
+}
+
+/// One conversion with its candidates and the fixed backward helper.
+#[derive(Clone, Debug)]
+pub struct BenchCase {
+    /// Short id, unique within a run (`c0`, `c1`, ...).
+    pub id: String,
+    /// The file the conversion came from (`command line` for a pair).
+    pub file: String,
+    pub name: String,
+    pub conv: Conversion,
+    /// Element width timed (the conversion's own), and the CUDA type.
+    pub bits: u32,
+    pub ctype: &'static str,
+    pub bwd: EmittedHelper,
+    pub bwd_strategy: String,
+    pub candidates: Vec<CandidateCase>,
+    pub lower_bound: LowerBound,
+    /// Source tag of register `i` of CTA thread `t`, `[t][i]`.
+    pub src_tags: Vec<Vec<u64>>,
+    /// The CUDA module: header plus one timing kernel per candidate.
+    pub source: String,
+}
+
+/// A conversion not timed, and why.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub name: String,
+    pub reason: String,
+}
+
+/// CUDA integer type of a width: the harness moves elements as their bits.
+pub fn ctype_of(bits: u32) -> &'static str {
+    match bits {
+        8 => "signed char",
+        16 => "short",
+        32 => "int",
+        _ => "long long",
+    }
+}
+
+fn renamed(c: &Conversion, name: &str) -> Conversion {
+    Conversion {
+        name: name.into(),
+        ..c.clone()
+    }
+}
+
+fn reverse(c: &Conversion, name: &str) -> Result<Conversion> {
+    Conversion::new(
+        name,
+        c.dst.clone(),
+        c.src.clone(),
+        &c.shape,
+        c.elem.clone(),
+        c.num_warps,
+        &c.dst_text,
+        &c.src_text,
+    )
+    .map_err(|e| anyhow!("{e}"))
+}
+
+fn chosen_of(an: &synth::plan::Analysis, c: &Candidate) -> Chosen {
+    Chosen {
+        analysis: an.clone(),
+        plan: c.plan.clone(),
+        cost: c.cost,
+        score: c.score,
+        candidates: 1,
+        verified_candidates: 1,
+        sim: c.sim.clone(),
+    }
+}
+
+/// Build the cases of `(file, conversion)` pairs. Conversions that move
+/// nothing (renames) and conversions that cannot be planned are returned as
+/// skipped, with the reason.
+pub fn build_cases(
+    convs: &[(String, Conversion)],
+    opt: &CaseOptions,
+) -> Result<(Vec<BenchCase>, Vec<Skipped>)> {
+    let mut cases = Vec::new();
+    let mut skipped = Vec::new();
+    for (file, c) in convs {
+        let skip = |reason: String| Skipped {
+            file: file.clone(),
+            name: c.name.clone(),
+            reason,
+        };
+        let id = format!("c{}", cases.len());
+        let bits = plan_width(c);
+        let sopt = SharedOptions {
+            elem_bits: bits,
+            ..opt.shared
+        };
+        let fwd = renamed(c, &format!("{id}_fwd"));
+        let considered = match consider(
+            &fwd,
+            StrategyChoice::Auto,
+            &opt.weights,
+            &sopt,
+            Some(opt.shared_limit),
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                skipped.push(skip(e.to_string()));
+                continue;
+            }
+        };
+        let an = &considered.analysis;
+        if considered.proven.iter().all(|p| p.cost.total() == 0) {
+            skipped.push(skip("moves nothing (a register rename)".into()));
+            continue;
+        }
+        if considered.proven.is_empty() {
+            skipped.push(skip(format!(
+                "no candidate proven: {}",
+                considered.failures.join("; ")
+            )));
+            continue;
+        }
+        let rev = reverse(c, &format!("{id}_bwd"))?;
+        let bwd_plan = match plan_conversion_with(&rev, StrategyChoice::Auto, &opt.weights, &sopt)
+        {
+            Ok(x) => x,
+            Err(e) => {
+                skipped.push(skip(format!("reverse conversion: {e}")));
+                continue;
+            }
+        };
+        let bwd = emit_helper(&rev, &bwd_plan)?;
+        let ctype = ctype_of(bits);
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        let mut cands = Vec::new();
+        for (k, cand) in considered.proven.iter().enumerate() {
+            // identical code under another strategy name is timed once
+            let body = kernels::body("x", &cand.plan)?;
+            if seen.contains(&body) {
+                continue;
+            }
+            seen.push(body);
+            let conv_k = renamed(c, &format!("{id}_k{k}"));
+            let helper = emit_helper(&conv_k, &chosen_of(an, cand))?;
+            cands.push(CandidateCase {
+                strategy: cand.plan.strategy.clone(),
+                kind: cand.plan.kind,
+                cost: cand.cost,
+                features: Features::of(&cand.plan),
+                score: cand.score,
+                wavefronts: cand.plan.wavefronts_per_warp(),
+                bank_conflicts: cand.sim.bank_conflicts,
+                chosen: k == 0,
+                kernel: format!("wf_bench_{id}_k{k}"),
+                helper,
+            });
+        }
+        let helpers: Vec<EmittedHelper> = cands
+            .iter()
+            .map(|x| x.helper.clone())
+            .chain([bwd.clone()])
+            .collect();
+        let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
+        for x in &cands {
+            source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
+        }
+        let threads = 32 * c.num_warps as u64;
+        let src_tags = (0..threads)
+            .map(|t| {
+                (0..an.src_regs() as u64)
+                    .map(|i| an.src.tag(i, t % 32, t / 32, 0))
+                    .collect()
+            })
+            .collect();
+        cases.push(BenchCase {
+            id,
+            file: file.clone(),
+            name: c.name.clone(),
+            conv: c.clone(),
+            bits,
+            ctype,
+            bwd_strategy: bwd_plan.plan.strategy.clone(),
+            bwd,
+            lower_bound: lower_bound(an, bits, &opt.weights),
+            candidates: cands,
+            src_tags,
+            source,
+        });
+    }
+    Ok((cases, skipped))
+}

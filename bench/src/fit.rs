@@ -1,0 +1,346 @@
+//! Fitting the planner's cost model to `warpforge bench` timings (issue 7).
+//!
+//! Model: the GPU-wide time of a candidate's round trip per warp of the CTA,
+//! `ns / warps`, is a per-conversion constant (the shared backward helper,
+//! loads, loop) plus `weights . features` of the forward candidate
+//! ([`synth::cost_model::Features`]). Subtracting each conversion's means
+//! removes the constants (a fixed-effects regression); the weights are the
+//! non-negative least-squares solution of what remains (Lawson and Hanson,
+//! *Solving Least Squares Problems*, 1974, ch. 23, the active-set NNLS; the
+//! inner least-squares solves are nalgebra's SVD). A feature that never
+//! varies within a conversion cannot be identified; it keeps the prior
+//! model's weight times the factor that best scales the prior model to the
+//! data. Selection quality (is the lowest-scored candidate the measured
+//! fastest, within 5% and 15%) is reported in-sample and leaving each
+//! conversion out of its own fit.
+
+use crate::report::Row;
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+use synth::cost_model::{CostModel, Weights, FEATURE_NAMES};
+
+const NF: usize = FEATURE_NAMES.len();
+
+/// One timed candidate as a sample.
+#[derive(Clone, Debug)]
+struct Sample {
+    group: usize,
+    x: [f64; NF],
+    y: f64,
+}
+
+/// How a model's choices compare with the measured-fastest candidates.
+#[derive(Clone, Debug, Serialize)]
+pub struct Selection {
+    pub conversions: usize,
+    pub within_5pct: usize,
+    pub within_15pct: usize,
+    /// Conversions where the choice is more than 5% slower than the fastest.
+    pub misses: Vec<Miss>,
+}
+
+/// A conversion where the model's choice is not within 5% of the fastest.
+#[derive(Clone, Debug, Serialize)]
+pub struct Miss {
+    pub conversion: String,
+    pub chosen: String,
+    pub chosen_ns: f64,
+    pub fastest: String,
+    pub fastest_ns: f64,
+    pub slower_by: f64,
+}
+
+/// One candidate's measured and fitted time (per warp, ns, within its
+/// conversion: both relative to the conversion's mean).
+#[derive(Clone, Debug, Serialize)]
+pub struct Residual {
+    pub conversion: String,
+    pub strategy: String,
+    pub measured: f64,
+    pub fitted: f64,
+}
+
+/// The fit and its evaluation.
+#[derive(Clone, Debug, Serialize)]
+pub struct FitReport {
+    pub samples: usize,
+    /// Conversions with at least two timed candidates (the ones that inform the fit).
+    pub conversions: usize,
+    /// Features that varied within some conversion (fitted); the others
+    /// keep the scaled prior weight.
+    pub identified: Vec<String>,
+    /// Fraction of within-conversion variance the weights explain.
+    pub r2_within: f64,
+    pub weights: Weights,
+    pub selection_in_sample: Selection,
+    /// Each conversion chosen by weights fitted without it.
+    pub selection_leave_one_out: Selection,
+    /// The prior (given) weights' selection on the same data.
+    pub selection_prior: Selection,
+    pub residuals: Vec<Residual>,
+}
+
+fn label(r: &Row) -> String {
+    format!("{}:{}", r.file.rsplit('/').next().unwrap_or(&r.file), r.name)
+}
+
+fn samples(rows: &[Row]) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for (g, r) in rows.iter().enumerate() {
+        for k in &r.candidates {
+            if let Some(ns) = k.ns {
+                out.push(Sample {
+                    group: g,
+                    x: k.features.as_array(),
+                    y: ns / r.warps as f64,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Within-group demeaned design matrix and response.
+fn demeaned(s: &[Sample]) -> (DMatrix<f64>, DVector<f64>) {
+    let groups = s.iter().map(|x| x.group).max().map_or(0, |g| g + 1);
+    let mut sum = vec![([0.0; NF], 0.0, 0usize); groups];
+    for x in s {
+        let e = &mut sum[x.group];
+        for i in 0..NF {
+            e.0[i] += x.x[i];
+        }
+        e.1 += x.y;
+        e.2 += 1;
+    }
+    let a = DMatrix::from_fn(s.len(), NF, |r, c| {
+        let e = &sum[s[r].group];
+        s[r].x[c] - e.0[c] / e.2 as f64
+    });
+    let b = DVector::from_fn(s.len(), |r, _| {
+        let e = &sum[s[r].group];
+        s[r].y - e.1 / e.2 as f64
+    });
+    (a, b)
+}
+
+fn lstsq(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+    a.clone()
+        .svd(true, true)
+        .solve(b, 1e-12)
+        .unwrap_or_else(|_| DVector::zeros(a.ncols()))
+}
+
+/// Non-negative least squares, `min |a x - b|, x >= 0` (Lawson-Hanson).
+pub fn nnls(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+    let n = a.ncols();
+    let mut x = DVector::zeros(n);
+    let mut passive = vec![false; n];
+    let tol = 1e-10 * (1.0 + b.norm());
+    for _ in 0..(3 * n + 10) {
+        let w = a.transpose() * (b - a * &x);
+        let Some((j, wj)) = (0..n)
+            .filter(|&j| !passive[j])
+            .map(|j| (j, w[j]))
+            .max_by(|p, q| p.1.total_cmp(&q.1))
+        else {
+            break;
+        };
+        if wj <= tol {
+            break;
+        }
+        passive[j] = true;
+        loop {
+            let idx: Vec<usize> = (0..n).filter(|&i| passive[i]).collect();
+            let sub = a.select_columns(&idx);
+            let z = lstsq(&sub, b);
+            if z.iter().all(|&v| v > 0.0) {
+                for (k, &i) in idx.iter().enumerate() {
+                    x[i] = z[k];
+                }
+                break;
+            }
+            // step back toward x until a passive variable reaches zero
+            let mut alpha = 1.0f64;
+            for (k, &i) in idx.iter().enumerate() {
+                if z[k] <= 0.0 {
+                    alpha = alpha.min(x[i] / (x[i] - z[k]));
+                }
+            }
+            for (k, &i) in idx.iter().enumerate() {
+                x[i] += alpha * (z[k] - x[i]);
+                if x[i] <= 1e-12 {
+                    x[i] = 0.0;
+                    passive[i] = false;
+                }
+            }
+        }
+    }
+    x
+}
+
+fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
+    let (a, b) = demeaned(s);
+    let identified: Vec<bool> = (0..NF)
+        .map(|c| a.column(c).iter().any(|v| v.abs() > 1e-9))
+        .collect();
+    let p = prior.as_array();
+    // the prior model's best scale on these data
+    let ps = &a * DVector::from_row_slice(&p);
+    let scale = if ps.norm_squared() > 0.0 {
+        (ps.dot(&b) / ps.norm_squared()).max(0.0)
+    } else {
+        0.0
+    };
+    let idx: Vec<usize> = (0..NF).filter(|&i| identified[i]).collect();
+    let mut w = [0.0; NF];
+    if !idx.is_empty() {
+        let z = nnls(&a.select_columns(&idx), &b);
+        for (k, &i) in idx.iter().enumerate() {
+            w[i] = z[k];
+        }
+    }
+    for i in 0..NF {
+        if !identified[i] {
+            w[i] = p[i] * scale;
+        }
+    }
+    let fitted = &a * DVector::from_row_slice(&w);
+    let ss = b.norm_squared();
+    let r2 = if ss > 0.0 {
+        1.0 - (&b - fitted).norm_squared() / ss
+    } else {
+        0.0
+    };
+    (Weights::from_array(w), identified, r2)
+}
+
+/// The candidate `w` chooses in a row: lowest score, ties to the earlier.
+fn choose<'a>(r: &'a Row, w: &Weights) -> Option<&'a crate::report::CandidateRow> {
+    r.candidates
+        .iter()
+        .filter(|k| k.ns.is_some())
+        .min_by(|a, b| w.dot(&a.features).total_cmp(&w.dot(&b.features)))
+}
+
+fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
+    let mut s = Selection {
+        conversions: 0,
+        within_5pct: 0,
+        within_15pct: 0,
+        misses: vec![],
+    };
+    for (g, r) in rows.iter().enumerate() {
+        let w = pick(g, r);
+        let (Some(c), Some(f)) = (
+            choose(r, &w),
+            r.candidates
+                .iter()
+                .filter(|k| k.ns.is_some())
+                .min_by(|a, b| a.ns.unwrap().total_cmp(&b.ns.unwrap())),
+        ) else {
+            continue;
+        };
+        let (cn, fns) = (c.ns.unwrap(), f.ns.unwrap());
+        s.conversions += 1;
+        if cn <= fns * 1.05 {
+            s.within_5pct += 1;
+        } else {
+            s.misses.push(Miss {
+                conversion: label(r),
+                chosen: c.strategy.clone(),
+                chosen_ns: cn,
+                fastest: f.strategy.clone(),
+                fastest_ns: fns,
+                slower_by: (cn / fns * 1000.0).round() / 1000.0,
+            });
+        }
+        if cn <= fns * 1.15 {
+            s.within_15pct += 1;
+        }
+    }
+    s
+}
+
+/// Fit weights to the rows' timings, starting from (and falling back to)
+/// `prior`; evaluate them. Errors when no conversion has two timed
+/// candidates.
+pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
+    let s = samples(rows);
+    let informative = rows
+        .iter()
+        .filter(|r| r.candidates.iter().filter(|k| k.ns.is_some()).count() >= 2)
+        .count();
+    if informative == 0 {
+        anyhow::bail!("no conversion has two timed candidates: nothing to fit");
+    }
+    let (w, identified, r2) = fit_weights(&s, prior);
+    let (a, b) = demeaned(&s);
+    let fitted = &a * DVector::from_row_slice(&w.as_array());
+    let mut residuals = Vec::new();
+    let mut i = 0;
+    for r in rows {
+        for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
+            residuals.push(Residual {
+                conversion: label(r),
+                strategy: k.strategy.clone(),
+                measured: (b[i] * 100.0).round() / 100.0,
+                fitted: (fitted[i] * 100.0).round() / 100.0,
+            });
+            i += 1;
+        }
+    }
+    let loo = selection(rows, |g, _| {
+        let rest: Vec<Sample> = s.iter().filter(|x| x.group != g).cloned().collect();
+        if rest.is_empty() {
+            return w;
+        }
+        fit_weights(&rest, prior).0
+    });
+    Ok(FitReport {
+        samples: s.len(),
+        conversions: informative,
+        identified: FEATURE_NAMES
+            .iter()
+            .zip(&identified)
+            .filter(|x| *x.1)
+            .map(|x| x.0.to_string())
+            .collect(),
+        r2_within: (r2 * 1000.0).round() / 1000.0,
+        weights: w,
+        selection_in_sample: selection(rows, |_, _| w),
+        selection_leave_one_out: loo,
+        selection_prior: selection(rows, |_, _| *prior),
+        residuals,
+    })
+}
+
+/// A cost-model file from a fit.
+pub fn model(report: &FitReport, gpu: &str, source: &str) -> CostModel {
+    CostModel {
+        format: "warpforge-cost-model".into(),
+        version: 1,
+        gpu: gpu.into(),
+        source: source.into(),
+        weights: report.weights,
+        fit: Some(serde_json::to_value(report).expect("a fit report serializes")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nnls_recovers_nonnegative_weights_and_clamps_negative_ones() {
+        // y = 2 x0 + 0 x1 + 3 x2, exactly
+        let a = DMatrix::from_row_slice(5, 3, &[1., 0., 2., 0., 1., 1., 3., 1., 0., 1., 2., 1., 2., 2., 2.]);
+        let b = &a * DVector::from_row_slice(&[2.0, 0.0, 3.0]);
+        let x = nnls(&a, &b);
+        assert!((x[0] - 2.0).abs() < 1e-8 && x[1].abs() < 1e-8 && (x[2] - 3.0).abs() < 1e-8, "{x}");
+        // a negative unconstrained solution is clamped to zero
+        let b2 = &a * DVector::from_row_slice(&[1.0, -2.0, 1.0]);
+        let x2 = nnls(&a, &b2);
+        assert!(x2.iter().all(|&v| v >= 0.0), "{x2}");
+        assert!(x2[1] == 0.0, "{x2}");
+    }
+}

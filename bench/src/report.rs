@@ -1,0 +1,342 @@
+//! Results of `warpforge bench`: one JSON object per conversion
+//! (`results/vs_triton.jsonl` format), a markdown table and an SVG chart of
+//! warpforge's time over Triton's per conversion.
+
+use crate::cases::BenchCase;
+use crate::gpu::Measured;
+use crate::triton::TritonResult;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use synth::cost_model::Features;
+use synth::plan::Cost;
+
+/// One timed candidate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CandidateRow {
+    pub strategy: String,
+    pub kind: String,
+    pub cost: Cost,
+    pub features: Features,
+    /// Score under the weights the run ranked with.
+    pub score: f64,
+    pub chosen: bool,
+    /// Shared-memory wavefronts per warp, and their minimum.
+    pub wavefronts: u64,
+    pub min_wavefronts: u64,
+    pub bank_conflicts: u64,
+    /// GPU-wide ns per round trip (`None` when it failed: see `error`).
+    pub ns: Option<f64>,
+    pub registers: Option<i32>,
+    pub sass: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A strategy and its time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Pick {
+    pub strategy: String,
+    pub ns: Option<f64>,
+}
+
+/// One conversion's row.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    pub file: String,
+    pub name: String,
+    pub shape: Vec<i64>,
+    pub dtype: String,
+    pub bits: u32,
+    pub warps: u32,
+    /// The backward helper every candidate's round trip shares.
+    pub bwd: String,
+    pub lower_bound: Value,
+    pub candidates: Vec<CandidateRow>,
+    pub chosen: Pick,
+    pub fastest: Pick,
+    /// Triton's `{ns, sass, sass_once, registers, smem_bytes}` or `{error}`.
+    pub triton: Value,
+    #[serde(default)]
+    pub ratio_chosen_over_triton: Option<f64>,
+    #[serde(default)]
+    pub ratio_fastest_over_triton: Option<f64>,
+}
+
+/// Assemble a row from a case, its measurements and Triton's.
+pub fn row(
+    c: &BenchCase,
+    measured: &[Result<Measured, String>],
+    triton: Option<&Result<TritonResult, String>>,
+) -> Row {
+    let candidates: Vec<CandidateRow> = c
+        .candidates
+        .iter()
+        .zip(measured)
+        .map(|(k, m)| CandidateRow {
+            strategy: k.strategy.clone(),
+            kind: k.kind.as_str().to_string(),
+            cost: k.cost,
+            features: k.features,
+            score: k.score,
+            chosen: k.chosen,
+            wavefronts: k.wavefronts.0,
+            min_wavefronts: k.wavefronts.1,
+            bank_conflicts: k.bank_conflicts,
+            ns: m.as_ref().ok().map(|m| m.ns),
+            registers: m.as_ref().ok().map(|m| m.registers),
+            sass: m
+                .as_ref()
+                .ok()
+                .and_then(|m| m.sass.as_ref())
+                .map(|s| serde_json::to_value(s).expect("sass serializes")),
+            error: m.as_ref().err().cloned(),
+        })
+        .collect();
+    let chosen = candidates
+        .iter()
+        .find(|k| k.chosen)
+        .map(|k| Pick {
+            strategy: k.strategy.clone(),
+            ns: k.ns,
+        })
+        .expect("a case has its chosen candidate");
+    let fastest = candidates
+        .iter()
+        .filter(|k| k.ns.is_some())
+        .min_by(|a, b| a.ns.unwrap().total_cmp(&b.ns.unwrap()))
+        .map(|k| Pick {
+            strategy: k.strategy.clone(),
+            ns: k.ns,
+        })
+        .unwrap_or(Pick {
+            strategy: "-".into(),
+            ns: None,
+        });
+    let (triton, tns) = match triton {
+        None => (serde_json::json!({"error": "not run (--no-triton, or Triton unavailable)"}), None),
+        Some(Err(e)) => (serde_json::json!({ "error": e }), None),
+        Some(Ok(t)) => (serde_json::to_value(t).expect("serializes"), Some(t.ns)),
+    };
+    let ratio = |x: Option<f64>| match (x, tns) {
+        (Some(a), Some(b)) if b > 0.0 => Some((a / b * 1000.0).round() / 1000.0),
+        _ => None,
+    };
+    Row {
+        file: c.file.clone(),
+        name: c.name.clone(),
+        shape: c.conv.shape.clone(),
+        dtype: c.conv.elem.name.clone(),
+        bits: c.bits,
+        warps: c.conv.num_warps,
+        bwd: c.bwd_strategy.clone(),
+        lower_bound: serde_json::to_value(&c.lower_bound).expect("serializes"),
+        ratio_chosen_over_triton: ratio(chosen.ns),
+        ratio_fastest_over_triton: ratio(fastest.ns),
+        candidates,
+        chosen,
+        fastest,
+        triton,
+    }
+}
+
+/// Geometric mean of positive values (`None` when empty).
+pub fn geomean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn sass_brief(v: Option<&Value>) -> String {
+    let Some(v) = v else { return "-".into() };
+    let g = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    format!(
+        "{}/{}/{}/{}/{}/{}/{}/{}",
+        g("shfl"),
+        g("sel"),
+        g("prmt"),
+        g("sts"),
+        g("lds"),
+        g("ldsm"),
+        g("stsm"),
+        g("bar")
+    )
+}
+
+fn short(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// Summary lines: geomean and worst of chosen/Triton and fastest/Triton.
+pub fn summary(rows: &[Row]) -> String {
+    let mut s = String::new();
+    for (label, pick) in [
+        ("chosen plan", (|r: &Row| r.ratio_chosen_over_triton) as fn(&Row) -> Option<f64>),
+        ("fastest candidate", |r: &Row| r.ratio_fastest_over_triton),
+    ] {
+        let v: Vec<(f64, &Row)> = rows.iter().filter_map(|r| pick(r).map(|x| (x, r))).collect();
+        let xs: Vec<f64> = v.iter().map(|x| x.0).collect();
+        if let Some(g) = geomean(&xs) {
+            let worst = v.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+            let at_most = xs.iter().filter(|&&x| x <= 1.0).count();
+            s += &format!(
+                "- warpforge's {label} over Triton's time: geomean **{g:.3}x** over {} conversions, {at_most} at or below 1.0x, worst {:.3}x (`{}:{}`)\n",
+                xs.len(),
+                worst.0,
+                short(&worst.1.file),
+                worst.1.name
+            );
+        }
+    }
+    let n = rows.len();
+    let hits = |tol: f64| {
+        rows.iter()
+            .filter(|r| match (r.chosen.ns, r.fastest.ns) {
+                (Some(c), Some(f)) => c <= f * (1.0 + tol),
+                _ => false,
+            })
+            .count()
+    };
+    s += &format!(
+        "- chosen plan within 5% of the measured-fastest candidate on {} of {n} conversions, within 15% on {}\n",
+        hits(0.05),
+        hits(0.15)
+    );
+    s
+}
+
+/// The markdown report: `preamble` (command, GPU, driver, date, commit),
+/// the summary, one line per conversion, and every candidate.
+pub fn markdown(rows: &[Row], preamble: &str) -> String {
+    let mut s = format!("{preamble}\n## Summary\n\n{}\n", summary(rows));
+    s += "SASS columns: SHFL/SEL/PRMT/STS/LDS/LDSM/STSM/BAR of the whole timing kernel (one round trip `A -> B`, xor 1, `B -> A` in its loop; warpforge's side includes the harness's `__syncthreads()` before each shared-memory call). ns: GPU-wide nanoseconds per round trip, median.\n\n";
+    s += "## Conversions\n\n| conversion | shape | dtype | warps | chosen plan | ns | fastest candidate | ns | Triton ns | chosen / Triton | fastest / Triton | SASS warpforge (chosen) | SASS Triton | registers wf / Triton |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    let f = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or("-".into());
+    for r in rows {
+        let ch = r.candidates.iter().find(|k| k.chosen);
+        let tri_ns = r.triton.get("ns").and_then(Value::as_f64);
+        let tri_err = r.triton.get("error").and_then(Value::as_str);
+        s += &format!(
+            "| `{}:{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |\n",
+            short(&r.file),
+            r.name,
+            r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"),
+            r.dtype,
+            r.warps,
+            r.chosen.strategy,
+            f(r.chosen.ns, 1),
+            r.fastest.strategy,
+            f(r.fastest.ns, 1),
+            tri_ns.map(|v| format!("{v:.1}")).unwrap_or_else(|| tri_err.unwrap_or("-").chars().take(60).collect()),
+            f(r.ratio_chosen_over_triton, 3),
+            f(r.ratio_fastest_over_triton, 3),
+            sass_brief(ch.and_then(|k| k.sass.as_ref())),
+            sass_brief(r.triton.get("sass")),
+            ch.and_then(|k| k.registers).map(|x| x.to_string()).unwrap_or("-".into()),
+            r.triton.get("registers").and_then(Value::as_i64).map(|x| x.to_string()).unwrap_or("-".into()),
+        );
+    }
+    s += "\n## Every candidate\n\n| conversion | candidate | chosen | predicted per thread (fwd) | wavefronts | score | ns | vs fastest | registers | SASS (loop kernel) |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    for r in rows {
+        for k in &r.candidates {
+            s += &format!(
+                "| `{}:{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} |\n",
+                short(&r.file),
+                r.name,
+                k.strategy,
+                if k.chosen { "yes" } else { "" },
+                k.cost,
+                k.wavefronts,
+                k.score,
+                f(k.ns, 1),
+                match (k.ns, r.fastest.ns) {
+                    (Some(a), Some(b)) => format!("{:.3}x", a / b),
+                    _ => k.error.clone().unwrap_or("-".into()).chars().take(80).collect(),
+                },
+                k.registers.map(|x| x.to_string()).unwrap_or("-".into()),
+                sass_brief(k.sass.as_ref()),
+            );
+        }
+    }
+    s
+}
+
+/// An SVG bar chart: per conversion, the chosen plan's time over Triton's
+/// (bars) and the fastest candidate's (points), with the 1.0 line.
+pub fn svg(rows: &[Row], title: &str) -> Result<String> {
+    use plotters::prelude::*;
+    let data: Vec<(String, f64, f64)> = rows
+        .iter()
+        .filter_map(|r| {
+            Some((
+                format!("{}:{}", short(&r.file).split('.').next().unwrap_or(""), r.name),
+                r.ratio_chosen_over_triton?,
+                r.ratio_fastest_over_triton?,
+            ))
+        })
+        .collect();
+    let mut out = String::new();
+    {
+        let h = 520u32;
+        let w = (80 + 26 * data.len().max(1) as u32).max(640);
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let ymax = data
+            .iter()
+            .map(|d| d.1.max(d.2))
+            .fold(1.2f64, f64::max)
+            .min(4.0)
+            * 1.05;
+        let n = data.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(190)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..n as f64, 0f64..ymax)?;
+        let labels: Vec<String> = data.iter().map(|d| d.0.clone()).collect();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.floor() as usize;
+                if (x - i as f64 - 0.0).abs() < 1e-9 {
+                    labels.get(i).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_label_style(
+                ("sans-serif", 10)
+                    .into_font()
+                    .transform(FontTransform::Rotate90),
+            )
+            .y_desc("warpforge time / Triton time")
+            .draw()?;
+        chart
+            .draw_series(data.iter().enumerate().map(|(i, d)| {
+                let color = if d.1 <= 1.0 { RGBColor(46, 125, 50) } else { RGBColor(198, 40, 40) };
+                Rectangle::new(
+                    [(i as f64 + 0.15, 0.0), (i as f64 + 0.85, d.1.min(ymax))],
+                    color.filled(),
+                )
+            }))?
+            .label("chosen plan")
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], RGBColor(46, 125, 50).filled()));
+        chart
+            .draw_series(data.iter().enumerate().map(|(i, d)| {
+                Circle::new((i as f64 + 0.5, d.2.min(ymax)), 3, BLACK.filled())
+            }))?
+            .label("fastest candidate")
+            .legend(|(x, y)| Circle::new((x + 5, y), 3, BLACK.filled()));
+        chart
+            .draw_series(LineSeries::new([(0.0, 1.0), (n as f64, 1.0)], BLACK.stroke_width(1)))?
+            .label("Triton = 1.0");
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,139 @@
+//! Triton's own lowering of the same conversions, timed in the same loop
+//! shape (`python/triton_peer.py`, shipped inside the binary): Gluon kernels
+//! with `DistributedLinearLayout`s built from the same bases, run by the
+//! Python given with `--python` (needs Triton >= 3.6 with Gluon, PyTorch).
+//! Triton aborts on layouts it rejects; the script is then restarted after
+//! that case, which is reported as crashed. SASS is counted from Triton's
+//! cubins with the same counter as warpforge's (`verify::count_sass`).
+
+use crate::cases::BenchCase;
+use crate::gpu::TimingOptions;
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use verify::SassCounts;
+
+const SCRIPT: &str = include_str!("../python/triton_peer.py");
+
+/// Triton's result for one conversion.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TritonResult {
+    /// Median launch time, ms; `ns` per round trip (`ms * 1e6 / iters`).
+    pub ms: f64,
+    pub ns: f64,
+    pub registers: i64,
+    pub smem_bytes: i64,
+    /// SASS of the timing loop kernel, and of a single conversion (`once`).
+    pub sass: Option<SassCounts>,
+    pub sass_once: Option<SassCounts>,
+}
+
+/// Per case id: Triton's result or why there is none.
+pub type TritonResults = BTreeMap<String, Result<TritonResult, String>>;
+
+fn bases(l: &synth::LinearLayout) -> Value {
+    json!({
+        "register": l.bases("register"),
+        "lane": l.bases("lane"),
+        "warp": l.bases("warp"),
+    })
+}
+
+fn sass_file(path: &str) -> Option<SassCounts> {
+    let bytes = std::fs::read(path).ok()?;
+    let (_, m) = verify::sass_of(&bytes)?;
+    m.into_values().next()
+}
+
+/// Run Triton's side for every case. `Err` when the Python cannot run
+/// Triton at all (the caller reports the Triton column as missing).
+pub fn run_triton(
+    python: &Path,
+    cases: &[BenchCase],
+    t: &TimingOptions,
+    ctas: u32,
+    tick: &dyn Fn(),
+) -> Result<(String, TritonResults)> {
+    let dir = tempfile::Builder::new()
+        .prefix("warpforge-triton-")
+        .tempdir()?;
+    let script = dir.path().join("triton_peer.py");
+    std::fs::write(&script, SCRIPT)?;
+    let list: Vec<Value> = cases
+        .iter()
+        .map(|c| {
+            json!({"id": c.id, "shape": c.conv.shape, "warps": c.conv.num_warps, "bits": c.bits,
+                   "src": bases(&c.conv.src), "dst": bases(&c.conv.dst)})
+        })
+        .collect();
+    let cases_path = dir.path().join("cases.json");
+    std::fs::write(&cases_path, serde_json::to_string(&list)?)?;
+    let mut got: TritonResults = BTreeMap::new();
+    let mut version = String::new();
+    let mut start = 0usize;
+    while start < cases.len() {
+        let out = Command::new(python)
+            .arg(&script)
+            .arg(&cases_path)
+            .args([
+                start.to_string(),
+                t.iters.to_string(),
+                t.runs.to_string(),
+                ctas.to_string(),
+            ])
+            .arg(dir.path())
+            .output()
+            .with_context(|| format!("--python {}: cannot run", python.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let mut lines = 0;
+        for line in stdout.lines().filter(|l| l.starts_with('{')) {
+            let v: Value = serde_json::from_str(line)?;
+            if let Some(ver) = v.get("triton_version").and_then(Value::as_str) {
+                version = ver.to_string();
+                continue;
+            }
+            lines += 1;
+            let id = v["id"].as_str().unwrap_or_default().to_string();
+            let r = if let Some(e) = v.get("error").and_then(Value::as_str) {
+                Err(e.to_string())
+            } else if v["once_ok"] != json!(true) || v["loop_ok"] != json!(true) {
+                Err(format!(
+                    "Triton's output is wrong (once {}, loop {})",
+                    v["once_ok"], v["loop_ok"]
+                ))
+            } else {
+                let ms = v["ms"].as_f64().unwrap_or(f64::NAN);
+                Ok(TritonResult {
+                    ms,
+                    ns: ms * 1e6 / t.iters as f64,
+                    registers: v["registers"].as_i64().unwrap_or(0),
+                    smem_bytes: v["smem_bytes"].as_i64().unwrap_or(0),
+                    sass: v["loop_cubin"].as_str().and_then(sass_file),
+                    sass_once: v["once_cubin"].as_str().and_then(sass_file),
+                })
+            };
+            got.insert(id, r);
+            tick();
+        }
+        if version.is_empty() {
+            let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+            bail!("{} cannot run Triton's Gluon: {tail}", python.display());
+        }
+        start += lines;
+        if start < cases.len() && !out.status.success() {
+            let tail: String = stderr.lines().rev().take(2).collect::<Vec<_>>().join(" | ");
+            got.insert(
+                cases[start].id.clone(),
+                Err(format!("Triton crashed ({}): {tail}", out.status)),
+            );
+            tick();
+            start += 1;
+        } else if start < cases.len() && lines == 0 {
+            bail!("{} stopped without output", python.display());
+        }
+    }
+    Ok((version, got))
+}

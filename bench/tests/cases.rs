@@ -1,0 +1,83 @@
+//! CPU side of `warpforge bench`: every corpus conversion that moves data
+//! becomes a case with its chosen plan among the candidates, a timing kernel
+//! per candidate, and reports that render (GPU timing is exercised by
+//! `make bench-triton` on a GPU machine).
+
+use bench::cases::{build_cases, CaseOptions};
+use bench::gpu::Measured;
+use bench::report;
+use synth::plan::SharedOptions;
+use synth::search::Weights;
+
+fn corpus() -> Vec<(String, synth::plan::Conversion)> {
+    let dir = bench::corpus_path("ttgir");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| format!("ttgir/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    files.insert(0, "pairs.mlir".into());
+    files
+        .iter()
+        .flat_map(|f| {
+            bench::conversions(f)
+                .unwrap()
+                .into_iter()
+                .map(move |c| (f.clone(), c))
+        })
+        .collect()
+}
+
+#[test]
+fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
+    let convs = corpus();
+    let opt = CaseOptions {
+        weights: Weights::default(),
+        shared: SharedOptions::default(),
+        shared_limit: 4,
+    };
+    let (cases, skipped) = build_cases(&convs, &opt).unwrap();
+    assert_eq!(cases.len() + skipped.len(), convs.len());
+    for s in &skipped {
+        assert!(s.reason.contains("moves nothing"), "{}: {}", s.name, s.reason);
+    }
+    assert!(cases.len() >= 30, "{} cases", cases.len());
+    let mut rows = Vec::new();
+    for c in &cases {
+        assert_eq!(c.candidates.iter().filter(|k| k.chosen).count(), 1, "{}", c.name);
+        for k in &c.candidates {
+            assert!(c.source.contains(&format!("void __launch_bounds__({}) {}(", 32 * c.conv.num_warps, k.kernel)));
+        }
+        // a made-up timing: candidate k takes 100 + k ns, Triton 101 ns
+        let m: Vec<Result<Measured, String>> = (0..c.candidates.len())
+            .map(|k| {
+                Ok(Measured {
+                    ms: 0.0,
+                    ns: 100.0 + k as f64,
+                    registers: 32,
+                    sass: None,
+                })
+            })
+            .collect();
+        let t = Ok(bench::triton::TritonResult {
+            ms: 0.0,
+            ns: 101.0,
+            registers: 40,
+            smem_bytes: 0,
+            sass: None,
+            sass_once: None,
+        });
+        rows.push(report::row(c, &m, Some(&t)));
+    }
+    let md = report::markdown(&rows, "# test\n");
+    assert!(md.contains("geomean"), "{md}");
+    let svg = report::svg(&rows, "test").unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{}", &svg[..200.min(svg.len())]);
+    // the rows round-trip through JSON, and the fit runs on them
+    let back: Vec<report::Row> = rows
+        .iter()
+        .map(|r| serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap())
+        .collect();
+    let f = bench::fit::fit(&back, &Weights::default()).unwrap();
+    assert!(f.weights.as_array().iter().all(|w| w.is_finite() && *w >= 0.0));
+}

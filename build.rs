@@ -1,0 +1,32 @@
+//! Records the git commit the binary was built from (`WARPFORGE_COMMIT`),
+//! which `warpforge bench` writes into its results.
+use std::process::Command;
+
+fn main() {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let commit = match git(&["rev-parse", "--short=7", "HEAD"]) {
+        Some(c) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{c}-dirty")
+            } else {
+                c
+            }
+        }
+        None => "unknown".into(),
+    };
+    println!("cargo:rustc-env=WARPFORGE_COMMIT={commit}");
+    for p in [".git/HEAD", ".git/index"] {
+        if std::path::Path::new(p).exists() {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! `warpforge bench` (every candidate plan and Triton's lowering, timed on
+//! the GPU in one loop shape) and `warpforge fit` (the cost model fitted to
+//! those timings). The work is in the `bench` crate; this is argument
+//! handling, progress and output.
+
+use super::{load, weights_of, write_atomically, Input, Strategy};
+use anyhow::{anyhow, bail, Context, Result};
+use bench::cases::{build_cases, CaseOptions};
+use bench::gpu::{compile_all, time_case, Gpu, TimingOptions};
+use bench::report::{self, Row};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use synth::plan::{Conversion, SharedOptions};
+use synth::search::CostModel;
+
+/// Arguments of `warpforge bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// TTGIR files: every ttg.convert_layout in each.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst"])]
+    ttgir: Vec<PathBuf>,
+    /// Source layout (TTGIR attribute text).
+    #[arg(long, requires = "dst")]
+    src: Option<String>,
+    /// Destination layout (TTGIR attribute text).
+    #[arg(long, requires = "src")]
+    dst: Option<String>,
+    /// Tensor shape for --src/--dst, e.g. 64x32.
+    #[arg(long)]
+    shape: Option<String>,
+    /// Element type for --src/--dst.
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Warps per CTA for --src/--dst.
+    #[arg(long, default_value_t = 4)]
+    warps: u32,
+    /// Name of the --src/--dst conversion.
+    #[arg(long, default_value = "convert")]
+    name: String,
+    /// Most shared-memory scratch a helper may use, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_smem: Option<u64>,
+    /// Cost-model file that ranks (and prunes) candidates; default built-in.
+    #[arg(long, value_name = "FILE")]
+    cost_model: Option<PathBuf>,
+    /// Round trips per launch.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    iters: u32,
+    /// Timed launches per kernel (the median is reported).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    runs: u64,
+    /// CTAs per SM in the grid.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    ctas_per_sm: u32,
+    /// Shared-memory candidates timed per conversion (best scores first;
+    /// shuffle candidates are all timed).
+    #[arg(long, default_value_t = synth::search::SHARED_CANDIDATES_PROVEN)]
+    shared_candidates: usize,
+    /// Python with Triton >= 3.6 (Gluon) and PyTorch, for Triton's column.
+    #[arg(long, default_value = "python3")]
+    python: PathBuf,
+    /// Time only warpforge's candidates.
+    #[arg(long)]
+    no_triton: bool,
+    /// Write one JSON object per conversion here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the markdown report here.
+    #[arg(long, value_name = "FILE")]
+    md: Option<PathBuf>,
+    /// Write the SVG chart here.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+/// Arguments of `warpforge fit`.
+#[derive(Args)]
+pub struct FitArgs {
+    /// Rows written by `warpforge bench --json`.
+    #[arg(long, value_name = "FILE")]
+    from: PathBuf,
+    /// Write the fitted cost model here.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: PathBuf,
+    /// The model to start from and compare with (default: built-in).
+    #[arg(long, value_name = "FILE")]
+    prior: Option<PathBuf>,
+    /// The GPU the timings are from (default: read from the rows' file
+    /// name is not possible, so say it).
+    #[arg(long, default_value = "unknown GPU")]
+    gpu: String,
+}
+
+fn bar(n: usize, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(n as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// Today's date (UTC) as YYYY-MM-DD (civil-from-days, H. Hinnant).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let z = secs.div_euclid(86400) + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+pub fn bench(a: BenchArgs) -> Result<i32> {
+    let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
+    let input = Input {
+        ttgir: a.ttgir.clone(),
+        src: a.src.clone(),
+        dst: a.dst.clone(),
+        shape: a.shape.clone(),
+        dtype: a.dtype.clone(),
+        warps: a.warps,
+        name: a.name.clone(),
+        strategy: Strategy::Auto,
+        json: false,
+        sm: (info.sm.0 * 10 + info.sm.1) as u32,
+        max_smem: a.max_smem,
+        cost_model: a.cost_model.clone(),
+    };
+    let weights = weights_of(&a.cost_model)?;
+    let (_, ops) = load(&input)?;
+    let mut convs = Vec::new();
+    let mut errors = Vec::new();
+    for (file, op) in ops {
+        match Conversion::from_op(&op) {
+            Ok(c) => convs.push((file, c)),
+            Err(e) => errors.push(format!("{file}:{}: {e}", op.line)),
+        }
+    }
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\n"));
+    }
+    let opt = CaseOptions {
+        weights,
+        shared: SharedOptions {
+            sm: input.sm,
+            max_smem: a.max_smem,
+            ..SharedOptions::default()
+        },
+        shared_limit: a.shared_candidates,
+    };
+    let (cases, skipped) = build_cases(&convs, &opt)?;
+    for s in &skipped {
+        eprintln!("warpforge: {}: {}: not timed: {}", s.file, s.name, s.reason);
+    }
+    if cases.is_empty() {
+        bail!("nothing to time: no conversion of the input moves data");
+    }
+    let t = TimingOptions {
+        iters: a.iters,
+        runs: a.runs as usize,
+        ctas_per_sm: a.ctas_per_sm,
+    };
+    let gpu = Gpu::open()?;
+    let pb = bar(cases.len(), "compile");
+    let compiled = compile_all(&cases, info.sm, &|| pb.inc(1));
+    pb.finish();
+    let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
+    let pb = bar(n_cand, "warpforge");
+    let mut measured = Vec::new();
+    let mut failures = Vec::new();
+    for (c, m) in cases.iter().zip(&compiled) {
+        let r: Vec<Result<bench::gpu::Measured, String>> = match m {
+            Ok(m) => time_case(&gpu, c, m, &t)?
+                .into_iter()
+                .map(|r| r.map_err(|e| format!("{e:#}")))
+                .collect(),
+            Err(e) => c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
+        };
+        failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
+        pb.inc(c.candidates.len() as u64);
+        measured.push(r);
+    }
+    pb.finish();
+    let mut triton_version = "not run (--no-triton)".to_string();
+    let triton = if a.no_triton {
+        None
+    } else {
+        let pb = bar(cases.len(), "triton");
+        let r = bench::triton::run_triton(&a.python, &cases, &t, gpu.sms * t.ctas_per_sm, &|| pb.inc(1));
+        pb.finish();
+        match r {
+            Ok((v, res)) => {
+                triton_version = format!("Triton {v}");
+                Some(res)
+            }
+            Err(e) => {
+                eprintln!("warpforge: the Triton column is missing: {e:#}");
+                triton_version = format!("missing: {e:#}");
+                None
+            }
+        }
+    };
+    let rows: Vec<Row> = cases
+        .iter()
+        .zip(&measured)
+        .map(|(c, m)| report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id))))
+        .collect();
+    let command: Vec<String> = std::env::args().collect();
+    let preamble = format!(
+        "# warpforge vs Triton: every candidate plan, one harness\n\n\
+         - command: `{}`\n- GPU: {} (sm_{}{}), {} SMs, CUDA driver {}, NVRTC {}.{}; {}\n\
+         - date: {}; warpforge {} (commit {})\n\
+         - loop: {} CTAs ({} per SM) x {} round trips `A -> B`, xor 1, `B -> A` per launch; \
+         median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
+         every output checked. A candidate's round trip pairs it (forward) with the chosen plan of the \
+         reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
+         region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does.\n",
+        command.join(" "),
+        info.name,
+        info.sm.0,
+        info.sm.1,
+        gpu.sms,
+        info.driver_version,
+        info.nvrtc_version.0,
+        info.nvrtc_version.1,
+        triton_version,
+        today(),
+        env!("CARGO_PKG_VERSION"),
+        env!("WARPFORGE_COMMIT"),
+        gpu.sms * t.ctas_per_sm,
+        t.ctas_per_sm,
+        t.iters,
+        t.runs
+    );
+    println!("{}", report::summary(&rows));
+    if let Some(p) = &a.json {
+        let text: String = rows
+            .iter()
+            .map(|r| serde_json::to_string(r).map(|s| s + "\n"))
+            .collect::<Result<_, _>>()?;
+        write_atomically(p, &text)?;
+        eprintln!("warpforge: wrote {} row(s) to {}", rows.len(), p.display());
+    }
+    if let Some(p) = &a.md {
+        write_atomically(p, &report::markdown(&rows, &preamble))?;
+        eprintln!("warpforge: wrote {}", p.display());
+    }
+    if let Some(p) = &a.svg {
+        let title = format!("warpforge / Triton time per conversion, {}", info.name);
+        write_atomically(p, &report::svg(&rows, &title)?)?;
+        eprintln!("warpforge: wrote {}", p.display());
+    }
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("warpforge: candidate failed: {f}");
+        }
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+pub fn fit(a: FitArgs) -> Result<i32> {
+    let text = std::fs::read_to_string(&a.from)
+        .with_context(|| format!("--from {}: cannot read", a.from.display()))?;
+    let rows: Vec<Row> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", a.from.display(), i + 1))
+        })
+        .collect::<Result<_>>()?;
+    let prior = match &a.prior {
+        Some(p) => weights_of(&Some(p.clone()))?,
+        None => CostModel::builtin().weights,
+    };
+    let r = bench::fit::fit(&rows, &prior)?;
+    let source = format!(
+        "warpforge fit --from {} ({} rows), {}, warpforge commit {}",
+        a.from.display(),
+        rows.len(),
+        today(),
+        env!("WARPFORGE_COMMIT")
+    );
+    let m = bench::fit::model(&r, &a.gpu, &source);
+    write_atomically(&a.output, &m.to_json())?;
+    println!("weights: {}", serde_json::to_string(&r.weights)?);
+    println!(
+        "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",
+        r.samples,
+        r.conversions,
+        r.r2_within,
+        r.identified.join(", ")
+    );
+    for (label, s) in [
+        ("prior model", &r.selection_prior),
+        ("fitted, in sample", &r.selection_in_sample),
+        ("fitted, leave one out", &r.selection_leave_one_out),
+    ] {
+        println!(
+            "{label}: chosen within 5% of the fastest on {}/{}, within 15% on {}/{}",
+            s.within_5pct, s.conversions, s.within_15pct, s.conversions
+        );
+        for m in &s.misses {
+            println!(
+                "  miss {}: chose {} ({:.1} ns), fastest {} ({:.1} ns), {:.3}x",
+                m.conversion, m.chosen, m.chosen_ns, m.fastest, m.fastest_ns, m.slower_by
+            );
+        }
+    }
+    eprintln!("warpforge: wrote {}", a.output.display());
+    Ok(0)
+}

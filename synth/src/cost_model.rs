@@ -1,0 +1,273 @@
+//! The planner's cost model: a weight per instruction class, loaded from a
+//! versioned JSON file per GPU (`synth/cost_models/`), fitted to timings of
+//! every candidate plan (`warpforge bench` then `warpforge fit`, issue 7).
+//!
+//! A plan's score is `weights . features`, where the features count, per
+//! thread of one warp, shuffles, selects, byte permutes, shared-memory
+//! instructions (`STS`/`LDS`/`LDSM`), `stmatrix`, shared-memory wavefronts
+//! of the warp, and barriers by scope. Only differences between candidates of
+//! one conversion matter (the search compares plans of the same conversion),
+//! so a fitted model's units are whatever the fit measured (nanoseconds per
+//! warp per instruction, GPU-wide, for `warpforge fit`).
+
+use crate::plan::{BarrierScope, Plan, Stage};
+use serde::{Deserialize, Serialize};
+
+/// Weights per instruction class (see [`Features`] for what each counts).
+/// All finite and non-negative.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    pub shfl: f64,
+    pub sel: f64,
+    pub prmt: f64,
+    /// Per shared-memory instruction (`STS`, `LDS`, `LDSM`).
+    pub smem: f64,
+    /// Per `stmatrix` (`STSM`).
+    pub stsm: f64,
+    /// Per shared-memory wavefront of one warp.
+    pub wavefront: f64,
+    /// Per `__syncthreads()`.
+    pub bar: f64,
+    /// Per `__syncwarp()`.
+    pub bar_warp: f64,
+}
+
+/// Names of the feature classes, in [`Features::as_array`] order; also the
+/// weight names of a cost-model file.
+pub const FEATURE_NAMES: [&str; 8] = [
+    "shfl",
+    "sel",
+    "prmt",
+    "smem",
+    "stsm",
+    "wavefront",
+    "bar",
+    "bar_warp",
+];
+
+/// What a plan costs, by class: instructions per thread (`shfl` .. `stsm`),
+/// shared-memory wavefronts per warp, barriers by scope.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Features {
+    pub shfl: f64,
+    pub sel: f64,
+    pub prmt: f64,
+    pub smem: f64,
+    pub stsm: f64,
+    pub wavefront: f64,
+    pub bar: f64,
+    pub bar_warp: f64,
+}
+
+impl Features {
+    /// The features of a plan.
+    pub fn of(p: &Plan) -> Features {
+        let c = p.cost();
+        let mut f = Features {
+            shfl: c.shfl as f64,
+            sel: c.sel as f64,
+            prmt: c.prmt as f64,
+            smem: (c.sts + c.lds + c.ldsm) as f64,
+            stsm: c.stsm as f64,
+            wavefront: p.wavefronts_per_warp().0 as f64,
+            bar: 0.0,
+            bar_warp: 0.0,
+        };
+        for st in &p.stages {
+            if let Stage::Barrier { scope } = st {
+                match scope {
+                    BarrierScope::Cta => f.bar += 1.0,
+                    BarrierScope::Warp => f.bar_warp += 1.0,
+                }
+            }
+        }
+        f
+    }
+    /// In [`FEATURE_NAMES`] order.
+    pub fn as_array(&self) -> [f64; 8] {
+        [
+            self.shfl,
+            self.sel,
+            self.prmt,
+            self.smem,
+            self.stsm,
+            self.wavefront,
+            self.bar,
+            self.bar_warp,
+        ]
+    }
+}
+
+impl std::ops::Add for Features {
+    type Output = Features;
+    fn add(self, o: Features) -> Features {
+        let (a, b) = (self.as_array(), o.as_array());
+        Features::from_array(std::array::from_fn(|i| a[i] + b[i]))
+    }
+}
+
+impl Weights {
+    /// In [`FEATURE_NAMES`] order.
+    pub fn as_array(&self) -> [f64; 8] {
+        [
+            self.shfl,
+            self.sel,
+            self.prmt,
+            self.smem,
+            self.stsm,
+            self.wavefront,
+            self.bar,
+            self.bar_warp,
+        ]
+    }
+    /// From values in [`FEATURE_NAMES`] order.
+    pub fn from_array(a: [f64; 8]) -> Weights {
+        Weights {
+            shfl: a[0],
+            sel: a[1],
+            prmt: a[2],
+            smem: a[3],
+            stsm: a[4],
+            wavefront: a[5],
+            bar: a[6],
+            bar_warp: a[7],
+        }
+    }
+}
+
+impl Features {
+    /// From values in [`FEATURE_NAMES`] order.
+    pub fn from_array(a: [f64; 8]) -> Features {
+        Features {
+            shfl: a[0],
+            sel: a[1],
+            prmt: a[2],
+            smem: a[3],
+            stsm: a[4],
+            wavefront: a[5],
+            bar: a[6],
+            bar_warp: a[7],
+        }
+    }
+}
+
+impl Weights {
+    /// `weights . features`.
+    pub fn dot(&self, f: &Features) -> f64 {
+        self.as_array()
+            .iter()
+            .zip(f.as_array())
+            .map(|(w, x)| w * x)
+            .sum()
+    }
+    /// Weighted score of a plan (lower is better).
+    pub fn score(&self, p: &Plan) -> f64 {
+        self.dot(&Features::of(p))
+    }
+}
+
+impl Default for Weights {
+    /// The built-in model's weights ([`CostModel::builtin`]).
+    fn default() -> Self {
+        CostModel::builtin().weights
+    }
+}
+
+/// A cost-model file: weights plus where they came from and how well they
+/// fit. Format `warpforge-cost-model`, version 1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostModel {
+    /// Always `warpforge-cost-model`.
+    pub format: String,
+    /// Format version: 1.
+    pub version: u32,
+    /// The GPU the weights were measured on (or `any` for hand-set ones).
+    pub gpu: String,
+    /// How the weights were obtained: command, date, commit.
+    pub source: String,
+    pub weights: Weights,
+    /// The fit's statistics (samples, R^2, residuals), when fitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<serde_json::Value>,
+}
+
+/// A cost-model file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CostModelError {
+    #[error("{origin}: not a cost model: {detail}")]
+    Parse { origin: String, detail: String },
+    #[error("{origin}: {detail}")]
+    Invalid { origin: String, detail: String },
+}
+
+const BUILTIN: &str = include_str!("../cost_models/default.json");
+
+impl CostModel {
+    /// Parse and validate a cost-model file's text; `origin` (a path) names
+    /// it in errors. Errors: malformed JSON or unknown/missing fields (with
+    /// line and column), another format or version, a weight that is
+    /// negative or not finite.
+    pub fn from_json(text: &str, origin: &str) -> Result<CostModel, CostModelError> {
+        let m: CostModel = serde_json::from_str(text).map_err(|e| CostModelError::Parse {
+            origin: origin.into(),
+            detail: e.to_string(),
+        })?;
+        let bad = |detail: String| CostModelError::Invalid {
+            origin: origin.into(),
+            detail,
+        };
+        if m.format != "warpforge-cost-model" {
+            return Err(bad(format!(
+                "format is `{}`, expected `warpforge-cost-model`",
+                m.format
+            )));
+        }
+        if m.version != 1 {
+            return Err(bad(format!(
+                "version {} is not supported (this warpforge reads version 1)",
+                m.version
+            )));
+        }
+        for (name, w) in FEATURE_NAMES.iter().zip(m.weights.as_array()) {
+            if !w.is_finite() || w < 0.0 {
+                return Err(bad(format!(
+                    "weight `{name}` is {w}; weights must be finite and non-negative"
+                )));
+            }
+        }
+        Ok(m)
+    }
+    /// The model the planner uses unless told otherwise
+    /// (`synth/cost_models/default.json`).
+    pub fn builtin() -> CostModel {
+        CostModel::from_json(BUILTIN, "synth/cost_models/default.json")
+            .expect("the built-in cost model is valid")
+    }
+    /// Pretty JSON, ending in a newline.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a cost model serializes") + "\n"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_round_trips_and_bad_files_are_named() {
+        let m = CostModel::builtin();
+        assert_eq!(CostModel::from_json(&m.to_json(), "x").unwrap(), m);
+        let e = CostModel::from_json("{", "f.json").unwrap_err().to_string();
+        assert!(e.starts_with("f.json: not a cost model"), "{e}");
+        let mut neg = m.clone();
+        neg.weights.sel = -1.0;
+        let e = CostModel::from_json(&neg.to_json(), "f.json").unwrap_err().to_string();
+        assert!(e.contains("weight `sel` is -1"), "{e}");
+        let v2 = m.to_json().replace("\"version\": 1", "\"version\": 2");
+        let e = CostModel::from_json(&v2, "f.json").unwrap_err().to_string();
+        assert!(e.contains("version 2"), "{e}");
+        let extra = m.to_json().replace("\"shfl\"", "\"shufl\"");
+        assert!(CostModel::from_json(&extra, "f.json").is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! Lower bounds on what a conversion must cost (issue 7): how far a plan is
+//! from the least data movement any plan of its kind could do.
+//!
+//! - Shuffles (warp-local conversions): every 32-bit word of a destination
+//!   register whose element the thread does not hold in the source must
+//!   arrive through one `shfl.sync` (32 bits per lane per shuffle, PTX ISA
+//!   9.7.8.6), so a thread needs at least `ceil(moved elements x bits / 32)`
+//!   shuffles; the bound is the maximum over threads.
+//! - Shared memory: a warp must store every element it holds that some
+//!   thread needs and does not hold, at most 128 bytes per wavefront and 16
+//!   bytes per lane per instruction (`st.shared.v4`); each thread must load
+//!   every element it needs and does not hold, likewise. The bound counts
+//!   store plus load instructions of the busiest thread and wavefronts of
+//!   the busiest warp, plus one barrier.
+//!
+//! Both bounds ignore selects and byte permutes, so they are bounds, not
+//! estimates.
+
+use super::Analysis;
+use crate::cost_model::{Features, Weights};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Lower bounds for one conversion at one element width.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LowerBound {
+    /// Element width the bound is for, in bits.
+    pub elem_bits: u32,
+    /// 32-bit words per thread that must change lane (busiest thread);
+    /// `None` when the conversion crosses warps (no shuffle plan exists).
+    pub shfl_words: Option<u32>,
+    /// Shared-memory instructions per thread (stores plus loads, busiest
+    /// thread) of any shared-memory round trip.
+    pub smem_accesses: u32,
+    /// Shared-memory wavefronts per warp (busiest warp) of any round trip.
+    pub smem_wavefronts: u32,
+    /// Least score any plan could reach under the weights given to
+    /// [`lower_bound`]: the cheaper of the two bounds (0 when nothing moves
+    /// between threads).
+    pub score: f64,
+}
+
+/// Lower bounds of `an` for `elem_bits`-bit elements (8, 16, 32 or 64),
+/// scored with `w`. Work: one pass over every slot of every thread of one
+/// CTA (at most 2^tensor_bits x broadcast copies).
+pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
+    let warps = 1u64 << an.src.hw.warp;
+    let (sr, dr) = (1u64 << an.src.hw.reg, 1u64 << an.dst.hw.reg);
+    let tags = |side: &super::Side, regs: u64, lane: u64, warp: u64| -> Vec<u64> {
+        (0..regs).map(|r| side.tag(r, lane, warp, 0)).collect()
+    };
+    // Elements that move: needed by a thread that does not hold them.
+    let mut moving: HashSet<u64> = HashSet::new();
+    let mut max_moved = 0u64;
+    for warp in 0..warps {
+        for lane in 0..32 {
+            let held: HashSet<u64> = tags(&an.src, sr, lane, warp).into_iter().collect();
+            let mut need: Vec<u64> = tags(&an.dst, dr, lane, warp)
+                .into_iter()
+                .filter(|t| !held.contains(t))
+                .collect();
+            need.sort_unstable();
+            need.dedup();
+            max_moved = max_moved.max(need.len() as u64);
+            moving.extend(need);
+        }
+    }
+    let mut max_stored = 0u64;
+    for warp in 0..warps {
+        let mut mine: HashSet<u64> = HashSet::new();
+        for lane in 0..32 {
+            mine.extend(
+                tags(&an.src, sr, lane, warp)
+                    .into_iter()
+                    .filter(|t| moving.contains(t)),
+            );
+        }
+        max_stored = max_stored.max(mine.len() as u64);
+    }
+    let bytes = elem_bits as u64 / 8;
+    let words = (max_moved * elem_bits as u64).div_ceil(32) as u32;
+    let (store_b, load_b) = (max_stored * bytes, max_moved * bytes);
+    let smem_accesses = (store_b.div_ceil(32 * 16) + load_b.div_ceil(16)) as u32;
+    let smem_wavefronts = (store_b.div_ceil(128) + (32 * load_b).div_ceil(128)) as u32;
+    let shfl_words = an.warp_local.then_some(words);
+    let score = if max_moved == 0 {
+        0.0
+    } else {
+        let smem = w.dot(&Features {
+            smem: smem_accesses as f64,
+            wavefront: smem_wavefronts as f64,
+            bar: if an.warp_local { 0.0 } else { 1.0 },
+            bar_warp: if an.warp_local { 1.0 } else { 0.0 },
+            ..Features::default()
+        });
+        match shfl_words {
+            Some(n) => smem.min(w.shfl * n as f64),
+            None => smem,
+        }
+    };
+    LowerBound {
+        elem_bits,
+        shfl_words,
+        smem_accesses,
+        smem_wavefronts,
+        score,
+    }
+}
