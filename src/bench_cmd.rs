@@ -86,10 +86,12 @@ pub struct FitArgs {
     /// The model to start from and compare with (default: built-in).
     #[arg(long, value_name = "FILE")]
     prior: Option<PathBuf>,
-    /// The GPU the timings are from (default: read from the rows' file
-    /// name is not possible, so say it).
+    /// The GPU the timings are from, as the model file should name it.
     #[arg(long, default_value = "unknown GPU")]
     gpu: String,
+    /// Also write the whole fit report (with every candidate's residual) here.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
 }
 
 fn bar(n: usize, what: &str) -> ProgressBar {
@@ -197,7 +199,9 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         None
     } else {
         let pb = bar(cases.len(), "triton");
-        let r = bench::triton::run_triton(&a.python, &cases, &t, gpu.sms * t.ctas_per_sm, &|| pb.inc(1));
+        let r = bench::triton::run_triton(&a.python, &cases, &t, gpu.sms * t.ctas_per_sm, &|| {
+            pb.inc(1)
+        });
         pb.finish();
         match r {
             Ok((v, res)) => {
@@ -296,7 +300,21 @@ pub fn fit(a: FitArgs) -> Result<i32> {
     );
     let m = bench::fit::model(&r, &a.gpu, &source);
     write_atomically(&a.output, &m.to_json())?;
-    println!("weights: {}", serde_json::to_string(&r.weights)?);
+    if let Some(p) = &a.report {
+        write_atomically(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
+    }
+    println!(
+        "least-squares weights: {}",
+        serde_json::to_string(&r.weights_least_squares)?
+    );
+    println!(
+        "refined weights (the model): {}",
+        serde_json::to_string(&r.weights)?
+    );
+    println!(
+        "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
+        r.regret_prior, r.regret_least_squares, r.regret
+    );
     println!(
         "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",
         r.samples,

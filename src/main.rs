@@ -171,7 +171,11 @@ fn load(input: &Input) -> Result<(String, Vec<(String, ConvertOp)>)> {
             let file = path.display().to_string();
             all.extend(f.converts.into_iter().map(|op| (file.clone(), op)));
         }
-        let names: Vec<String> = input.ttgir.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = input
+            .ttgir
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         return Ok((names.join(", "), all));
     }
     let (Some(src), Some(dst)) = (&input.src, &input.dst) else {

@@ -161,8 +161,7 @@ pub fn build_cases(
             continue;
         }
         let rev = reverse(c, &format!("{id}_bwd"))?;
-        let bwd_plan = match plan_conversion_with(&rev, StrategyChoice::Auto, &opt.weights, &sopt)
-        {
+        let bwd_plan = match plan_conversion_with(&rev, StrategyChoice::Auto, &opt.weights, &sopt) {
             Ok(x) => x,
             Err(e) => {
                 skipped.push(skip(format!("reverse conversion: {e}")));

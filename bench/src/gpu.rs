@@ -77,7 +77,8 @@ impl Gpu {
     /// Open device 0.
     pub fn open() -> Result<Gpu> {
         let ctx = CudaContext::new(0)?;
-        let sms = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let sms =
+            ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         Ok(Gpu { ctx, sms })
     }
 }

@@ -114,7 +114,10 @@ pub fn row(
             ns: None,
         });
     let (triton, tns) = match triton {
-        None => (serde_json::json!({"error": "not run (--no-triton, or Triton unavailable)"}), None),
+        None => (
+            serde_json::json!({"error": "not run (--no-triton, or Triton unavailable)"}),
+            None,
+        ),
         Some(Err(e)) => (serde_json::json!({ "error": e }), None),
         Some(Ok(t)) => (serde_json::to_value(t).expect("serializes"), Some(t.ns)),
     };
@@ -169,10 +172,16 @@ fn short(file: &str) -> &str {
 pub fn summary(rows: &[Row]) -> String {
     let mut s = String::new();
     for (label, pick) in [
-        ("chosen plan", (|r: &Row| r.ratio_chosen_over_triton) as fn(&Row) -> Option<f64>),
+        (
+            "chosen plan",
+            (|r: &Row| r.ratio_chosen_over_triton) as fn(&Row) -> Option<f64>,
+        ),
         ("fastest candidate", |r: &Row| r.ratio_fastest_over_triton),
     ] {
-        let v: Vec<(f64, &Row)> = rows.iter().filter_map(|r| pick(r).map(|x| (x, r))).collect();
+        let v: Vec<(f64, &Row)> = rows
+            .iter()
+            .filter_map(|r| pick(r).map(|x| (x, r)))
+            .collect();
         let xs: Vec<f64> = v.iter().map(|x| x.0).collect();
         if let Some(g) = geomean(&xs) {
             let worst = v.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
@@ -218,20 +227,34 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
             "| `{}:{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |\n",
             short(&r.file),
             r.name,
-            r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"),
+            r.shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("x"),
             r.dtype,
             r.warps,
             r.chosen.strategy,
             f(r.chosen.ns, 1),
             r.fastest.strategy,
             f(r.fastest.ns, 1),
-            tri_ns.map(|v| format!("{v:.1}")).unwrap_or_else(|| tri_err.unwrap_or("-").chars().take(60).collect()),
+            tri_ns.map(|v| format!("{v:.1}")).unwrap_or_else(|| tri_err
+                .unwrap_or("-")
+                .chars()
+                .take(60)
+                .collect()),
             f(r.ratio_chosen_over_triton, 3),
             f(r.ratio_fastest_over_triton, 3),
             sass_brief(ch.and_then(|k| k.sass.as_ref())),
             sass_brief(r.triton.get("sass")),
-            ch.and_then(|k| k.registers).map(|x| x.to_string()).unwrap_or("-".into()),
-            r.triton.get("registers").and_then(Value::as_i64).map(|x| x.to_string()).unwrap_or("-".into()),
+            ch.and_then(|k| k.registers)
+                .map(|x| x.to_string())
+                .unwrap_or("-".into()),
+            r.triton
+                .get("registers")
+                .and_then(Value::as_i64)
+                .map(|x| x.to_string())
+                .unwrap_or("-".into()),
         );
     }
     s += "\n## Every candidate\n\n| conversion | candidate | chosen | predicted per thread (fwd) | wavefronts | score | ns | vs fastest | registers | SASS (loop kernel) |\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -249,7 +272,13 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
                 f(k.ns, 1),
                 match (k.ns, r.fastest.ns) {
                     (Some(a), Some(b)) => format!("{:.3}x", a / b),
-                    _ => k.error.clone().unwrap_or("-".into()).chars().take(80).collect(),
+                    _ => k
+                        .error
+                        .clone()
+                        .unwrap_or("-".into())
+                        .chars()
+                        .take(80)
+                        .collect(),
                 },
                 k.registers.map(|x| x.to_string()).unwrap_or("-".into()),
                 sass_brief(k.sass.as_ref()),
@@ -267,7 +296,11 @@ pub fn svg(rows: &[Row], title: &str) -> Result<String> {
         .iter()
         .filter_map(|r| {
             Some((
-                format!("{}:{}", short(&r.file).split('.').next().unwrap_or(""), r.name),
+                format!(
+                    "{}:{}",
+                    short(&r.file).split('.').next().unwrap_or(""),
+                    r.name
+                ),
                 r.ratio_chosen_over_triton?,
                 r.ratio_fastest_over_triton?,
             ))
@@ -314,22 +347,36 @@ pub fn svg(rows: &[Row], title: &str) -> Result<String> {
             .draw()?;
         chart
             .draw_series(data.iter().enumerate().map(|(i, d)| {
-                let color = if d.1 <= 1.0 { RGBColor(46, 125, 50) } else { RGBColor(198, 40, 40) };
+                let color = if d.1 <= 1.0 {
+                    RGBColor(46, 125, 50)
+                } else {
+                    RGBColor(198, 40, 40)
+                };
                 Rectangle::new(
                     [(i as f64 + 0.15, 0.0), (i as f64 + 0.85, d.1.min(ymax))],
                     color.filled(),
                 )
             }))?
             .label("chosen plan")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], RGBColor(46, 125, 50).filled()));
+            .legend(|(x, y)| {
+                Rectangle::new(
+                    [(x, y - 5), (x + 10, y + 5)],
+                    RGBColor(46, 125, 50).filled(),
+                )
+            });
         chart
-            .draw_series(data.iter().enumerate().map(|(i, d)| {
-                Circle::new((i as f64 + 0.5, d.2.min(ymax)), 3, BLACK.filled())
-            }))?
+            .draw_series(
+                data.iter()
+                    .enumerate()
+                    .map(|(i, d)| Circle::new((i as f64 + 0.5, d.2.min(ymax)), 3, BLACK.filled())),
+            )?
             .label("fastest candidate")
             .legend(|(x, y)| Circle::new((x + 5, y), 3, BLACK.filled()));
         chart
-            .draw_series(LineSeries::new([(0.0, 1.0), (n as f64, 1.0)], BLACK.stroke_width(1)))?
+            .draw_series(LineSeries::new(
+                [(0.0, 1.0), (n as f64, 1.0)],
+                BLACK.stroke_width(1),
+            ))?
             .label("Triton = 1.0");
         chart
             .configure_series_labels()

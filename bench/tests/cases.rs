@@ -39,14 +39,28 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
     let (cases, skipped) = build_cases(&convs, &opt).unwrap();
     assert_eq!(cases.len() + skipped.len(), convs.len());
     for s in &skipped {
-        assert!(s.reason.contains("moves nothing"), "{}: {}", s.name, s.reason);
+        assert!(
+            s.reason.contains("moves nothing"),
+            "{}: {}",
+            s.name,
+            s.reason
+        );
     }
     assert!(cases.len() >= 30, "{} cases", cases.len());
     let mut rows = Vec::new();
     for c in &cases {
-        assert_eq!(c.candidates.iter().filter(|k| k.chosen).count(), 1, "{}", c.name);
+        assert_eq!(
+            c.candidates.iter().filter(|k| k.chosen).count(),
+            1,
+            "{}",
+            c.name
+        );
         for k in &c.candidates {
-            assert!(c.source.contains(&format!("void __launch_bounds__({}) {}(", 32 * c.conv.num_warps, k.kernel)));
+            assert!(c.source.contains(&format!(
+                "void __launch_bounds__({}) {}(",
+                32 * c.conv.num_warps,
+                k.kernel
+            )));
         }
         // a made-up timing: candidate k takes 100 + k ns, Triton 101 ns
         let m: Vec<Result<Measured, String>> = (0..c.candidates.len())
@@ -72,12 +86,20 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
     let md = report::markdown(&rows, "# test\n");
     assert!(md.contains("geomean"), "{md}");
     let svg = report::svg(&rows, "test").unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{}", &svg[..200.min(svg.len())]);
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<rect"),
+        "{}",
+        &svg[..200.min(svg.len())]
+    );
     // the rows round-trip through JSON, and the fit runs on them
     let back: Vec<report::Row> = rows
         .iter()
         .map(|r| serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap())
         .collect();
     let f = bench::fit::fit(&back, &Weights::default()).unwrap();
-    assert!(f.weights.as_array().iter().all(|w| w.is_finite() && *w >= 0.0));
+    assert!(f
+        .weights
+        .as_array()
+        .iter()
+        .all(|w| w.is_finite() && *w >= 0.0));
 }

@@ -512,7 +512,11 @@ pub fn emit_helper_widths(
     } else {
         String::new()
     };
-    let lb = synth::plan::lower_bound(&chosen.analysis, own_bits, &synth::search::Weights::default());
+    let lb = synth::plan::lower_bound(
+        &chosen.analysis,
+        own_bits,
+        &synth::search::Weights::default(),
+    );
     let bound_line = if lb.score > 0.0 {
         format!(
             "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",

@@ -262,7 +262,9 @@ mod tests {
         assert!(e.starts_with("f.json: not a cost model"), "{e}");
         let mut neg = m.clone();
         neg.weights.sel = -1.0;
-        let e = CostModel::from_json(&neg.to_json(), "f.json").unwrap_err().to_string();
+        let e = CostModel::from_json(&neg.to_json(), "f.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("weight `sel` is -1"), "{e}");
         let v2 = m.to_json().replace("\"version\": 1", "\"version\": 2");
         let e = CostModel::from_json(&v2, "f.json").unwrap_err().to_string();

@@ -3,10 +3,10 @@
 //! simulator that proves them. No GPU code, no `unsafe`.
 #![forbid(unsafe_code)]
 
+pub mod cost_model;
 pub mod encoding;
 pub mod family;
 pub mod gf2;
-pub mod cost_model;
 pub mod layout;
 pub mod parse;
 pub mod plan;
