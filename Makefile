@@ -4,7 +4,7 @@ BIN := target/release/warpforge
 CORPUS := corpus/pairs.mlir $(wildcard corpus/ttgir/*.ttgir)
 OUT := out
 
-.PHONY: build test demo verify-gpu bench bench-gpu results fmt clean
+.PHONY: build test demo verify-gpu bench bench-triton results fmt clean
 
 build:
 	$(CARGO) build --release
@@ -34,11 +34,11 @@ verify-gpu: build
 bench:
 	$(CARGO) bench -p bench
 
-# Shuffle vs shared-memory plans of every corpus conversion, timed on the GPU.
-bench-gpu:
-	$(CARGO) build --release -p bench
-	@mkdir -p $(OUT)
-	target/release/wf-gpu-bench $(addprefix --ttgir ,$(CORPUS)) --report $(OUT)/timing.md
+# Every candidate plan of every corpus conversion and Triton's own lowering,
+# timed in one loop shape on the GPU (needs python3 with Triton >= 3.6 for
+# the Triton column); writes results/vs_triton.{jsonl,md,svg}.
+bench-triton: build
+	$(BIN) bench --ttgir $(CORPUS) --json results/vs_triton.jsonl --md results/vs_triton.md --svg results/vs_triton.svg
 
 # Regenerate results/ (needs a GPU): SASS counts per helper beside Triton 3.6's.
 results: build

@@ -367,3 +367,83 @@ fn layout_prints_triton_to_string() {
     assert!(s.starts_with(" - register=1 -> (0, 1)\n   register=2 -> (0, 2)\n   register=4 -> (8, 0)\n - lane=1 -> (0, 4)"), "{s}");
     assert!(s.contains("where out dims are: [dim0 (size 16), dim1 (size 16)]"));
 }
+
+/// `warpforge bench` without a GPU says so and exits 1 (on a GPU machine
+/// this test does not start a benchmark: it checks nothing there, and says so).
+#[test]
+fn bench_without_a_gpu_fails_clearly() {
+    if verify::probe_gpu().is_ok() {
+        eprintln!("SKIP bench_without_a_gpu_fails_clearly: a GPU is present");
+        return;
+    }
+    expect_error(
+        &["bench", "--ttgir", "corpus/pairs.mlir"],
+        &["warpforge bench needs a GPU"],
+    );
+}
+
+/// `warpforge fit` on the committed H100 timings writes a model the planner
+/// loads; a bad `--cost-model` is named, and nothing is written for it.
+#[test]
+fn fit_writes_a_loadable_model_and_bad_models_are_named() {
+    let d = tempfile_dir();
+    let m = d.join("fit.json");
+    let o = run(&[
+        "fit",
+        "--from",
+        "results/vs_triton.jsonl",
+        "-o",
+        m.to_str().unwrap(),
+        "--gpu",
+        "test",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("within 5% of the fastest"), "{out}");
+    let text = std::fs::read_to_string(&m).unwrap();
+    let model = synth::search::CostModel::from_json(&text, "fit.json").unwrap();
+    assert_eq!(model.gpu, "test");
+    let o = run(&[
+        "plan",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "--cost-model",
+        m.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = d.join("bad.json");
+    std::fs::write(&bad, text.replace("\"version\": 1", "\"version\": 7")).unwrap();
+    let h = d.join("never.cuh");
+    expect_error(
+        &[
+            "emit",
+            "--ttgir",
+            "corpus/pairs.mlir",
+            "--cost-model",
+            bad.to_str().unwrap(),
+            "-o",
+            h.to_str().unwrap(),
+        ],
+        &["bad.json", "version 7"],
+    );
+    assert!(!h.exists());
+    expect_error(
+        &["fit", "--from", "README.md", "-o", d.join("x.json").to_str().unwrap()],
+        &["README.md:1: not a bench row"],
+    );
+}
+
+/// `plan --json` carries `score` and `lower_bound`, and no plan scores
+/// below its bound.
+#[test]
+fn plan_json_has_a_lower_bound_below_the_score() {
+    let o = run(&["plan", "--ttgir", "corpus/pairs.mlir", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let lb = v["lower_bound"]["score"].as_f64().unwrap();
+        let s = v["score"].as_f64().unwrap();
+        assert!(lb <= s + 1e-9, "{}: bound {lb} > score {s}", v["name"]);
+    }
+}
