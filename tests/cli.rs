@@ -429,7 +429,13 @@ fn fit_writes_a_loadable_model_and_bad_models_are_named() {
     );
     assert!(!h.exists());
     expect_error(
-        &["fit", "--from", "README.md", "-o", d.join("x.json").to_str().unwrap()],
+        &[
+            "fit",
+            "--from",
+            "README.md",
+            "-o",
+            d.join("x.json").to_str().unwrap(),
+        ],
         &["README.md:1: not a bench row"],
     );
 }
