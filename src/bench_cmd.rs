@@ -3,7 +3,7 @@
 //! those timings). The work is in the `bench` crate; this is argument
 //! handling, progress and output.
 
-use super::{load, weights_of, write_atomically, Input, Strategy};
+use super::{load, weights_of, write_atomically, Source};
 use anyhow::{anyhow, bail, Context, Result};
 use bench::cases::{build_cases, CaseOptions};
 use bench::gpu::{compile_all, time_case, Gpu, TimingOptions};
@@ -17,27 +17,8 @@ use synth::search::CostModel;
 /// Arguments of `warpforge bench`.
 #[derive(Args)]
 pub struct BenchArgs {
-    /// TTGIR files: every ttg.convert_layout in each.
-    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst"])]
-    ttgir: Vec<PathBuf>,
-    /// Source layout (TTGIR attribute text).
-    #[arg(long, requires = "dst")]
-    src: Option<String>,
-    /// Destination layout (TTGIR attribute text).
-    #[arg(long, requires = "src")]
-    dst: Option<String>,
-    /// Tensor shape for --src/--dst, e.g. 64x32.
-    #[arg(long)]
-    shape: Option<String>,
-    /// Element type for --src/--dst.
-    #[arg(long, default_value = "f32")]
-    dtype: String,
-    /// Warps per CTA for --src/--dst.
-    #[arg(long, default_value_t = 4)]
-    warps: u32,
-    /// Name of the --src/--dst conversion.
-    #[arg(long, default_value = "convert")]
-    name: String,
+    #[command(flatten)]
+    source: Source,
     /// Most shared-memory scratch a helper may use, in bytes.
     #[arg(long, value_name = "BYTES")]
     max_smem: Option<u64>,
@@ -125,22 +106,9 @@ fn today() -> String {
 
 pub fn bench(a: BenchArgs) -> Result<i32> {
     let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
-    let input = Input {
-        ttgir: a.ttgir.clone(),
-        src: a.src.clone(),
-        dst: a.dst.clone(),
-        shape: a.shape.clone(),
-        dtype: a.dtype.clone(),
-        warps: a.warps,
-        name: a.name.clone(),
-        strategy: Strategy::Auto,
-        json: false,
-        sm: (info.sm.0 * 10 + info.sm.1) as u32,
-        max_smem: a.max_smem,
-        cost_model: a.cost_model.clone(),
-    };
     let weights = weights_of(&a.cost_model)?;
-    let (_, ops) = load(&input)?;
+    let sm = (info.sm.0 * 10 + info.sm.1) as u32;
+    let (_, ops) = load(&a.source)?;
     let mut convs = Vec::new();
     let mut errors = Vec::new();
     for (file, op) in ops {
@@ -155,7 +123,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
     let opt = CaseOptions {
         weights,
         shared: SharedOptions {
-            sm: input.sm,
+            sm,
             max_smem: a.max_smem,
             ..SharedOptions::default()
         },

@@ -81,8 +81,9 @@ enum Cmd {
     },
 }
 
-#[derive(Args)]
-struct Input {
+/// Where conversions come from: TTGIR files or one --src/--dst pair.
+#[derive(Args, Clone)]
+struct Source {
     /// TTGIR files: act on every ttg.convert_layout in each (`--ttgir a b`
     /// or `--ttgir a --ttgir b`).
     #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst"])]
@@ -105,6 +106,12 @@ struct Input {
     /// Name of the --src/--dst conversion (used for the helper's name).
     #[arg(long, default_value = "convert")]
     name: String,
+}
+
+#[derive(Args)]
+struct Input {
+    #[command(flatten)]
+    source: Source,
     /// Which strategies the planner may use.
     #[arg(long, value_enum, default_value_t = Strategy::Auto)]
     strategy: Strategy,
@@ -157,7 +164,7 @@ struct Planned {
 /// The conversions of the input: every `ttg.convert_layout` of each
 /// `--ttgir` file, or the one `--src/--dst` pair. Returns a description of
 /// the origin (for headers) and `(file, op)` pairs.
-fn load(input: &Input) -> Result<(String, Vec<(String, ConvertOp)>)> {
+fn load(input: &Source) -> Result<(String, Vec<(String, ConvertOp)>)> {
     if !input.ttgir.is_empty() {
         let mut all = Vec::new();
         for path in &input.ttgir {
@@ -335,7 +342,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Plan { input, verbose } => {
-            let (_, ops) = load(&input)?;
+            let (_, ops) = load(&input.source)?;
             let planned = plan_all(&input, ops, false)?;
             let w = weights_of(&input.cost_model)?;
             let mut out = std::io::stdout().lock();
@@ -410,7 +417,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Emit { input, output } => {
-            let (origin, ops) = load(&input)?;
+            let (origin, ops) = load(&input.source)?;
             let planned = plan_all(&input, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             match &output {
@@ -450,7 +457,7 @@ fn run(cli: Cli) -> Result<i32> {
                         .ok_or_else(|| anyhow!("--dtypes: unknown `{d}` (i32, f16, i8)"))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let (origin, ops) = load(&input)?;
+            let (origin, ops) = load(&input.source)?;
             let planned = plan_all(&input, ops, true)?;
             let (header, helpers) = header_of(&planned, &origin)?;
             if let Some(path) = &output {
