@@ -197,7 +197,9 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
          median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
          every output checked. A candidate's round trip pairs it (forward) with the chosen plan of the \
          reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
-         region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does.\n",
+         region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does. \
+         8- and 16-bit data moves in the helpers' packed form (32-bit words in registers, as Triton \
+         holds it), unless a helper has none (form `elements`).\n",
         command.join(" "),
         info.name,
         info.sm.0,

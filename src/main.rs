@@ -54,8 +54,9 @@ enum Cmd {
         /// Demand the GPU: fail when none is present.
         #[arg(long)]
         gpu: bool,
-        /// Element types for the GPU check.
-        #[arg(long, value_delimiter = ',', default_value = "i32,f16,i8")]
+        /// Element types for the GPU check: i8, f8E4M3FN, f8E5M2, i16, f16, bf16, i32, f32, i64, f64
+        /// (8- and 16-bit types check the packed form too)
+        #[arg(long, value_delimiter = ',', default_value = "i8,f16,i32,i64")]
         dtypes: Vec<String>,
         /// Write a markdown report (SASS counts per helper) here.
         #[arg(long)]
@@ -453,8 +454,10 @@ fn run(cli: Cli) -> Result<i32> {
             let dts = dtypes
                 .iter()
                 .map(|d| {
-                    DType::parse(d.trim())
-                        .ok_or_else(|| anyhow!("--dtypes: unknown `{d}` (i32, f16, i8)"))
+                    DType::parse(d.trim()).ok_or_else(|| {
+                        let all: Vec<&str> = DType::ALL.iter().map(|t| t.name()).collect();
+                        anyhow!("--dtypes: unknown `{d}` ({})", all.join(", "))
+                    })
                 })
                 .collect::<Result<Vec<_>>>()?;
             let (origin, ops) = load(&input.source)?;
@@ -545,8 +548,9 @@ fn run(cli: Cli) -> Result<i32> {
                     );
                     for c in &gpu_cases {
                         line += &format!(
-                            " | gpu {} {}",
+                            " | gpu {}{} {}",
                             c.dtype.name(),
+                            if c.form == "packed" { " packed" } else { "" },
                             if c.ok() {
                                 "ok".to_string()
                             } else {

@@ -5,7 +5,9 @@
 //! kernel per candidate (`kernels::emit_bench_kernel`).
 
 use anyhow::{anyhow, Result};
-use kernels::{emit_bench_kernel, emit_header, emit_helper, EmittedHelper};
+use kernels::{
+    emit_bench_kernel, emit_bench_kernel_packed, emit_header, emit_helper, EmittedHelper,
+};
 use synth::cost_model::{Features, Weights};
 use synth::plan::{lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, StrategyChoice};
 use synth::search::{consider, plan_conversion_with, plan_width, Candidate, Chosen};
@@ -38,6 +40,10 @@ pub struct CandidateCase {
     pub helper: EmittedHelper,
     /// Timing kernel name.
     pub kernel: String,
+    /// `packed` when the timing kernel calls the helpers' packed form (8-
+    /// and 16-bit elements, 32-bit words in registers, as Triton holds
+    /// them), else `elements`.
+    pub form: &'static str,
 }
 
 /// One conversion with its candidates and the fixed backward helper.
@@ -181,27 +187,53 @@ pub fn build_cases(
             seen.push(body);
             let conv_k = renamed(c, &format!("{id}_k{k}"));
             let helper = emit_helper(&conv_k, &chosen_of(an, cand))?;
-            cands.push(CandidateCase {
-                strategy: cand.plan.strategy.clone(),
-                kind: cand.plan.kind,
-                cost: cand.cost,
-                features: Features::of(&cand.plan),
-                score: cand.score,
-                wavefronts: cand.plan.wavefronts_per_warp(),
-                bank_conflicts: cand.sim.bank_conflicts,
-                chosen: k == 0,
-                kernel: format!("wf_bench_{id}_k{k}"),
-                helper,
-            });
+            // 8/16-bit data: the element form and the packed form, each timed
+            let packed_cost = synth::plan::pack::packed_cost(&cand.plan, bits)
+                .filter(|_| helper.packed_form(bits).is_some());
+            let recommend_packed = cand.plan.packed_form(bits) && packed_cost.is_some();
+            let mut forms = vec![("elements", cand.plan.cost())];
+            forms.extend(packed_cost.map(|c| ("packed", c)));
+            for (form, cost) in forms {
+                let packed = form == "packed";
+                let features = if packed {
+                    Features::for_width(&cand.plan, bits)
+                } else {
+                    Features::of(&cand.plan)
+                };
+                cands.push(CandidateCase {
+                    strategy: cand.plan.strategy.clone(),
+                    kind: cand.plan.kind,
+                    cost,
+                    score: opt.weights.dot(&features),
+                    features,
+                    wavefronts: cand.plan.wavefronts_per_warp(),
+                    bank_conflicts: cand.sim.bank_conflicts,
+                    chosen: k == 0 && packed == recommend_packed,
+                    kernel: format!("wf_bench_{id}_k{k}{}", if packed { "p" } else { "" }),
+                    helper: helper.clone(),
+                    form,
+                });
+            }
         }
         let helpers: Vec<EmittedHelper> = cands
             .iter()
             .map(|x| x.helper.clone())
             .chain([bwd.clone()])
             .collect();
+        let mut helpers_seen = std::collections::BTreeSet::new();
+        let helpers: Vec<EmittedHelper> = helpers
+            .into_iter()
+            .filter(|h| helpers_seen.insert(h.ident.clone()))
+            .collect();
         let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
         for x in &cands {
-            source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
+            if x.form == "packed" {
+                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel)?
+                    .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                source.push_str(&k);
+            } else {
+                source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
+            }
         }
         let threads = 32 * c.num_warps as u64;
         let src_tags = (0..threads)

@@ -264,9 +264,9 @@ fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
         } else {
             s.misses.push(Miss {
                 conversion: label(r),
-                chosen: c.strategy.clone(),
+                chosen: c.label(),
                 chosen_ns: cn,
-                fastest: f.strategy.clone(),
+                fastest: f.label(),
                 fastest_ns: fns,
                 slower_by: (cn / fns * 1000.0).round() / 1000.0,
             });
@@ -347,7 +347,7 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
         for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
             residuals.push(Residual {
                 conversion: label(r),
-                strategy: k.strategy.clone(),
+                strategy: k.label(),
                 measured: (b[i] * 100.0).round() / 100.0,
                 fitted: (fitted[i] * 100.0).round() / 100.0,
             });

@@ -16,6 +16,10 @@ use synth::plan::Cost;
 pub struct CandidateRow {
     pub strategy: String,
     pub kind: String,
+    /// `packed` (8/16-bit elements as 32-bit words in registers) or
+    /// `elements` (one element per register).
+    #[serde(default)]
+    pub form: String,
     pub cost: Cost,
     pub features: Features,
     /// Score under the weights the run ranked with.
@@ -31,6 +35,17 @@ pub struct CandidateRow {
     pub sass: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl CandidateRow {
+    /// The strategy, with ` (packed)` for the packed form.
+    pub fn label(&self) -> String {
+        if self.form == "packed" {
+            format!("{} (packed)", self.strategy)
+        } else {
+            self.strategy.clone()
+        }
+    }
 }
 
 /// A strategy and its time.
@@ -76,6 +91,7 @@ pub fn row(
         .map(|(k, m)| CandidateRow {
             strategy: k.strategy.clone(),
             kind: k.kind.as_str().to_string(),
+            form: k.form.to_string(),
             cost: k.cost,
             features: k.features,
             score: k.score,
@@ -97,7 +113,7 @@ pub fn row(
         .iter()
         .find(|k| k.chosen)
         .map(|k| Pick {
-            strategy: k.strategy.clone(),
+            strategy: k.label(),
             ns: k.ns,
         })
         .expect("a case has its chosen candidate");
@@ -106,7 +122,7 @@ pub fn row(
         .filter(|k| k.ns.is_some())
         .min_by(|a, b| a.ns.unwrap().total_cmp(&b.ns.unwrap()))
         .map(|k| Pick {
-            strategy: k.strategy.clone(),
+            strategy: k.label(),
             ns: k.ns,
         })
         .unwrap_or(Pick {
@@ -264,7 +280,7 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
                 "| `{}:{}` | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} |\n",
                 short(&r.file),
                 r.name,
-                k.strategy,
+                k.label(),
                 if k.chosen { "yes" } else { "" },
                 k.cost,
                 k.wavefronts,

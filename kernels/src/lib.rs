@@ -16,10 +16,15 @@ use synth::plan::{
 };
 use synth::search::Chosen;
 
+mod packed;
+pub use packed::body_packed;
+
 const HEADER: &str = include_str!("../templates/header.cuh.j2");
 const HELPER: &str = include_str!("../templates/helper.cuh.j2");
 const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
 const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
+const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
+const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
 
 /// Errors of emission.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +35,10 @@ pub enum EmitError {
         stage: usize,
         kind: &'static str,
     },
+    #[error(
+        "{fwd} and {bwd}: the packed forms pack the shared layout along different register bits"
+    )]
+    PackMismatch { fwd: String, bwd: String },
     #[error("template: {0}")]
     Template(#[from] minijinja::Error),
 }
@@ -47,8 +56,48 @@ pub struct EmittedHelper {
     pub smem_elems: u64,
     /// Threads per CTA (32 x warps).
     pub threads: u32,
+    /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
+    /// words (see [`body_packed`]).
+    pub packed: Vec<PackedForm>,
     /// The helper's source text.
     pub code: String,
+}
+
+/// One packed form of a helper: elements of `bits`, `32 / bits` per word,
+/// packed along `src`/`dst` register bits.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PackedForm {
+    pub bits: u32,
+    pub src: synth::plan::pack::PackMap,
+    pub dst: synth::plan::pack::PackMap,
+}
+
+impl EmittedHelper {
+    /// The packed form for `bits`, if any.
+    pub fn packed_form(&self, bits: u32) -> Option<&PackedForm> {
+        self.packed.iter().find(|p| p.bits == bits)
+    }
+}
+
+/// `(word, [register of slot 0, slot 1, ...])` for every word of a packed
+/// array of `regs` elements.
+fn word_regs(m: &synth::plan::pack::PackMap, regs: u32, bits: u32) -> Vec<(u32, Vec<u32>)> {
+    let p = 32 / bits;
+    (0..regs / p)
+        .map(|w| (w, (0..p).map(|s| m.register(w, s)).collect()))
+        .collect()
+}
+
+fn pack_doc(m: &synth::plan::pack::PackMap) -> String {
+    let b: Vec<String> = m.slot_bits.iter().map(|x| x.to_string()).collect();
+    if m.is_lowest() {
+        format!(
+            "register bit(s) {} (element r in slot r % p of word r / p)",
+            b.join(", ")
+        )
+    } else {
+        format!("register bit(s) {}", b.join(", "))
+    }
 }
 
 /// A C identifier for a conversion name: `attn:104` -> `wf_attn_104`.
@@ -70,6 +119,10 @@ fn env() -> Environment<'static> {
         .expect("test kernel template parses");
     e.add_template("bench_kernel", BENCH_KERNEL)
         .expect("bench kernel template parses");
+    e.add_template("test_kernel_packed", TEST_KERNEL_PACKED)
+        .expect("packed test kernel template parses");
+    e.add_template("bench_kernel_packed", BENCH_KERNEL_PACKED)
+        .expect("packed bench kernel template parses");
     e
 }
 
@@ -107,7 +160,7 @@ pub fn linear_expr(var: &str, cols: &[u32]) -> String {
     }
 }
 
-fn addr_base(name: &str, a: &AddrMap) -> String {
+pub(crate) fn addr_base(name: &str, a: &AddrMap) -> String {
     let lane = linear_expr("lane", &a.lane);
     let warp = linear_expr("warp", &a.warp);
     let e = match (lane.as_str(), warp.as_str()) {
@@ -124,7 +177,12 @@ fn addr_base(name: &str, a: &AddrMap) -> String {
 /// part of the instruction offsets that overlaps the run-time bits (a
 /// swizzle), the rest as an immediate offset (as Triton does). Declarations
 /// go to `out`; variables are named `{prefix}_{k}`.
-fn smem_addrs(out: &mut Vec<String>, prefix: &str, o: &str, acc: &SmemAccess) -> Vec<String> {
+pub(crate) fn smem_addrs(
+    out: &mut Vec<String>,
+    prefix: &str,
+    o: &str,
+    acc: &SmemAccess,
+) -> Vec<String> {
     let eb = (acc.width / 8).max(1);
     let bits = acc.addr.base_bits();
     let mut groups: Vec<u32> = Vec::new();
@@ -530,7 +588,43 @@ pub fn emit_helper_widths(
     } else {
         String::new()
     };
+    // Packed forms for 16- and 8-bit elements, from those widths' plans.
+    let mut packed = Vec::new();
+    let mut packed_bits = Vec::new();
+    for bits in [16u32, 8] {
+        let Some((_, ch)) = variants.iter().find(|(b, _)| *b == bits) else {
+            continue;
+        };
+        if let Some(mut lines) = body_packed(&conv.name, &ch.plan, bits)? {
+            let (ps, pd) = synth::plan::pack::plan_maps(&ch.plan, bits);
+            // same signature as the templated helper: `smem` whenever any width uses it
+            if smem_elems > 0 && ch.plan.smem_elems == 0 {
+                lines.insert(0, "(void)smem;".into());
+            }
+            let p = 32 / bits;
+            let cost = ch.plan.cost_for_width(bits);
+            packed.push(context! {
+                bits => bits,
+                per => p,
+                src_words => ch.plan.src_regs / p,
+                dst_words => ch.plan.dst_regs / p,
+                smem => smem_elems > 0,
+                ctype => if bits == 8 { "unsigned char" } else { "unsigned short" },
+                cost => cost.to_string(),
+                strategy => ch.plan.strategy.clone(),
+                src_pack => pack_doc(&ps),
+                dst_pack => pack_doc(&pd),
+                body => lines,
+            });
+            packed_bits.push(PackedForm {
+                bits,
+                src: ps,
+                dst: pd,
+            });
+        }
+    }
     let code = env().get_template("helper")?.render(context! {
+        packed => packed,
         bound_line => bound_line,
         ident => ident,
         name => conv.name,
@@ -561,6 +655,7 @@ pub fn emit_helper_widths(
         dst_regs: plan.dst_regs,
         smem_elems,
         threads: 32 * conv.num_warps,
+        packed: packed_bits,
         code,
     })
 }
@@ -587,6 +682,83 @@ pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<
         dst_regs => h.dst_regs,
         smem => h.smem_elems > 0,
     })?)
+}
+
+/// The verification kernel of `h`'s packed form for `bits` (8 or 16; see
+/// [`body_packed`]): same arguments and memory layout as
+/// [`emit_test_kernel`] (element `i` of thread `t` at `in[i * nt + t]`); it
+/// packs on load and unpacks on store. `None` when `h` has no packed form
+/// for `bits`.
+pub fn emit_test_kernel_packed(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    let Some(pf) = h.packed_form(bits) else {
+        return Ok(None);
+    };
+    let per = 32 / bits;
+    Ok(Some(env().get_template("test_kernel_packed")?.render(
+        context! {
+            src_pack => word_regs(&pf.src, h.src_regs, bits),
+            dst_pack => word_regs(&pf.dst, h.dst_regs, bits),
+            ident => h.ident,
+            ctype => ctype,
+            kernel => kernel,
+            threads => h.threads,
+            bits => bits,
+            per => per,
+            mask => format!("{:#x}", (1u64 << bits) - 1),
+            src_words => h.src_regs / per,
+            dst_words => h.dst_regs / per,
+            smem => h.smem_elems > 0,
+        },
+    )?))
+}
+
+/// [`emit_bench_kernel`] on the packed forms for `bits` (8 or 16) of both
+/// helpers: the tile is packed once on load, the loop moves words (the xor
+/// flips bit 0 of every element) and the result is unpacked on store; same
+/// arguments, memory layout and check. `None` when either helper has no
+/// packed form for `bits`.
+pub fn emit_bench_kernel_packed(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
+        return Ok(None);
+    };
+    if pf.dst != pb.src || pf.src != pb.dst {
+        return Err(EmitError::PackMismatch {
+            fwd: fwd.name.clone(),
+            bwd: bwd.name.clone(),
+        });
+    }
+    let per = 32 / bits;
+    let xor: u32 = (0..per).fold(0, |x, k| x | 1 << (k * bits));
+    Ok(Some(env().get_template("bench_kernel_packed")?.render(
+        context! {
+            src_pack => word_regs(&pf.src, fwd.src_regs, bits),
+            iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
+            kernel => kernel,
+            ctype => ctype,
+            threads => fwd.threads,
+            bits => bits,
+            per => per,
+            mask => format!("{:#x}", (1u64 << bits) - 1),
+            xor => format!("{xor:#x}"),
+            src_words => fwd.src_regs / per,
+            dst_words => fwd.dst_regs / per,
+            fwd => fwd.ident,
+            bwd => bwd.ident,
+            fwd_smem => fwd.smem_elems > 0,
+            bwd_smem => bwd.smem_elems > 0,
+        },
+    )?))
 }
 
 /// The timing kernel of DESIGN.md section 7, shaped like Triton's own loop

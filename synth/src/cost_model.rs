@@ -61,9 +61,16 @@ pub struct Features {
 }
 
 impl Features {
-    /// The features of a plan.
+    /// The features of a plan in its one-element-per-register form.
     pub fn of(p: &Plan) -> Features {
-        let c = p.cost();
+        Features::with_cost(p, p.cost())
+    }
+    /// The features of a plan for elements of `bits` in the helper form
+    /// [`Plan::packed_form`] recommends ([`Plan::cost_for_width`]).
+    pub fn for_width(p: &Plan, bits: u32) -> Features {
+        Features::with_cost(p, p.cost_for_width(bits))
+    }
+    fn with_cost(p: &Plan, c: crate::plan::Cost) -> Features {
         let mut f = Features {
             shfl: c.shfl as f64,
             sel: c.sel as f64,
@@ -164,6 +171,10 @@ impl Weights {
     /// Weighted score of a plan (lower is better).
     pub fn score(&self, p: &Plan) -> f64 {
         self.dot(&Features::of(p))
+    }
+    /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).
+    pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {
+        self.dot(&Features::for_width(p, bits))
     }
 }
 

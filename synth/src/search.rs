@@ -18,6 +18,8 @@ pub use crate::cost_model::{CostModel, Features, Weights};
 pub struct Chosen {
     pub analysis: Analysis,
     pub plan: Plan,
+    /// Predicted cost per thread: of the packed form for 8- and 16-bit
+    /// elements ([`Plan::cost_for_width`]).
     pub cost: Cost,
     pub score: f64,
     /// Candidates considered and how many passed the simulator.
@@ -57,6 +59,7 @@ pub fn plan_conversion(
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Candidate {
     pub plan: Plan,
+    /// Predicted cost per thread ([`Plan::cost_for_width`]).
     pub cost: Cost,
     /// Score under the weights it was ranked with (lower is better).
     pub score: f64,
@@ -91,6 +94,11 @@ pub fn consider(
 ) -> Result<Considered, PlanError> {
     let an = Analysis::new(conv)?;
     let mut cands = candidates(&an, choice, opt);
+    if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
+        for p in &mut cands {
+            p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
+        }
+    }
     if cands.is_empty() && choice != StrategyChoice::Shuffle {
         if let (Some(max), (_, Some(need))) = (opt.max_smem, shared_plans_report(&an, opt)) {
             return Err(PlanError::SmemTooLarge {
@@ -117,7 +125,10 @@ pub fn consider(
     let n = cands.len();
     let limit = shared_limit.unwrap_or(SHARED_CANDIDATES_PROVEN);
     // Keep every non-shared candidate and the best-scored shared ones.
-    let mut scored: Vec<(f64, Plan)> = cands.drain(..).map(|p| (w.score(&p), p)).collect();
+    let mut scored: Vec<(f64, Plan)> = cands
+        .drain(..)
+        .map(|p| (w.score_for_width(&p, opt.elem_bits), p))
+        .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut shared_kept = 0;
     scored.retain(|(_, p)| {
@@ -139,7 +150,7 @@ pub fn consider(
     for (score, plan, r) in results {
         match r {
             Ok(sim) => proven.push(Candidate {
-                cost: plan.cost(),
+                cost: plan.cost_for_width(opt.elem_bits),
                 plan,
                 score,
                 sim,

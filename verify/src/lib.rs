@@ -14,45 +14,74 @@
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use kernels::{emit_test_kernel, EmittedHelper};
+use kernels::{emit_test_kernel, emit_test_kernel_packed, EmittedHelper};
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 use synth::plan::{Analysis, Cost};
 
-/// Element types the GPU check runs with.
+/// Element types the GPU check runs with. Types without a CUDA arithmetic
+/// type of their own move as their bits: `bf16` as `unsigned short`, the
+/// fp8 types as `unsigned char`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
-    I32,
-    F16,
     I8,
+    /// `f8E4M3FN` (as its bits).
+    F8E4M3FN,
+    /// `f8E5M2` (as its bits).
+    F8E5M2,
+    I16,
+    F16,
+    /// `bf16` (as its bits).
+    Bf16,
+    I32,
+    F32,
+    I64,
+    F64,
 }
 
 impl DType {
-    /// Parse `i32`, `f16`, `i8`.
+    /// Every type, in width order.
+    pub const ALL: [DType; 10] = [
+        DType::I8,
+        DType::F8E4M3FN,
+        DType::F8E5M2,
+        DType::I16,
+        DType::F16,
+        DType::Bf16,
+        DType::I32,
+        DType::F32,
+        DType::I64,
+        DType::F64,
+    ];
+    /// Parse a name of [`DType::name`] (`i8`, `f8E4M3FN`, `f8E5M2`, `i16`,
+    /// `f16`, `bf16`, `i32`, `f32`, `i64`, `f64`).
     pub fn parse(s: &str) -> Option<DType> {
-        match s {
-            "i32" => Some(DType::I32),
-            "f16" => Some(DType::F16),
-            "i8" => Some(DType::I8),
-            _ => None,
-        }
+        DType::ALL.into_iter().find(|d| d.name() == s)
     }
     /// Bits per element.
     pub fn bits(&self) -> u32 {
         match self {
-            DType::I32 => 32,
-            DType::F16 => 16,
-            DType::I8 => 8,
+            DType::I8 | DType::F8E4M3FN | DType::F8E5M2 => 8,
+            DType::I16 | DType::F16 | DType::Bf16 => 16,
+            DType::I32 | DType::F32 => 32,
+            DType::I64 | DType::F64 => 64,
         }
     }
-    /// Lower-case name.
+    /// The name as TTGIR spells the type.
     pub fn name(&self) -> &'static str {
         match self {
-            DType::I32 => "i32",
-            DType::F16 => "f16",
             DType::I8 => "i8",
+            DType::F8E4M3FN => "f8E4M3FN",
+            DType::F8E5M2 => "f8E5M2",
+            DType::I16 => "i16",
+            DType::F16 => "f16",
+            DType::Bf16 => "bf16",
+            DType::I32 => "i32",
+            DType::F32 => "f32",
+            DType::I64 => "i64",
+            DType::F64 => "f64",
         }
     }
 }
@@ -97,6 +126,9 @@ pub struct CaseResult {
     pub name: String,
     pub ident: String,
     pub dtype: DType,
+    /// `elements` (the templated helper, one element per array entry) or
+    /// `packed` (its `_packed8`/`_packed16` form on 32-bit words).
+    pub form: &'static str,
     /// Element type used in CUDA (`int`, `__half`, `signed char`, ...).
     pub ctype: String,
     pub passes: u32,
@@ -306,8 +338,23 @@ pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
     Some((text, counts))
 }
 
-fn kernel_name(h: &EmittedHelper, d: DType) -> String {
-    format!("wf_test_{}_{}", &h.ident[3..], d.name())
+fn kernel_name(h: &EmittedHelper, d: DType, packed: bool) -> String {
+    format!(
+        "wf_test_{}_{}{}",
+        &h.ident[3..],
+        d.name(),
+        if packed { "_packed" } else { "" }
+    )
+}
+
+/// The forms of `h` checked with `d`: the templated helper, and its packed
+/// form where it has one for `d`'s width.
+fn forms(h: &EmittedHelper, d: DType) -> Vec<bool> {
+    if h.packed_form(d.bits()).is_some() {
+        vec![false, true]
+    } else {
+        vec![false]
+    }
 }
 
 /// Compile every case for every dtype into one module, run, compare.
@@ -328,7 +375,19 @@ pub fn verify_on_gpu(
         for c in cases {
             for &d in dtypes {
                 let ct = ctype(d, half);
-                src.push_str(&emit_test_kernel(c.helper, ct, &kernel_name(c.helper, d))?);
+                src.push_str(&emit_test_kernel(
+                    c.helper,
+                    ct,
+                    &kernel_name(c.helper, d, false),
+                )?);
+                if let Some(k) = emit_test_kernel_packed(
+                    c.helper,
+                    d.bits(),
+                    ct,
+                    &kernel_name(c.helper, d, true),
+                )? {
+                    src.push_str(&k);
+                }
             }
         }
         Ok(src)
@@ -362,8 +421,11 @@ pub fn verify_on_gpu(
         .map_err(driver_err)?;
     let mut results = Vec::new();
     for c in cases {
-        for &d in dtypes {
-            let kn = kernel_name(c.helper, d);
+        for (d, packed) in dtypes
+            .iter()
+            .flat_map(|&d| forms(c.helper, d).into_iter().map(move |p| (d, p)))
+        {
+            let kn = kernel_name(c.helper, d, packed);
             let f = module.load_function(&kn).map_err(driver_err)?;
             let smem_bytes = (c.helper.smem_elems * (d.bits() as u64 / 8)) as u32;
             if smem_bytes > 48 * 1024 {
@@ -376,6 +438,7 @@ pub fn verify_on_gpu(
             let r = run_case(&stream, &f, c, d, smem_bytes)?;
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             results.push(CaseResult {
+                form: if packed { "packed" } else { "elements" },
                 ctype: ctype(d, half).to_string(),
                 sass: sass_counts,
                 ..r
@@ -393,10 +456,15 @@ pub fn verify_on_gpu(
 
 fn ctype(d: DType, half: bool) -> &'static str {
     match d {
-        DType::I32 => "int",
-        DType::F16 if half => "__half",
-        DType::F16 => "unsigned short",
         DType::I8 => "signed char",
+        DType::F8E4M3FN | DType::F8E5M2 => "unsigned char",
+        DType::I16 => "short",
+        DType::F16 if half => "__half",
+        DType::F16 | DType::Bf16 => "unsigned short",
+        DType::I32 => "int",
+        DType::F32 => "float",
+        DType::I64 => "long long",
+        DType::F64 => "double",
     }
 }
 
@@ -425,36 +493,45 @@ fn run_case(
         } else {
             (1u64 << bits) - 1
         };
-        let mut input = vec![0u32; ra * nt];
+        let mut input = vec![0u64; ra * nt];
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for i in 0..ra {
                 input[i * nt + t] =
-                    ((an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+                    (an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask;
             }
         }
-        let got: Vec<u32> = match d {
-            DType::I32 => launch::<u32>(stream, f, &input, rb * nt, blocks, threads, smem_bytes)?,
-            DType::F16 => {
-                let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
-                launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
-                    .into_iter()
-                    .map(u32::from)
-                    .collect()
-            }
-            DType::I8 => {
-                let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
-                launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
-                    .into_iter()
-                    .map(u32::from)
-                    .collect()
-            }
+        let launch_as = |bytes: u32| -> Result<Vec<u64>, VerifyError> {
+            Ok(match bytes {
+                1 => {
+                    let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
+                    launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
+                        .into_iter()
+                        .map(u64::from)
+                        .collect()
+                }
+                2 => {
+                    let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
+                    launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
+                        .into_iter()
+                        .map(u64::from)
+                        .collect()
+                }
+                4 => {
+                    let inp: Vec<u32> = input.iter().map(|&x| x as u32).collect();
+                    launch::<u32>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
+                        .into_iter()
+                        .map(u64::from)
+                        .collect()
+                }
+                _ => launch::<u64>(stream, f, &input, rb * nt, blocks, threads, smem_bytes)?,
+            })
         };
+        let got = launch_as(bits / 8)?;
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for j in 0..rb {
-                let want =
-                    ((an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask) as u32;
+                let want = (an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask;
                 let g = got[j * nt + t];
                 slots += 1;
                 if g != want {
@@ -472,6 +549,7 @@ fn run_case(
         name: c.helper.name.clone(),
         ident: c.helper.ident.clone(),
         dtype: d,
+        form: "elements",
         ctype: String::new(),
         passes,
         slots_checked: slots,

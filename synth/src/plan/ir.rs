@@ -430,6 +430,10 @@ pub struct Plan {
     pub rounds: u32,
     /// Human-readable notes for the header comment.
     pub notes: Vec<String>,
+    /// The packed form's register packing `(bits, source, destination)`
+    /// (`super::pack::pack_maps`), set by the search; `None`: lowest bits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pack: Option<(u32, super::pack::PackMap, super::pack::PackMap)>,
 }
 
 impl Plan {
@@ -450,7 +454,26 @@ impl Plan {
         }
         w
     }
-    /// Predicted cost per thread.
+    /// Whether the helper form to use for elements of `bits` is the packed
+    /// one (32-bit words in registers, `super::pack`): for 8- and 16-bit
+    /// shared-memory plans whose register arrays fill whole words. Shuffle
+    /// plans take single elements (their packed form unpacks around the
+    /// shuffles; measured slower on an H100, results/vs_triton.md).
+    pub fn packed_form(&self, bits: u32) -> bool {
+        self.kind == super::Kind::Shared && super::pack::packed_cost(self, bits).is_some()
+    }
+    /// Predicted cost per thread for elements of `bits` in the form
+    /// [`Plan::packed_form`] recommends: [`super::pack::packed_cost`] or
+    /// [`Plan::cost`].
+    pub fn cost_for_width(&self, bits: u32) -> Cost {
+        if self.packed_form(bits) {
+            if let Some(c) = super::pack::packed_cost(self, bits) {
+                return c;
+            }
+        }
+        self.cost()
+    }
+    /// Predicted cost per thread, one element per register.
     pub fn cost(&self) -> Cost {
         self.stages
             .iter()

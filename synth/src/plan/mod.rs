@@ -24,7 +24,8 @@
 //!   that converts anything within a CTA.
 //!
 //! Modules: [`analysis`] (classification), [`ir`] (stages and cost),
-//! [`bound`] (lower bounds on any plan's cost), and the
+//! [`bound`] (lower bounds on any plan's cost), [`pack`] (packed 8/16-bit
+//! words: `prmt` networks and the packed form's cost), and the
 //! strategies [`rename`], [`shuffle`], [`shared`].
 
 use serde::Serialize;
@@ -32,6 +33,7 @@ use serde::Serialize;
 pub mod analysis;
 pub mod bound;
 pub mod ir;
+pub mod pack;
 pub mod rename;
 pub mod shared;
 pub mod shuffle;

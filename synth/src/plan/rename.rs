@@ -34,5 +34,6 @@ pub fn rename_plan(an: &Analysis) -> Option<Plan> {
         rounds: 0,
         m: 0,
         notes: vec![],
+        pack: None,
     })
 }

@@ -295,6 +295,7 @@ impl ShuffleCtx<'_> {
             rounds: 0,
             m,
             notes: vec![self.describe()],
+            pack: None,
         }
     }
 
@@ -369,6 +370,7 @@ impl ShuffleCtx<'_> {
             rounds: 0,
             m: 1,
             notes: vec![self.describe()],
+            pack: None,
         }
     }
 

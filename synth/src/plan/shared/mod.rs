@@ -89,7 +89,9 @@ fn shared_plans_inner(
     };
     let (a_only, b_only) = (only(&ra, &rb), only(&rb, &ra));
     let mut chunks: Vec<Vec<u64>> = vec![vec![]];
-    for common in [&common_a, &common_b] {
+    // the common vectors in ascending order pack like the packed form (pack::pack_maps)
+    let common_asc = super::pack::common_ascending(&ra, &rb);
+    for common in [&common_a, &common_b, &common_asc] {
         chunks.push(common.clone());
         chunks.push([&common[..], &a_only].concat());
         chunks.push([&common[..], &b_only].concat());
@@ -424,6 +426,7 @@ fn assemble(
         elem_bits: width,
         rounds: 1 << round_bits,
         notes: vec![note],
+        pack: None,
     })
 }
 

@@ -1,0 +1,291 @@
+//! The packed form of a helper for 8- and 16-bit elements (DESIGN.md 4.3):
+//! `{ident}_packed16(const unsigned (&src)[S/2], unsigned (&dst)[D/2], ...)`
+//! and `{ident}_packed8` (four per word). Which register bits pack is the
+//! plan's `synth::plan::pack::PackMap` of each side (register vectors
+//! common to both sides first, then the lowest bits), stated in the helper's
+//! comment. The body follows the packed lowering of
+//! `synth::plan::pack` step for step: words go to shared memory as they are
+//! when their slots line up, loaded words stay words, and every other word is
+//! built by a `prmt` network (`__byte_perm`), so the `__byte_perm` calls
+//! here are exactly the `prmt` that `synth::plan::pack::packed_cost`
+//! predicts.
+
+use crate::{addr_base, linear_expr, smem_addrs, EmitError};
+use std::collections::BTreeSet;
+use synth::plan::pack::{access_chunk, per_word, plan_maps, word_of, Operand, Piece};
+use synth::plan::{BarrierScope, Plan, ShflMode, SmemInstr, Stage};
+
+/// One element value: slot `slot` of the 32-bit word `word`, or a loose
+/// element (a C expression of type `T`).
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Slot { word: String, slot: u32 },
+    Elem(String),
+}
+
+struct Body {
+    out: Vec<String>,
+    bits: u32,
+    temps: usize,
+}
+
+impl Body {
+    /// The element as an expression of type `T`.
+    fn elem(&self, v: &Val) -> String {
+        match v {
+            Val::Elem(e) => e.clone(),
+            Val::Slot { word, slot: 0 } => format!("detail::from_u32<T>({word})"),
+            Val::Slot { word, slot } => {
+                format!("detail::from_u32<T>({word} >> {}u)", slot * self.bits)
+            }
+        }
+    }
+    /// A word holding `vals` in slots 0.., built with `__byte_perm` where
+    /// they are not already one word in order.
+    fn word(&mut self, vals: &[Val]) -> String {
+        let pieces: Vec<Piece<String>> = vals
+            .iter()
+            .map(|v| match v {
+                Val::Slot { word, slot } => Piece {
+                    key: word.clone(),
+                    slot: *slot,
+                },
+                Val::Elem(e) => Piece {
+                    key: format!("detail::to_u32({e})"),
+                    slot: 0,
+                },
+            })
+            .collect();
+        let (keys, net) = word_of(&pieces, self.bits);
+        let mut names: Vec<String> = Vec::new();
+        let name = |o: Operand, names: &Vec<String>| match o {
+            Operand::Input(k) => keys[k as usize].clone(),
+            Operand::Step(k) => names[k as usize].clone(),
+        };
+        for s in &net.steps {
+            let t = format!("q{}", self.temps);
+            self.temps += 1;
+            self.out.push(format!(
+                "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
+                name(s.a, &names),
+                name(s.b, &names),
+                s.selector
+            ));
+            names.push(t);
+        }
+        name(net.result, &names)
+    }
+}
+
+/// The statements of the packed helper body of `plan` for elements of
+/// `bits` (8 or 16), or `None` when `bits` is another width or a register
+/// array does not fill whole words. Errors as [`crate::body`].
+pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<String>>, EmitError> {
+    let Some(p) = per_word(bits) else {
+        return Ok(None);
+    };
+    if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
+        return Ok(None);
+    }
+    let mut b = Body {
+        out: vec![
+            format!(
+                "typedef {} T;",
+                if bits == 8 {
+                    "unsigned char"
+                } else {
+                    "unsigned short"
+                }
+            ),
+            "const unsigned lane = threadIdx.x & 31u;".to_string(),
+            "const unsigned warp = threadIdx.x >> 5;".to_string(),
+            "(void)lane;".to_string(),
+            "(void)warp;".to_string(),
+        ],
+        bits,
+        temps: 0,
+    };
+    let (ps, pd) = plan_maps(plan, bits);
+    let mut vals: Vec<Val> = (0..plan.src_regs)
+        .map(|r| {
+            let (w, slot) = ps.word_slot(r);
+            Val::Slot {
+                word: format!("src[{w}]"),
+                slot,
+            }
+        })
+        .collect();
+    let mut preds: BTreeSet<u32> = BTreeSet::new();
+    let mut smem_decl = false;
+    for (si, st) in plan.stages.iter().enumerate() {
+        match st {
+            Stage::RegRename { map } => {
+                vals = map.iter().map(|&i| vals[i as usize].clone()).collect();
+            }
+            Stage::Select { entries } => {
+                let mut next = Vec::with_capacity(entries.len());
+                for (k, e) in entries.iter().enumerate() {
+                    if e.if_set == e.if_clear {
+                        next.push(vals[e.if_set as usize].clone());
+                        continue;
+                    }
+                    if preds.insert(e.lane_mask) {
+                        let cond = if e.lane_mask.count_ones() == 1 {
+                            format!("((lane >> {}) & 1u) != 0u", e.lane_mask.trailing_zeros())
+                        } else {
+                            format!("(__popc(lane & {}u) & 1) != 0", e.lane_mask)
+                        };
+                        b.out.push(format!("const bool p{} = {cond};", e.lane_mask));
+                    }
+                    let v = format!("s{si}_{k}");
+                    let (x, y) = (
+                        b.elem(&vals[e.if_set as usize]),
+                        b.elem(&vals[e.if_clear as usize]),
+                    );
+                    b.out
+                        .push(format!("const T {v} = p{} ? {x} : {y};", e.lane_mask));
+                    next.push(Val::Elem(v));
+                }
+                vals = next;
+            }
+            Stage::Shuffle {
+                mode,
+                lane_map,
+                entries,
+            } => {
+                if *mode == ShflMode::Idx {
+                    b.out.push(format!(
+                        "const unsigned sl{si} = {};",
+                        linear_expr("lane", lane_map)
+                    ));
+                }
+                let mut next = Vec::with_capacity(entries.len());
+                for (k, e) in entries.iter().enumerate() {
+                    let Some(c) = e.arg else {
+                        next.push(vals[e.reg as usize].clone());
+                        continue;
+                    };
+                    let a = b.elem(&vals[e.reg as usize]);
+                    let v = format!("s{si}_{k}");
+                    let call = match mode {
+                        ShflMode::Idx if c == 0 => format!("detail::shfl_idx({a}, sl{si})"),
+                        ShflMode::Idx => format!("detail::shfl_idx({a}, sl{si} ^ {c}u)"),
+                        ShflMode::Bfly => format!("detail::shfl_xor({a}, {c}u)"),
+                        ShflMode::Up => format!("detail::shfl_up({a}, {c}u)"),
+                        ShflMode::Down => format!("detail::shfl_down({a}, {c}u)"),
+                    };
+                    b.out.push(format!("const T {v} = {call};"));
+                    next.push(Val::Elem(v));
+                }
+                vals = next;
+            }
+            Stage::SmemStore { access } => {
+                if !smem_decl {
+                    b.out
+                        .push("const unsigned sb = detail::smem_u32(smem);".into());
+                    smem_decl = true;
+                }
+                let o = format!("o{si}");
+                b.out.push(addr_base(&o, &access.addr));
+                let addrs = smem_addrs(&mut b.out, &format!("a{si}"), &o, access);
+                let chunk = access_chunk(access);
+                for (inst, addr) in access.insts.iter().zip(addrs) {
+                    let words: Vec<String> = inst
+                        .regs
+                        .chunks(chunk)
+                        .map(|c| {
+                            let v: Vec<Val> = c.iter().map(|&r| vals[r as usize].clone()).collect();
+                            b.word(&v)
+                        })
+                        .collect();
+                    b.out.push(match access.instr {
+                        SmemInstr::Vector => match access.bytes() {
+                            1 => format!("detail::st_u8({addr}, {});", words[0]),
+                            2 => format!("detail::st_u16({addr}, {});", words[0]),
+                            4 => format!("detail::st_b32({addr}, {});", words[0]),
+                            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
+                            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
+                        },
+                        SmemInstr::Matrix { count, trans } => format!(
+                            "detail::stsm_x{count}{}({addr}, {});",
+                            if trans { "_trans" } else { "" },
+                            words.join(", ")
+                        ),
+                    });
+                }
+            }
+            Stage::Barrier { scope } => b.out.push(match scope {
+                BarrierScope::Cta => "__syncthreads();".into(),
+                BarrierScope::Warp => "__syncwarp();".into(),
+            }),
+            Stage::SmemLoad { access } => {
+                if !smem_decl {
+                    b.out
+                        .push("const unsigned sb = detail::smem_u32(smem);".into());
+                    smem_decl = true;
+                }
+                let o = format!("o{si}");
+                b.out.push(addr_base(&o, &access.addr));
+                let addrs = smem_addrs(&mut b.out, &format!("a{si}"), &o, access);
+                let chunk = access_chunk(access) as u32;
+                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
+                    let nw = access.bytes().div_ceil(4) as usize;
+                    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
+                    match access.instr {
+                        SmemInstr::Vector => match access.bytes() {
+                            1 | 2 | 4 => b.out.push(format!(
+                                "const unsigned {} = detail::ld_{}({addr});",
+                                words[0],
+                                match access.bytes() {
+                                    1 => "u8",
+                                    2 => "u16",
+                                    _ => "b32",
+                                }
+                            )),
+                            n => {
+                                b.out.push(format!("unsigned {};", words.join(", ")));
+                                b.out.push(format!(
+                                    "detail::ld_v{}({addr}, {});",
+                                    if n == 8 { 2 } else { 4 },
+                                    words.join(", ")
+                                ));
+                            }
+                        },
+                        SmemInstr::Matrix { count, trans } => {
+                            b.out.push(format!("unsigned {};", words.join(", ")));
+                            b.out.push(format!(
+                                "detail::ldsm_x{count}{}({addr}, {});",
+                                if trans { "_trans" } else { "" },
+                                words.join(", ")
+                            ));
+                        }
+                    }
+                    for e in 0..inst.regs.len() as u32 {
+                        vals.push(Val::Slot {
+                            word: words[(e / chunk) as usize].clone(),
+                            slot: e % chunk,
+                        });
+                    }
+                }
+            }
+            other => {
+                return Err(EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind: other.name(),
+                });
+            }
+        }
+    }
+    if vals.len() as u32 != plan.dst_regs {
+        return Ok(None);
+    }
+    for j in 0..plan.dst_regs / p {
+        let c: Vec<Val> = (0..p)
+            .map(|s| vals[pd.register(j, s) as usize].clone())
+            .collect();
+        let w = b.word(&c);
+        b.out.push(format!("dst[{j}] = {w};"));
+    }
+    Ok(Some(b.out))
+}

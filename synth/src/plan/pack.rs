@@ -1,0 +1,523 @@
+//! Packed 8- and 16-bit elements (DESIGN.md 4.3): registers are 32 bits, so
+//! a helper's packed form holds `32 / bits` elements per word (element `r` of
+//! the register array is slot `r % p` of word `r / p`, lowest slot in the
+//! lowest bits: the order of CUDA's `half2`, of MMA fragments and of
+//! Triton's packed vectors). Words are built from the bytes of other words
+//! with `prmt` (`__byte_perm`, PTX ISA 9.7.9.8 `prmt`, default mode); this
+//! module plans those byte networks and counts what a plan costs in the
+//! packed form.
+//!
+//! The packed lowering of a plan (the emitter's `_packed` helpers follow the
+//! same walk, and a test holds the emitted `__byte_perm` count to
+//! [`packed_cost`]): source words stay words; a shared-memory store takes its
+//! words straight from the registers when their slots line up, else builds
+//! them with a byte network; loaded words stay words; the destination words
+//! are built from what the last stage holds. Selects and shuffles work on
+//! single elements (taken out of their words; slot 0 is free, other slots a
+//! shift), and their results are loose elements, zero-extended into a word
+//! when a word is built from them.
+
+use super::ir::{Cost, Plan, SmemAccess, Stage};
+
+/// `__byte_perm(a, b, s)` (PTX `prmt.b32` default mode): byte `k` of the
+/// result is byte `(s >> 4k) & 7` of the 8-byte value `b:a` (bytes 0..3 from
+/// `a`, 4..7 from `b`).
+pub fn byte_perm(a: u32, b: u32, s: u32) -> u32 {
+    let x = (a as u64) | ((b as u64) << 32);
+    (0..4).fold(0u32, |acc, k| {
+        let sel = (s >> (4 * k)) & 7;
+        acc | ((((x >> (8 * sel)) & 0xff) as u32) << (8 * k))
+    })
+}
+
+/// An operand of a [`PrmtStep`]: input word `k` of the network, or the
+/// result of step `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Operand {
+    Input(u32),
+    Step(u32),
+}
+
+/// `out = __byte_perm(a, b, selector)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PrmtStep {
+    pub a: Operand,
+    pub b: Operand,
+    pub selector: u32,
+}
+
+/// A network of `prmt`s that builds one 32-bit word from the bytes of its
+/// input words: at most one `prmt` for bytes from up to two words, two for
+/// three words, three (two independent, then one) for four.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WordNet {
+    pub steps: Vec<PrmtStep>,
+    pub result: Operand,
+}
+
+impl WordNet {
+    /// `prmt` instructions.
+    pub fn prmts(&self) -> u32 {
+        self.steps.len() as u32
+    }
+    /// The word the network computes from `inputs`.
+    pub fn eval(&self, inputs: &[u32]) -> u32 {
+        let mut done: Vec<u32> = Vec::with_capacity(self.steps.len());
+        let val = |o: Operand, done: &Vec<u32>| match o {
+            Operand::Input(k) => inputs[k as usize],
+            Operand::Step(k) => done[k as usize],
+        };
+        for s in &self.steps {
+            let v = byte_perm(val(s.a, &done), val(s.b, &done), s.selector);
+            done.push(v);
+        }
+        val(self.result, &done)
+    }
+}
+
+/// Plan the byte network that builds a word whose byte `k` is byte
+/// `want[k].1` of input word `want[k].0` (`None`: any value). Inputs are
+/// numbered as given; [`WordNet::eval`] takes them in that order.
+pub fn assemble(want: &[Option<(u32, u32)>; 4]) -> WordNet {
+    let mut words: Vec<u32> = Vec::new();
+    for (w, _) in want.iter().flatten() {
+        if !words.contains(w) {
+            words.push(*w);
+        }
+    }
+    if words.is_empty() {
+        return WordNet {
+            steps: vec![],
+            result: Operand::Input(0),
+        };
+    }
+    let identity = words.len() == 1
+        && want
+            .iter()
+            .enumerate()
+            .all(|(k, x)| x.is_none_or(|(_, b)| b == k as u32));
+    if identity {
+        return WordNet {
+            steps: vec![],
+            result: Operand::Input(words[0]),
+        };
+    }
+    // One prmt over (x, y): selector nibble k picks byte b of x (b) or y (4 + b).
+    let sel_over = |x: u32, y: Option<u32>| -> u32 {
+        want.iter().enumerate().fold(0u32, |s, (k, w)| {
+            let nib = match w {
+                Some((wd, b)) if *wd == x => *b,
+                Some((wd, b)) if Some(*wd) == y => 4 + *b,
+                _ => k as u32 & 3,
+            };
+            s | (nib << (4 * k))
+        })
+    };
+    if words.len() <= 2 {
+        let b = words.get(1).copied();
+        return WordNet {
+            steps: vec![PrmtStep {
+                a: Operand::Input(words[0]),
+                b: Operand::Input(b.unwrap_or(words[0])),
+                selector: sel_over(words[0], b),
+            }],
+            result: Operand::Step(0),
+        };
+    }
+    // Three or four words: the first two into their final byte positions,
+    // then (four words) the last two likewise, then one prmt merges.
+    let mut steps = vec![PrmtStep {
+        a: Operand::Input(words[0]),
+        b: Operand::Input(words[1]),
+        selector: sel_over(words[0], Some(words[1])),
+    }];
+    let right = if words.len() == 4 {
+        steps.push(PrmtStep {
+            a: Operand::Input(words[2]),
+            b: Operand::Input(words[3]),
+            selector: sel_over(words[2], Some(words[3])),
+        });
+        Operand::Step(1)
+    } else {
+        Operand::Input(words[2])
+    };
+    let first = [words[0], words[1]];
+    let selector = want.iter().enumerate().fold(0u32, |s, (k, w)| {
+        let nib = match w {
+            Some((wd, _)) if first.contains(wd) => k as u32,
+            Some((_, b)) if words.len() == 3 => 4 + *b,
+            Some(_) => 4 + k as u32,
+            None => k as u32,
+        };
+        s | (nib << (4 * k))
+    });
+    steps.push(PrmtStep {
+        a: Operand::Step(0),
+        b: right,
+        selector,
+    });
+    WordNet {
+        result: Operand::Step(steps.len() as u32 - 1),
+        steps,
+    }
+}
+
+/// Which register bits of one side pack into a word: slot bit `k` of an
+/// element is bit `slot_bits[k]` of its register index, the word index is
+/// the register index with those bits taken out (the rest in order). With
+/// `slot_bits = [0]` (16-bit) element `r` is slot `r % 2` of word `r / 2`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PackMap {
+    pub slot_bits: Vec<u32>,
+}
+
+impl PackMap {
+    /// The lowest register bits: element `r` in slot `r % p` of word `r / p`.
+    pub fn lowest(bits: u32) -> PackMap {
+        PackMap {
+            slot_bits: (0..(32 / bits).trailing_zeros()).collect(),
+        }
+    }
+    /// `(word, slot)` of register `r`.
+    pub fn word_slot(&self, r: u32) -> (u32, u32) {
+        let mut slot = 0;
+        let mut word = 0;
+        let mut wbit = 0;
+        for b in 0..32 {
+            if let Some(k) = self.slot_bits.iter().position(|&x| x == b) {
+                slot |= (r >> b & 1) << k;
+            } else {
+                word |= (r >> b & 1) << wbit;
+                wbit += 1;
+            }
+        }
+        (word, slot)
+    }
+    /// The register of `(word, slot)` (inverse of [`PackMap::word_slot`]).
+    pub fn register(&self, word: u32, slot: u32) -> u32 {
+        let mut r = 0;
+        let mut wbit = 0;
+        for b in 0..32 {
+            if let Some(k) = self.slot_bits.iter().position(|&x| x == b) {
+                r |= (slot >> k & 1) << b;
+            } else {
+                r |= (word >> wbit & 1) << b;
+                wbit += 1;
+            }
+        }
+        r
+    }
+    /// Whether this is [`PackMap::lowest`].
+    pub fn is_lowest(&self) -> bool {
+        self.slot_bits
+            .iter()
+            .enumerate()
+            .all(|(k, &b)| b == k as u32)
+    }
+}
+
+/// The packing of both sides for elements of `bits` (8 or 16; `None`
+/// otherwise or when a side has fewer register bits than a word needs).
+/// Tensor vectors that are register bases on both sides pack first, in
+/// ascending order of the vector (so `A -> B` and `B -> A` pack `B` alike,
+/// and a shared-memory vector made of them moves whole words with no
+/// `prmt`); then each side's lowest other register bits. DESIGN.md 4.3
+/// (Triton packs the lowest register bits only).
+pub fn pack_maps(an: &super::Analysis, bits: u32) -> Option<(PackMap, PackMap)> {
+    let n = per_word(bits)?.trailing_zeros() as usize;
+    let (a, b) = (&an.src.reg, &an.dst.reg);
+    let common = common_ascending(a, b);
+    let side = |regs: &Vec<u64>| -> Option<PackMap> {
+        let mut slot_bits: Vec<u32> = common
+            .iter()
+            .take(n)
+            .filter_map(|v| regs.iter().position(|x| x == v).map(|i| i as u32))
+            .collect();
+        let mut r = 0u32;
+        while slot_bits.len() < n {
+            if r as usize >= regs.len() {
+                return None;
+            }
+            if !slot_bits.contains(&r) {
+                slot_bits.push(r);
+            }
+            r += 1;
+        }
+        Some(PackMap { slot_bits })
+    };
+    Some((side(a)?, side(b)?))
+}
+
+/// Shared-memory chunk orders that line up with [`pack_maps`]: the common
+/// register vectors in ascending order (the first `32 / bits` of them are
+/// the packed slots on both sides).
+pub fn common_ascending(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut c: Vec<u64> = a
+        .iter()
+        .copied()
+        .filter(|v| *v != 0 && b.contains(v))
+        .collect();
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+/// Elements of `bits` per 32-bit word (`bits` 8 or 16), else `None`.
+pub fn per_word(bits: u32) -> Option<u32> {
+    matches!(bits, 8 | 16).then_some(32 / bits)
+}
+
+/// Where one element value lives in the packed lowering: slot `slot` of the
+/// word named by `key` (a loose element is slot 0 of its zero-extended
+/// word).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece<K> {
+    pub key: K,
+    pub slot: u32,
+}
+
+/// The byte network that packs `pieces` (elements of `bits`, in slot order
+/// from slot 0) into one word: its distinct input keys, in the order the
+/// network numbers them, and the network.
+pub fn word_of<K: Clone + PartialEq>(pieces: &[Piece<K>], bits: u32) -> (Vec<K>, WordNet) {
+    let eb = bits / 8;
+    let mut keys: Vec<K> = Vec::new();
+    let mut want = [None; 4];
+    for (e, p) in pieces.iter().enumerate() {
+        let k = match keys.iter().position(|x| *x == p.key) {
+            Some(k) => k,
+            None => {
+                keys.push(p.key.clone());
+                keys.len() - 1
+            }
+        } as u32;
+        for b in 0..eb {
+            want[(e as u32 * eb + b) as usize] = Some((k, p.slot * eb + b));
+        }
+    }
+    (keys, assemble(&want))
+}
+
+/// Word keys of the packed lowering walk in [`packed_cost`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Key {
+    Src(u32),
+    Loaded(usize, usize, u32),
+    Loose(usize, usize),
+}
+
+/// Elements per 32-bit word of one instruction of `access` (fewer than a
+/// word's worth for `.u8`/`.u16` vectors).
+pub fn access_chunk(access: &SmemAccess) -> usize {
+    let per = (32 / access.width.max(1)).max(1) as usize;
+    per.min(access.elems() as usize).max(1)
+}
+
+/// The predicted cost per thread of `plan` in the packed form for elements
+/// of `bits` (8 or 16): [`Plan::cost`] with its byte permutes replaced by
+/// those of the packed lowering (see the module docs). `None` when `bits`
+/// is not 8 or 16 or a register array does not fill whole words.
+pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
+    let p = per_word(bits)?;
+    if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
+        return None;
+    }
+    let (ps, pd) = plan_maps(plan, bits);
+    let mut vals: Vec<Piece<Key>> = (0..plan.src_regs)
+        .map(|r| {
+            let (w, slot) = ps.word_slot(r);
+            Piece {
+                key: Key::Src(w),
+                slot,
+            }
+        })
+        .collect();
+    let mut prmt = 0u32;
+    let mut base = plan.cost();
+    for (si, st) in plan.stages.iter().enumerate() {
+        match st {
+            Stage::RegRename { map } => {
+                vals = map.iter().map(|&i| vals[i as usize].clone()).collect();
+            }
+            Stage::Select { entries } => {
+                vals = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| {
+                        if e.if_set == e.if_clear {
+                            vals[e.if_set as usize].clone()
+                        } else {
+                            Piece {
+                                key: Key::Loose(si, k),
+                                slot: 0,
+                            }
+                        }
+                    })
+                    .collect();
+            }
+            Stage::Shuffle { entries, .. } => {
+                vals = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| match e.arg {
+                        None => vals[e.reg as usize].clone(),
+                        Some(_) => Piece {
+                            key: Key::Loose(si, k),
+                            slot: 0,
+                        },
+                    })
+                    .collect();
+            }
+            Stage::SmemStore { access } => {
+                base.prmt -= access.pack_prmt();
+                let chunk = access_chunk(access);
+                for inst in &access.insts {
+                    for c in inst.regs.chunks(chunk) {
+                        let pieces: Vec<Piece<Key>> =
+                            c.iter().map(|&r| vals[r as usize].clone()).collect();
+                        prmt += word_of(&pieces, bits).1.prmts();
+                    }
+                }
+            }
+            Stage::SmemLoad { access } => {
+                let chunk = access_chunk(access) as u32;
+                for (ii, inst) in access.insts.iter().enumerate() {
+                    for e in 0..inst.regs.len() as u32 {
+                        vals.push(Piece {
+                            key: Key::Loaded(si, ii, e / chunk),
+                            slot: e % chunk,
+                        });
+                    }
+                }
+            }
+            Stage::Barrier { .. } => {}
+            Stage::BytePerm { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => return None,
+        }
+    }
+    if vals.len() as u32 != plan.dst_regs {
+        return None;
+    }
+    for w in 0..plan.dst_regs / p {
+        let c: Vec<Piece<Key>> = (0..p)
+            .map(|s| vals[pd.register(w, s) as usize].clone())
+            .collect();
+        prmt += word_of(&c, bits).1.prmts();
+    }
+    base.prmt += prmt;
+    Some(base)
+}
+
+/// The packing of a plan's source and destination for `bits`: the plan's
+/// own ([`Plan::pack`], set by the search from [`pack_maps`]) when it has
+/// one for `bits`, else the lowest register bits.
+pub fn plan_maps(plan: &Plan, bits: u32) -> (PackMap, PackMap) {
+    match &plan.pack {
+        Some((b, s, d)) if *b == bits => (s.clone(), d.clone()),
+        _ => (PackMap::lowest(bits), PackMap::lowest(bits)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn byte_perm_matches_the_ptx_definition() {
+        assert_eq!(byte_perm(0x33221100, 0x77665544, 0x3210), 0x33221100);
+        assert_eq!(byte_perm(0x33221100, 0x77665544, 0x7654), 0x77665544);
+        assert_eq!(byte_perm(0x33221100, 0x77665544, 0x5410), 0x55441100);
+        assert_eq!(byte_perm(0x33221100, 0x77665544, 0x0123), 0x00112233);
+    }
+
+    #[test]
+    fn aligned_words_cost_nothing_and_halves_one_prmt() {
+        let same = word_of(&[Piece { key: 7, slot: 0 }, Piece { key: 7, slot: 1 }], 16);
+        assert_eq!((same.0, same.1.prmts()), (vec![7], 0));
+        let mixed = word_of(&[Piece { key: 1, slot: 1 }, Piece { key: 2, slot: 1 }], 16);
+        assert_eq!(mixed.1.prmts(), 1);
+        assert_eq!(mixed.1.eval(&[0xbbbb_aaaa, 0xdddd_cccc]), 0xdddd_bbbb);
+    }
+
+    #[test]
+    fn pack_map_word_slot_inverts() {
+        for m in [
+            PackMap::lowest(16),
+            PackMap { slot_bits: vec![2] },
+            PackMap {
+                slot_bits: vec![3, 1],
+            },
+        ] {
+            for r in 0..64 {
+                let (w, s) = m.word_slot(r);
+                assert_eq!(m.register(w, s), r, "{m:?} {r}");
+            }
+        }
+        assert_eq!(PackMap::lowest(16).word_slot(5), (2, 1));
+        assert_eq!(PackMap { slot_bits: vec![2] }.word_slot(5), (1, 1));
+    }
+
+    #[test]
+    fn both_directions_pack_a_layout_alike() {
+        let corpus = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../corpus/ttgir/mmepi_fp16_128x64x64_w4_sm80.ttgir"
+        );
+        let text = std::fs::read_to_string(corpus).unwrap();
+        let f = crate::parse::parse_ttgir(&text).unwrap();
+        let convs: Vec<crate::plan::Conversion> = f
+            .converts
+            .iter()
+            .map(|op| crate::plan::Conversion::from_op(op).unwrap())
+            .collect();
+        assert!(convs.iter().any(|c| c.elem.bits == 16));
+        for c in convs.iter().filter(|c| c.elem.bits == 16) {
+            let fwd = crate::plan::Analysis::new(c).unwrap();
+            let rev = crate::plan::Conversion::new(
+                "rev",
+                c.dst.clone(),
+                c.src.clone(),
+                &c.shape,
+                c.elem.clone(),
+                c.num_warps,
+                &c.dst_text,
+                &c.src_text,
+            )
+            .unwrap();
+            let bwd = crate::plan::Analysis::new(&rev).unwrap();
+            let (fa, fb) = pack_maps(&fwd, 16).unwrap();
+            let (bb, ba) = pack_maps(&bwd, 16).unwrap();
+            assert_eq!((fa, fb), (ba, bb), "{}", c.name);
+        }
+    }
+
+    proptest! {
+        /// Every byte wiring from up to four words is built correctly, with
+        /// at most one prmt per distinct word beyond the first.
+        #[test]
+        fn assemble_builds_the_wanted_word(
+            wiring in proptest::collection::vec(proptest::option::of((0u32..4, 0u32..4)), 4),
+            inputs in proptest::collection::vec(any::<u32>(), 4),
+        ) {
+            // number inputs densely in order of first use, as assemble expects
+            let mut order: Vec<u32> = Vec::new();
+            let mut want = [None; 4];
+            for (k, w) in wiring.iter().enumerate() {
+                if let Some((wd, b)) = w {
+                    if !order.contains(wd) { order.push(*wd); }
+                    let i = order.iter().position(|x| x == wd).unwrap() as u32;
+                    want[k] = Some((i, *b));
+                }
+            }
+            let ins: Vec<u32> = order.iter().map(|&w| inputs[w as usize]).collect();
+            let net = assemble(&want);
+            let got = if order.is_empty() { 0 } else { net.eval(&ins) };
+            for (k, w) in want.iter().enumerate() {
+                if let Some((i, b)) = w {
+                    prop_assert_eq!((got >> (8 * k)) & 0xff, (ins[*i as usize] >> (8 * b)) & 0xff);
+                }
+            }
+            prop_assert!(net.prmts() <= (order.len() as u32).max(1));
+        }
+    }
+}
