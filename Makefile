@@ -23,7 +23,7 @@ demo: build
 	$(BIN) emit --ttgir corpus/ttgir/attn_vfp8e4nv_sm90.ttgir -o $(OUT)/attn_vfp8e4nv_sm90.cuh
 	$(BIN) verify --ttgir corpus/ttgir/attn_vfp8e4nv_sm90.ttgir
 
-# Every corpus conversion on the GPU (i32, f16, i8), with SASS counts; fails without a GPU.
+# Every corpus conversion on the GPU (i8, f16, i32, i64; packed forms too), with SASS counts; fails without a GPU.
 verify-gpu: build
 	@mkdir -p $(OUT)
 	@for f in $(CORPUS); do \
