@@ -279,6 +279,107 @@ fn unpack_words(words: &[String], width: u32, n: usize) -> Vec<String> {
     }
 }
 
+/// Declare predicate `p{mask}` (lane parity over `mask`) once.
+pub(crate) fn declare_pred(out: &mut Vec<String>, preds: &mut BTreeSet<u32>, mask: u32) {
+    if preds.insert(mask) {
+        let cond = if mask.count_ones() == 1 {
+            format!("((lane >> {}) & 1u) != 0u", mask.trailing_zeros())
+        } else {
+            format!("(__popc(lane & {mask}u) & 1) != 0")
+        };
+        out.push(format!("const bool p{mask} = {cond};"));
+    }
+}
+
+/// The shuffle call reading `a` for a [`Stage::Shuffle`] entry with
+/// argument `c` (stage `si` declares `sl{si}` for `Idx`).
+pub(crate) fn shfl_call(mode: ShflMode, a: &str, si: usize, c: u32) -> String {
+    match mode {
+        ShflMode::Idx if c == 0 => format!("detail::shfl_idx({a}, sl{si})"),
+        ShflMode::Idx => format!("detail::shfl_idx({a}, sl{si} ^ {c}u)"),
+        ShflMode::Bfly => format!("detail::shfl_xor({a}, {c}u)"),
+        ShflMode::Up => format!("detail::shfl_up({a}, {c}u)"),
+        ShflMode::Down => format!("detail::shfl_down({a}, {c}u)"),
+    }
+}
+
+/// The per-thread address part of a shared-memory stage `si`, declaring the
+/// scratch base `sb` first if needed; returns each instruction's address.
+pub(crate) fn stage_addrs(
+    out: &mut Vec<String>,
+    smem_decl: &mut bool,
+    si: usize,
+    access: &SmemAccess,
+) -> Vec<String> {
+    if !*smem_decl {
+        out.push("const unsigned sb = detail::smem_u32(smem);".into());
+        *smem_decl = true;
+    }
+    let o = format!("o{si}");
+    out.push(addr_base(&o, &access.addr));
+    smem_addrs(out, &format!("a{si}"), &o, access)
+}
+
+/// The store of 32-bit `words` at `addr` by one instruction of `access`.
+pub(crate) fn store_stmt(access: &SmemAccess, addr: &str, words: &[String]) -> String {
+    match access.instr {
+        SmemInstr::Vector => match access.bytes() {
+            1 => format!("detail::st_u8({addr}, {});", words[0]),
+            2 => format!("detail::st_u16({addr}, {});", words[0]),
+            4 => format!("detail::st_b32({addr}, {});", words[0]),
+            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
+            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
+        },
+        SmemInstr::Matrix { count, trans } => format!(
+            "detail::stsm_x{count}{}({addr}, {});",
+            if trans { "_trans" } else { "" },
+            words.join(", ")
+        ),
+    }
+}
+
+/// Load instruction `ii` of stage `si` at `addr` into fresh 32-bit words
+/// `w{si}_{ii}_{j}`; returns their names.
+pub(crate) fn load_words(
+    out: &mut Vec<String>,
+    access: &SmemAccess,
+    addr: &str,
+    si: usize,
+    ii: usize,
+) -> Vec<String> {
+    let nw = access.bytes().div_ceil(4) as usize;
+    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
+    let list = words.join(", ");
+    match access.instr {
+        SmemInstr::Vector => match access.bytes() {
+            b @ (1 | 2 | 4) => out.push(format!(
+                "const unsigned {} = detail::ld_{}({addr});",
+                words[0],
+                match b {
+                    1 => "u8",
+                    2 => "u16",
+                    _ => "b32",
+                }
+            )),
+            n => {
+                out.push(format!("unsigned {list};"));
+                out.push(format!(
+                    "detail::ld_v{}({addr}, {list});",
+                    if n == 8 { 2 } else { 4 }
+                ));
+            }
+        },
+        SmemInstr::Matrix { count, trans } => {
+            out.push(format!("unsigned {list};"));
+            out.push(format!(
+                "detail::ldsm_x{count}{}({addr}, {list});",
+                if trans { "_trans" } else { "" }
+            ));
+        }
+    }
+    words
+}
+
 /// The statements of a helper body for `plan` (one per line).
 pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut out = vec![
@@ -302,14 +403,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         next.push(names[e.if_set as usize].clone());
                         continue;
                     }
-                    if preds.insert(e.lane_mask) {
-                        let cond = if e.lane_mask.count_ones() == 1 {
-                            format!("((lane >> {}) & 1u) != 0u", e.lane_mask.trailing_zeros())
-                        } else {
-                            format!("(__popc(lane & {}u) & 1) != 0", e.lane_mask)
-                        };
-                        out.push(format!("const bool p{} = {cond};", e.lane_mask));
-                    }
+                    declare_pred(&mut out, &mut preds, e.lane_mask);
                     let v = format!("s{si}_{k}");
                     out.push(format!(
                         "const T {v} = p{} ? {} : {};",
@@ -338,26 +432,13 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         continue;
                     };
                     let v = format!("s{si}_{k}");
-                    let call = match mode {
-                        ShflMode::Idx if c == 0 => format!("detail::shfl_idx({a}, sl{si})"),
-                        ShflMode::Idx => format!("detail::shfl_idx({a}, sl{si} ^ {c}u)"),
-                        ShflMode::Bfly => format!("detail::shfl_xor({a}, {c}u)"),
-                        ShflMode::Up => format!("detail::shfl_up({a}, {c}u)"),
-                        ShflMode::Down => format!("detail::shfl_down({a}, {c}u)"),
-                    };
-                    out.push(format!("const T {v} = {call};"));
+                    out.push(format!("const T {v} = {};", shfl_call(*mode, &a, si, c)));
                     next.push(v);
                 }
                 names = next;
             }
             Stage::SmemStore { access } => {
-                if !smem_decl {
-                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
-                    smem_decl = true;
-                }
-                let o = format!("o{si}");
-                out.push(addr_base(&o, &access.addr));
-                let addrs = smem_addrs(&mut out, &format!("a{si}"), &o, access);
+                let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
                 for (inst, addr) in access.insts.iter().zip(addrs) {
                     let vals: Vec<String> = inst
                         .regs
@@ -365,20 +446,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         .map(|&r| names[r as usize].clone())
                         .collect();
                     let words = pack_words(&vals, access.width);
-                    out.push(match access.instr {
-                        SmemInstr::Vector => match access.bytes() {
-                            1 => format!("detail::st_u8({addr}, {});", words[0]),
-                            2 => format!("detail::st_u16({addr}, {});", words[0]),
-                            4 => format!("detail::st_b32({addr}, {});", words[0]),
-                            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
-                            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
-                        },
-                        SmemInstr::Matrix { count, trans } => format!(
-                            "detail::stsm_x{count}{}({addr}, {});",
-                            if trans { "_trans" } else { "" },
-                            words.join(", ")
-                        ),
-                    });
+                    out.push(store_stmt(access, &addr, &words));
                 }
             }
             Stage::Barrier { scope } => out.push(match scope {
@@ -386,49 +454,10 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 BarrierScope::Warp => "__syncwarp();".into(),
             }),
             Stage::SmemLoad { access } => {
-                if !smem_decl {
-                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
-                    smem_decl = true;
-                }
-                let o = format!("o{si}");
-                out.push(addr_base(&o, &access.addr));
-                let addrs = smem_addrs(&mut out, &format!("a{si}"), &o, access);
+                let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
                 let mut next = Vec::new();
                 for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-                    let nw = (access.bytes().div_ceil(4)) as usize;
-                    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
-                    match access.instr {
-                        SmemInstr::Vector => match access.bytes() {
-                            1 => out.push(format!(
-                                "const unsigned {} = detail::ld_u8({addr});",
-                                words[0]
-                            )),
-                            2 => out.push(format!(
-                                "const unsigned {} = detail::ld_u16({addr});",
-                                words[0]
-                            )),
-                            4 => out.push(format!(
-                                "const unsigned {} = detail::ld_b32({addr});",
-                                words[0]
-                            )),
-                            n => {
-                                out.push(format!("unsigned {};", words.join(", ")));
-                                out.push(format!(
-                                    "detail::ld_v{}({addr}, {});",
-                                    if n == 8 { 2 } else { 4 },
-                                    words.join(", ")
-                                ));
-                            }
-                        },
-                        SmemInstr::Matrix { count, trans } => {
-                            out.push(format!("unsigned {};", words.join(", ")));
-                            out.push(format!(
-                                "detail::ldsm_x{count}{}({addr}, {});",
-                                if trans { "_trans" } else { "" },
-                                words.join(", ")
-                            ));
-                        }
-                    }
+                    let words = load_words(&mut out, access, &addr, si, ii);
                     for (e, v) in unpack_words(&words, access.width, inst.regs.len())
                         .into_iter()
                         .enumerate()

@@ -10,10 +10,10 @@
 //! here are exactly the `prmt` that `synth::plan::pack::packed_cost`
 //! predicts.
 
-use crate::{addr_base, linear_expr, smem_addrs, EmitError};
+use crate::{declare_pred, linear_expr, load_words, shfl_call, stage_addrs, store_stmt, EmitError};
 use std::collections::BTreeSet;
 use synth::plan::pack::{access_chunk, per_word, plan_maps, word_of, Operand, Piece};
-use synth::plan::{BarrierScope, Plan, ShflMode, SmemInstr, Stage};
+use synth::plan::{BarrierScope, Plan, ShflMode, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
 /// element (a C expression of type `T`).
@@ -129,14 +129,7 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
                         next.push(vals[e.if_set as usize].clone());
                         continue;
                     }
-                    if preds.insert(e.lane_mask) {
-                        let cond = if e.lane_mask.count_ones() == 1 {
-                            format!("((lane >> {}) & 1u) != 0u", e.lane_mask.trailing_zeros())
-                        } else {
-                            format!("(__popc(lane & {}u) & 1) != 0", e.lane_mask)
-                        };
-                        b.out.push(format!("const bool p{} = {cond};", e.lane_mask));
-                    }
+                    declare_pred(&mut b.out, &mut preds, e.lane_mask);
                     let v = format!("s{si}_{k}");
                     let (x, y) = (
                         b.elem(&vals[e.if_set as usize]),
@@ -167,27 +160,14 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
                     };
                     let a = b.elem(&vals[e.reg as usize]);
                     let v = format!("s{si}_{k}");
-                    let call = match mode {
-                        ShflMode::Idx if c == 0 => format!("detail::shfl_idx({a}, sl{si})"),
-                        ShflMode::Idx => format!("detail::shfl_idx({a}, sl{si} ^ {c}u)"),
-                        ShflMode::Bfly => format!("detail::shfl_xor({a}, {c}u)"),
-                        ShflMode::Up => format!("detail::shfl_up({a}, {c}u)"),
-                        ShflMode::Down => format!("detail::shfl_down({a}, {c}u)"),
-                    };
+                    let call = shfl_call(*mode, &a, si, c);
                     b.out.push(format!("const T {v} = {call};"));
                     next.push(Val::Elem(v));
                 }
                 vals = next;
             }
             Stage::SmemStore { access } => {
-                if !smem_decl {
-                    b.out
-                        .push("const unsigned sb = detail::smem_u32(smem);".into());
-                    smem_decl = true;
-                }
-                let o = format!("o{si}");
-                b.out.push(addr_base(&o, &access.addr));
-                let addrs = smem_addrs(&mut b.out, &format!("a{si}"), &o, access);
+                let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
                 let chunk = access_chunk(access);
                 for (inst, addr) in access.insts.iter().zip(addrs) {
                     let words: Vec<String> = inst
@@ -198,20 +178,7 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
                             b.word(&v)
                         })
                         .collect();
-                    b.out.push(match access.instr {
-                        SmemInstr::Vector => match access.bytes() {
-                            1 => format!("detail::st_u8({addr}, {});", words[0]),
-                            2 => format!("detail::st_u16({addr}, {});", words[0]),
-                            4 => format!("detail::st_b32({addr}, {});", words[0]),
-                            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
-                            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
-                        },
-                        SmemInstr::Matrix { count, trans } => format!(
-                            "detail::stsm_x{count}{}({addr}, {});",
-                            if trans { "_trans" } else { "" },
-                            words.join(", ")
-                        ),
-                    });
+                    b.out.push(store_stmt(access, &addr, &words));
                 }
             }
             Stage::Barrier { scope } => b.out.push(match scope {
@@ -219,47 +186,10 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
                 BarrierScope::Warp => "__syncwarp();".into(),
             }),
             Stage::SmemLoad { access } => {
-                if !smem_decl {
-                    b.out
-                        .push("const unsigned sb = detail::smem_u32(smem);".into());
-                    smem_decl = true;
-                }
-                let o = format!("o{si}");
-                b.out.push(addr_base(&o, &access.addr));
-                let addrs = smem_addrs(&mut b.out, &format!("a{si}"), &o, access);
+                let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
                 let chunk = access_chunk(access) as u32;
                 for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-                    let nw = access.bytes().div_ceil(4) as usize;
-                    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
-                    match access.instr {
-                        SmemInstr::Vector => match access.bytes() {
-                            1 | 2 | 4 => b.out.push(format!(
-                                "const unsigned {} = detail::ld_{}({addr});",
-                                words[0],
-                                match access.bytes() {
-                                    1 => "u8",
-                                    2 => "u16",
-                                    _ => "b32",
-                                }
-                            )),
-                            n => {
-                                b.out.push(format!("unsigned {};", words.join(", ")));
-                                b.out.push(format!(
-                                    "detail::ld_v{}({addr}, {});",
-                                    if n == 8 { 2 } else { 4 },
-                                    words.join(", ")
-                                ));
-                            }
-                        },
-                        SmemInstr::Matrix { count, trans } => {
-                            b.out.push(format!("unsigned {};", words.join(", ")));
-                            b.out.push(format!(
-                                "detail::ldsm_x{count}{}({addr}, {});",
-                                if trans { "_trans" } else { "" },
-                                words.join(", ")
-                            ));
-                        }
-                    }
+                    let words = load_words(&mut b.out, access, &addr, si, ii);
                     for e in 0..inst.regs.len() as u32 {
                         vals.push(Val::Slot {
                             word: words[(e / chunk) as usize].clone(),
