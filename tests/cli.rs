@@ -453,3 +453,54 @@ fn plan_json_has_a_lower_bound_below_the_score() {
         assert!(lb <= s + 1e-9, "{}: bound {lb} > score {s}", v["name"]);
     }
 }
+
+/// Triton's packed-conversion bug record (tests/data/regressions.mlir):
+/// #7899 (16x8 fp8 mma <-> blocked) gets a packed shuffle plan, and #9680
+/// (2x8 int16, m = 2 with a packed register bit) a word-lifted shuffle plan
+/// with m = 2; every candidate of both passes the CPU simulator (auto and
+/// shuffle-only), and the GPU run verifies the same file with `--gpu`.
+#[test]
+fn regressions_7899_and_9680_are_planned_packed_and_proven() {
+    for strategy in ["auto", "shuffle"] {
+        let o = run(&[
+            "verify",
+            "--ttgir",
+            "tests/data/regressions.mlir",
+            "--strategy",
+            strategy,
+        ]);
+        assert!(o.status.success(), "{strategy}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("4 of 4 conversion(s) verified"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = run(&[
+        "plan",
+        "--ttgir",
+        "tests/data/regressions.mlir",
+        "--strategy",
+        "shuffle",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        let name = r["name"].as_str().unwrap();
+        let strategy = r["strategy"].as_str().unwrap();
+        if name.starts_with("issue7899") {
+            assert_eq!(strategy, "shuffle/packed/idx", "{name}");
+            assert_eq!(r["cost"]["shfl"], 2, "{name}");
+            assert_eq!(r["cost"]["prmt"], 1, "{name}");
+        } else {
+            assert!(strategy.ends_with("/words"), "{name}: {strategy}");
+            assert_eq!(r["m"], 2, "{name}");
+        }
+    }
+}

@@ -11,6 +11,7 @@
 
 use minijinja::{context, Environment};
 use std::collections::BTreeSet;
+use synth::plan::pack::{word_of, Operand, Piece};
 use synth::plan::{
     AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
 };
@@ -380,6 +381,148 @@ pub(crate) fn load_words(
     words
 }
 
+/// Emit the `prmt` network that packs `pieces` (elements of `bits`, slot
+/// order) into one word ([`word_of`]); returns the word's expression. The
+/// `__byte_perm` calls are exactly the network's `prmt`.
+pub(crate) fn prmt_net(
+    out: &mut Vec<String>,
+    temps: &mut usize,
+    pieces: &[Piece<String>],
+    bits: u32,
+) -> String {
+    let (keys, net) = word_of(pieces, bits);
+    let mut names: Vec<String> = Vec::new();
+    let name = |o: Operand, names: &Vec<String>| match o {
+        Operand::Input(k) => keys[k as usize].clone(),
+        Operand::Step(k) => names[k as usize].clone(),
+    };
+    for st in &net.steps {
+        let t = format!("q{}", *temps);
+        *temps += 1;
+        out.push(format!(
+            "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
+            name(st.a, &names),
+            name(st.b, &names),
+            st.selector
+        ));
+        names.push(t);
+    }
+    name(net.result, &names)
+}
+
+/// One stage of a plan that carries 32-bit words (between `Pack` and
+/// `Unpack`, see `synth::plan::gather`): renames, selects and shuffles of
+/// `unsigned` words, and byte permutes with lane-dependent selectors
+/// (computed once per distinct selector). Returns the new register names,
+/// or the stage kind when it cannot act on words.
+pub(crate) fn word_stage(
+    out: &mut Vec<String>,
+    preds: &mut BTreeSet<u32>,
+    si: usize,
+    st: &Stage,
+    names: Vec<String>,
+) -> Result<Vec<String>, &'static str> {
+    reg_stage(out, preds, si, st, names, true)
+}
+
+/// Renames, selects and shuffles of register values (`words`: `unsigned`
+/// words named `w{si}_{k}`, else elements of type `T` named `s{si}_{k}`),
+/// and byte permutes of words; see [`word_stage`].
+fn reg_stage(
+    out: &mut Vec<String>,
+    preds: &mut BTreeSet<u32>,
+    si: usize,
+    st: &Stage,
+    names: Vec<String>,
+    words: bool,
+) -> Result<Vec<String>, &'static str> {
+    let (ty, pre) = if words { ("unsigned", "w") } else { ("T", "s") };
+    Ok(match st {
+        Stage::RegRename { map } => map.iter().map(|&i| names[i as usize].clone()).collect(),
+        Stage::Select { entries } => {
+            let mut next = Vec::with_capacity(entries.len());
+            for (k, e) in entries.iter().enumerate() {
+                if e.if_set == e.if_clear {
+                    next.push(names[e.if_set as usize].clone());
+                    continue;
+                }
+                declare_pred(out, preds, e.lane_mask);
+                let v = format!("{pre}{si}_{k}");
+                out.push(format!(
+                    "const {ty} {v} = p{} ? {} : {};",
+                    e.lane_mask, names[e.if_set as usize], names[e.if_clear as usize]
+                ));
+                next.push(v);
+            }
+            next
+        }
+        Stage::Shuffle {
+            mode,
+            lane_map,
+            entries,
+        } => {
+            if *mode == ShflMode::Idx {
+                out.push(format!(
+                    "const unsigned sl{si} = {};",
+                    linear_expr("lane", lane_map)
+                ));
+            }
+            let mut next = Vec::with_capacity(entries.len());
+            for (k, e) in entries.iter().enumerate() {
+                let a = names[e.reg as usize].clone();
+                let Some(c) = e.arg else {
+                    next.push(a);
+                    continue;
+                };
+                let v = format!("{pre}{si}_{k}");
+                out.push(format!("const {ty} {v} = {};", shfl_call(*mode, &a, si, c)));
+                next.push(v);
+            }
+            next
+        }
+        Stage::BytePerm { entries } if words => {
+            let mut sels: Vec<(u32, Vec<u32>)> = Vec::new();
+            let mut next = Vec::with_capacity(entries.len());
+            for (k, e) in entries.iter().enumerate() {
+                if e.is_copy() {
+                    next.push(names[e.a as usize].clone());
+                    continue;
+                }
+                let sel = if e.lane_independent() {
+                    format!("{:#06x}u", e.selector)
+                } else {
+                    let key = (e.selector, e.lane_xor.clone());
+                    let n = match sels.iter().position(|x| *x == key) {
+                        Some(n) => n,
+                        None => {
+                            let mut expr = format!("{:#06x}u", e.selector);
+                            for (i, &x) in e.lane_xor.iter().enumerate() {
+                                if x != 0 {
+                                    expr.push_str(&format!(
+                                        " ^ (((lane >> {i}) & 1u) * {x:#06x}u)"
+                                    ));
+                                }
+                            }
+                            out.push(format!("const unsigned bs{si}_{} = {expr};", sels.len()));
+                            sels.push(key);
+                            sels.len() - 1
+                        }
+                    };
+                    format!("bs{si}_{n}")
+                };
+                let v = format!("w{si}_{k}");
+                out.push(format!(
+                    "const unsigned {v} = __byte_perm({}, {}, {sel});",
+                    names[e.a as usize], names[e.b as usize]
+                ));
+                next.push(v);
+            }
+            next
+        }
+        other => return Err(other.name()),
+    })
+}
+
 /// The statements of a helper body for `plan` (one per line).
 pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut out = vec![
@@ -391,51 +534,62 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut names: Vec<String> = (0..plan.src_regs).map(|i| format!("src[{i}]")).collect();
     let mut preds: BTreeSet<u32> = BTreeSet::new();
     let mut smem_decl = false;
+    let mut temps = 0usize;
+    // Between a Pack and an Unpack the registers are 32-bit words.
+    let mut in_words = false;
     for (si, st) in plan.stages.iter().enumerate() {
+        if in_words {
+            if let Stage::Unpack { width, map } = st {
+                names = map
+                    .iter()
+                    .map(|&(w, slot)| {
+                        let w = &names[w as usize];
+                        if slot == 0 {
+                            format!("detail::from_u32<T>({w})")
+                        } else {
+                            format!("detail::from_u32<T>({w} >> {}u)", slot * width)
+                        }
+                    })
+                    .collect();
+                in_words = false;
+            } else {
+                names = word_stage(&mut out, &mut preds, si, st, names).map_err(|kind| {
+                    EmitError::Unsupported {
+                        name: name.into(),
+                        stage: si,
+                        kind,
+                    }
+                })?;
+            }
+            continue;
+        }
         match st {
             Stage::RegRename { map } => {
                 names = map.iter().map(|&i| names[i as usize].clone()).collect();
             }
-            Stage::Select { entries } => {
-                let mut next = Vec::with_capacity(entries.len());
-                for (k, e) in entries.iter().enumerate() {
-                    if e.if_set == e.if_clear {
-                        next.push(names[e.if_set as usize].clone());
-                        continue;
-                    }
-                    declare_pred(&mut out, &mut preds, e.lane_mask);
-                    let v = format!("s{si}_{k}");
-                    out.push(format!(
-                        "const T {v} = p{} ? {} : {};",
-                        e.lane_mask, names[e.if_set as usize], names[e.if_clear as usize]
-                    ));
-                    next.push(v);
+            Stage::Pack { width, groups } => {
+                let mut next = Vec::with_capacity(groups.len());
+                for g in groups {
+                    let pieces: Vec<Piece<String>> = g
+                        .iter()
+                        .map(|&r| Piece {
+                            key: format!("detail::to_u32({})", names[r as usize]),
+                            slot: 0,
+                        })
+                        .collect();
+                    next.push(prmt_net(&mut out, &mut temps, &pieces, *width));
                 }
                 names = next;
+                in_words = true;
             }
-            Stage::Shuffle {
-                mode,
-                lane_map,
-                entries,
-            } => {
-                if *mode == ShflMode::Idx {
-                    out.push(format!(
-                        "const unsigned sl{si} = {};",
-                        linear_expr("lane", lane_map)
-                    ));
-                }
-                let mut next = Vec::with_capacity(entries.len());
-                for (k, e) in entries.iter().enumerate() {
-                    let a = names[e.reg as usize].clone();
-                    let Some(c) = e.arg else {
-                        next.push(a);
-                        continue;
-                    };
-                    let v = format!("s{si}_{k}");
-                    out.push(format!("const T {v} = {};", shfl_call(*mode, &a, si, c)));
-                    next.push(v);
-                }
-                names = next;
+            Stage::Select { .. } | Stage::Shuffle { .. } => {
+                names = reg_stage(&mut out, &mut preds, si, st, names, false).map_err(|kind| {
+                    EmitError::Unsupported {
+                        name: name.into(),
+                        stage: si,
+                        kind,
+                    }
+                })?;
             }
             Stage::SmemStore { access } => {
                 let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);

@@ -8,11 +8,17 @@
 //! when their slots line up, loaded words stay words, and every other word is
 //! built by a `prmt` network (`__byte_perm`), so the `__byte_perm` calls
 //! here are exactly the `prmt` that `synth::plan::pack::packed_cost`
-//! predicts.
+//! predicts. Plans that already carry words (`Plan::packs_words`: the
+//! packed shuffles of `synth::plan::lift` and `synth::plan::gather`) are
+//! emitted without their `Pack` and `Unpack` stages: their words are the
+//! helper's words.
 
-use crate::{declare_pred, linear_expr, load_words, shfl_call, stage_addrs, store_stmt, EmitError};
+use crate::{
+    declare_pred, linear_expr, load_words, prmt_net, shfl_call, stage_addrs, store_stmt,
+    word_stage, EmitError,
+};
 use std::collections::BTreeSet;
-use synth::plan::pack::{access_chunk, per_word, plan_maps, word_of, Operand, Piece};
+use synth::plan::pack::{access_chunk, packed_words_io, per_word, plan_maps, Piece};
 use synth::plan::{BarrierScope, Plan, ShflMode, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
@@ -56,24 +62,7 @@ impl Body {
                 },
             })
             .collect();
-        let (keys, net) = word_of(&pieces, self.bits);
-        let mut names: Vec<String> = Vec::new();
-        let name = |o: Operand, names: &Vec<String>| match o {
-            Operand::Input(k) => keys[k as usize].clone(),
-            Operand::Step(k) => names[k as usize].clone(),
-        };
-        for s in &net.steps {
-            let t = format!("q{}", self.temps);
-            self.temps += 1;
-            self.out.push(format!(
-                "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
-                name(s.a, &names),
-                name(s.b, &names),
-                s.selector
-            ));
-            names.push(t);
-        }
-        name(net.result, &names)
+        prmt_net(&mut self.out, &mut self.temps, &pieces, self.bits)
     }
 }
 
@@ -105,6 +94,30 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
         bits,
         temps: 0,
     };
+    if plan.packs_words() {
+        // Words all the way: the plan without its Pack and Unpack.
+        let Some(outs) = packed_words_io(plan, bits) else {
+            return Ok(None);
+        };
+        let mut preds: BTreeSet<u32> = BTreeSet::new();
+        let mut names: Vec<String> = (0..plan.src_regs / p)
+            .map(|w| format!("src[{w}]"))
+            .collect();
+        let n = plan.stages.len();
+        for (si, st) in plan.stages.iter().enumerate().take(n - 1).skip(1) {
+            names = word_stage(&mut b.out, &mut preds, si, st, names).map_err(|kind| {
+                EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind,
+                }
+            })?;
+        }
+        for (j, &w) in outs.iter().enumerate() {
+            b.out.push(format!("dst[{j}] = {};", names[w as usize]));
+        }
+        return Ok(Some(b.out));
+    }
     let (ps, pd) = plan_maps(plan, bits);
     let mut vals: Vec<Val> = (0..plan.src_regs)
         .map(|r| {

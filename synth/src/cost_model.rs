@@ -31,11 +31,15 @@ pub struct Weights {
     pub bar: f64,
     /// Per `__syncwarp()`.
     pub bar_warp: f64,
+    /// Per `ldmatrix` (`LDSM`), on top of `smem`: its longer latency on the
+    /// dependent path of a conversion. 0 in files written before it existed.
+    #[serde(default)]
+    pub ldsm: f64,
 }
 
 /// Names of the feature classes, in [`Features::as_array`] order; also the
 /// weight names of a cost-model file.
-pub const FEATURE_NAMES: [&str; 8] = [
+pub const FEATURE_NAMES: [&str; 9] = [
     "shfl",
     "sel",
     "prmt",
@@ -44,6 +48,7 @@ pub const FEATURE_NAMES: [&str; 8] = [
     "wavefront",
     "bar",
     "bar_warp",
+    "ldsm",
 ];
 
 /// What a plan costs, by class: instructions per thread (`shfl` .. `stsm`),
@@ -58,6 +63,9 @@ pub struct Features {
     pub wavefront: f64,
     pub bar: f64,
     pub bar_warp: f64,
+    /// `ldmatrix` instructions per thread (also counted in `smem`).
+    #[serde(default)]
+    pub ldsm: f64,
 }
 
 impl Features {
@@ -80,6 +88,7 @@ impl Features {
             wavefront: p.wavefronts_per_warp().0 as f64,
             bar: 0.0,
             bar_warp: 0.0,
+            ldsm: c.ldsm as f64,
         };
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
@@ -92,7 +101,7 @@ impl Features {
         f
     }
     /// In [`FEATURE_NAMES`] order.
-    pub fn as_array(&self) -> [f64; 8] {
+    pub fn as_array(&self) -> [f64; 9] {
         [
             self.shfl,
             self.sel,
@@ -102,6 +111,7 @@ impl Features {
             self.wavefront,
             self.bar,
             self.bar_warp,
+            self.ldsm,
         ]
     }
 }
@@ -116,7 +126,7 @@ impl std::ops::Add for Features {
 
 impl Weights {
     /// In [`FEATURE_NAMES`] order.
-    pub fn as_array(&self) -> [f64; 8] {
+    pub fn as_array(&self) -> [f64; 9] {
         [
             self.shfl,
             self.sel,
@@ -126,10 +136,11 @@ impl Weights {
             self.wavefront,
             self.bar,
             self.bar_warp,
+            self.ldsm,
         ]
     }
     /// From values in [`FEATURE_NAMES`] order.
-    pub fn from_array(a: [f64; 8]) -> Weights {
+    pub fn from_array(a: [f64; 9]) -> Weights {
         Weights {
             shfl: a[0],
             sel: a[1],
@@ -139,13 +150,14 @@ impl Weights {
             wavefront: a[5],
             bar: a[6],
             bar_warp: a[7],
+            ldsm: a[8],
         }
     }
 }
 
 impl Features {
     /// From values in [`FEATURE_NAMES`] order.
-    pub fn from_array(a: [f64; 8]) -> Features {
+    pub fn from_array(a: [f64; 9]) -> Features {
         Features {
             shfl: a[0],
             sel: a[1],
@@ -155,6 +167,7 @@ impl Features {
             wavefront: a[5],
             bar: a[6],
             bar_warp: a[7],
+            ldsm: a[8],
         }
     }
 }

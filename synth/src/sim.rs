@@ -81,8 +81,248 @@ impl Write {
     }
 }
 
-/// Run `plan` for the conversion `an` and prove it with tags.
+/// The lane a shuffle entry with argument `arg` reads in lane `lane`
+/// (`None`: the own lane), by the semantics of `shfl.sync` (width 32).
+fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane: u32) -> u32 {
+    match (mode, arg) {
+        (_, None) => lane,
+        (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
+        (ShflMode::Idx, Some(c)) => {
+            let base = lane_map
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| lane >> j & 1 == 1)
+                .fold(0u32, |a, (_, &col)| a ^ col);
+            (base ^ c) & 31
+        }
+        (ShflMode::Up, Some(d)) => lane.checked_sub(d).unwrap_or(lane),
+        (ShflMode::Down, Some(d)) => {
+            if lane + d < 32 {
+                lane + d
+            } else {
+                lane
+            }
+        }
+    }
+}
+
+/// Renames, selects and shuffles of per-thread register arrays (`regs[warp
+/// * 32 + lane]`) of any value type: the stages both simulators share.
+/// Returns `false` for other stages (left to the caller).
+fn move_registers<V: Copy>(
+    stage: &Stage,
+    si: usize,
+    warps: u32,
+    regs: &mut [Vec<V>],
+) -> Result<bool, SimError> {
+    let kind = stage.name();
+    let get = |v: &Vec<V>, r: u32| -> Result<V, SimError> {
+        v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
+            stage: si,
+            kind,
+            reg: r,
+            len: v.len(),
+        })
+    };
+    match stage {
+        Stage::RegRename { map } => {
+            for v in regs.iter_mut() {
+                *v = map.iter().map(|&r| get(v, r)).collect::<Result<_, _>>()?;
+            }
+        }
+        Stage::Select { entries } => {
+            for (t, v) in regs.iter_mut().enumerate() {
+                let lane = (t % 32) as u32;
+                *v = entries
+                    .iter()
+                    .map(|e| {
+                        let set = (lane & e.lane_mask).count_ones() & 1 == 1;
+                        get(v, if set { e.if_set } else { e.if_clear })
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+        }
+        Stage::Shuffle {
+            mode,
+            lane_map,
+            entries,
+        } => {
+            let old = regs.to_vec();
+            for w in 0..warps {
+                for lane in 0..32u32 {
+                    let mut out = Vec::with_capacity(entries.len());
+                    for e in entries {
+                        let src = shfl_src(*mode, lane_map, e.arg, lane);
+                        out.push(get(&old[(w * 32 + src) as usize], e.reg)?);
+                    }
+                    regs[(w * 32 + lane) as usize] = out;
+                }
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// A 32-bit register in [`simulate_words`]: the tag of each byte, `4 * t +
+/// i` for byte `i` of element `t`.
+type Word = [u64; 4];
+
+/// The byte of `{b, a}` that selector nibble `n` picks (PTX `prmt.b32`,
+/// default mode; the sign-replicate bit is rejected by the caller).
+fn perm_word(a: &Word, b: &Word, selector: u32) -> Result<Word, u32> {
+    let mut out = [0u64; 4];
+    for (q, o) in out.iter_mut().enumerate() {
+        let n = selector >> (4 * q) & 0xf;
+        if n & 8 != 0 {
+            return Err(n);
+        }
+        *o = if n < 4 {
+            a[n as usize]
+        } else {
+            b[n as usize - 4]
+        };
+    }
+    Ok(out)
+}
+
+/// [`simulate`] for plans that carry 8- and 16-bit elements as 32-bit words
+/// ([`Plan::packs_words`]): every register holds the tags of its four bytes,
+/// `Pack` places element bytes into word slots, `BytePerm` runs
+/// `__byte_perm` on those byte tags, `Unpack` takes slots apart, and each
+/// destination element must end up with exactly its own bytes in order.
+fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
+    let warps = 1u32 << an.src.hw.warp;
+    let blocks = 1u32 << an.src.hw.block;
+    let eb = (plan.elem_bits / 8).clamp(1, 4) as usize;
+    let mut report = SimReport {
+        threads: (blocks * warps * 32) as u64,
+        ..Default::default()
+    };
+    let elem = |t: u64| -> Word { [4 * t, 4 * t + 1, 4 * t + 2, 4 * t + 3] };
+    for blk in 0..blocks {
+        let mut regs: Vec<Vec<Word>> = (0..warps * 32)
+            .map(|t| {
+                let (w, l) = (t / 32, t % 32);
+                (0..an.src_regs())
+                    .map(|r| elem(an.src.tag(r as u64, l as u64, w as u64, blk as u64)))
+                    .collect()
+            })
+            .collect();
+        for (si, stage) in plan.stages.iter().enumerate() {
+            let kind = stage.name();
+            let get = |v: &Vec<Word>, r: u32| -> Result<Word, SimError> {
+                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
+                    stage: si,
+                    kind,
+                    reg: r,
+                    len: v.len(),
+                })
+            };
+            match stage {
+                Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
+                    move_registers(stage, si, warps, &mut regs)?;
+                }
+                Stage::Pack { width, groups } => {
+                    let web = (*width / 8).max(1) as usize;
+                    for v in regs.iter_mut() {
+                        let mut next = Vec::with_capacity(groups.len());
+                        for g in groups {
+                            let mut word = [u64::MAX; 4];
+                            for (s, &r) in g.iter().enumerate() {
+                                let e = get(v, r)?;
+                                for i in 0..web {
+                                    if let Some(x) = word.get_mut(s * web + i) {
+                                        *x = e[i];
+                                    }
+                                }
+                            }
+                            next.push(word);
+                        }
+                        *v = next;
+                    }
+                }
+                Stage::BytePerm { entries } => {
+                    for (t, v) in regs.iter_mut().enumerate() {
+                        let lane = (t % 32) as u32;
+                        *v = entries
+                            .iter()
+                            .map(|e| {
+                                let (a, b) = (get(v, e.a)?, get(v, e.b)?);
+                                perm_word(&a, &b, e.selector_for(lane)).map_err(|n| {
+                                    SimError::Unsupported {
+                                        stage: si,
+                                        kind: if n & 8 != 0 {
+                                            "BytePerm (sign mode)"
+                                        } else {
+                                            kind
+                                        },
+                                    }
+                                })
+                            })
+                            .collect::<Result<_, _>>()?;
+                    }
+                }
+                Stage::Unpack { width, map } => {
+                    let web = (*width / 8).max(1) as usize;
+                    for v in regs.iter_mut() {
+                        *v = map
+                            .iter()
+                            .map(|&(w, s)| {
+                                let word = get(v, w)?;
+                                let mut e = [u64::MAX; 4];
+                                for i in 0..web {
+                                    e[i] =
+                                        word.get(s as usize * web + i).copied().unwrap_or(u64::MAX);
+                                }
+                                Ok(e)
+                            })
+                            .collect::<Result<_, _>>()?;
+                    }
+                }
+                _ => return Err(SimError::Unsupported { stage: si, kind }),
+            }
+        }
+        for (t, v) in regs.iter().enumerate() {
+            if v.len() != an.dst_regs() as usize {
+                return Err(SimError::WrongRegisterCount {
+                    got: v.len(),
+                    want: an.dst_regs(),
+                });
+            }
+            let (w, l) = (t as u32 / 32, t as u32 % 32);
+            for (r, got) in v.iter().enumerate() {
+                let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
+                let ok = (0..eb).all(|i| got[i] == 4 * want + i as u64);
+                if !ok {
+                    return Err(SimError::WrongElement {
+                        block: blk,
+                        warp: w,
+                        lane: l,
+                        reg: r as u32,
+                        got: got[0] / 4,
+                        want,
+                    });
+                }
+            }
+            report.slots += v.len() as u64;
+        }
+    }
+    Ok(report)
+}
+
+/// Run `plan` for the conversion `an` and prove it with tags. Plans that
+/// carry words ([`Plan::packs_words`]) are run byte by byte.
 pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
+    if plan.src_regs != an.src_regs() {
+        return Err(SimError::WrongSourceCount {
+            got: plan.src_regs,
+            want: an.src_regs(),
+        });
+    }
+    if plan.packs_words() {
+        return simulate_words(plan, an);
+    }
     if plan.src_regs != an.src_regs() {
         return Err(SimError::WrongSourceCount {
             got: plan.src_regs,
@@ -119,65 +359,8 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                 })
             };
             match stage {
-                Stage::RegRename { map } => {
-                    for v in regs.iter_mut() {
-                        *v = map.iter().map(|&r| get(v, r)).collect::<Result<_, _>>()?;
-                    }
-                }
-                Stage::Select { entries } => {
-                    for (t, v) in regs.iter_mut().enumerate() {
-                        let lane = (t % 32) as u32;
-                        *v = entries
-                            .iter()
-                            .map(|e| {
-                                get(
-                                    v,
-                                    if (lane & e.lane_mask).count_ones() & 1 == 1 {
-                                        e.if_set
-                                    } else {
-                                        e.if_clear
-                                    },
-                                )
-                            })
-                            .collect::<Result<_, _>>()?;
-                    }
-                }
-                Stage::Shuffle {
-                    mode,
-                    lane_map,
-                    entries,
-                } => {
-                    let old = regs.clone();
-                    for w in 0..warps {
-                        for lane in 0..32u32 {
-                            let t = (w * 32 + lane) as usize;
-                            let mut out = Vec::with_capacity(entries.len());
-                            for e in entries {
-                                let src = match (mode, e.arg) {
-                                    (_, None) => lane,
-                                    (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
-                                    (ShflMode::Idx, Some(c)) => {
-                                        let base = lane_map
-                                            .iter()
-                                            .enumerate()
-                                            .filter(|(j, _)| lane >> j & 1 == 1)
-                                            .fold(0u32, |a, (_, &col)| a ^ col);
-                                        (base ^ c) & 31
-                                    }
-                                    (ShflMode::Up, Some(d)) => lane.checked_sub(d).unwrap_or(lane),
-                                    (ShflMode::Down, Some(d)) => {
-                                        if lane + d < 32 {
-                                            lane + d
-                                        } else {
-                                            lane
-                                        }
-                                    }
-                                };
-                                out.push(get(&old[(w * 32 + src) as usize], e.reg)?);
-                            }
-                            regs[t] = out;
-                        }
-                    }
+                Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
+                    move_registers(stage, si, warps, &mut regs)?;
                 }
                 Stage::SmemStore { access } => {
                     for w in 0..warps {

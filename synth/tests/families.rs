@@ -192,3 +192,58 @@ fn cta_shared_families_prove_without_conflicts() {
     eprintln!("{n} conversions proven; {traded} chose conflicts over more instructions");
     assert!(n > 1000, "{n}");
 }
+
+/// The same 5040 permutations with 8- and 16-bit elements: every candidate
+/// of the search (element shuffle plans, and the packed shuffle plans of
+/// `synth::plan::gather` that move 32-bit words) passes the simulator, the
+/// packed ones byte by byte with `__byte_perm` semantics. With 8-bit
+/// elements the 4 registers are one word, so a packed plan always exists.
+/// A packed plan fetches at most 4 words for each destination word (one per
+/// slot, or two variants of two) and combines them with at most 3 `prmt`
+/// (DESIGN.md 4.3).
+#[test]
+fn every_permutation_of_2_register_and_5_lane_bits_at_8_and_16_bits() {
+    use synth::search::consider;
+    let fam = permutation_family(2);
+    for bits in [8u32, 16] {
+        let elem = ElemType::parse(if bits == 8 { "i8" } else { "i16" }).unwrap();
+        let opt = synth::plan::SharedOptions {
+            elem_bits: bits,
+            ..Default::default()
+        };
+        let (mut packed, mut chosen_packed, mut moving) = (0usize, 0usize, 0usize);
+        for c in &fam {
+            let mut c = c.clone();
+            c.elem = elem.clone();
+            let cons = consider(&c, StrategyChoice::Shuffle, &Weights::default(), &opt, None)
+                .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            assert!(cons.failures.is_empty(), "{}: {:?}", c.name, cons.failures);
+            moving += (cons.analysis.class == Kind::Shuffle) as usize;
+            let per = 32 / bits;
+            let words = 4 / per;
+            if let Some(g) = cons.proven.iter().find(|p| p.plan.packs_words()) {
+                packed += 1;
+                let cost = g.plan.cost_for_width(bits);
+                assert!(cost.shfl <= 4 * words, "{}: {cost}", c.name);
+                assert!(cost.prmt <= 3 * words, "{}: {cost}", c.name);
+                if bits == 8 {
+                    assert!(cost.prmt < per, "{}: {cost}", c.name);
+                }
+                assert_eq!(cost.sts + cost.lds + cost.bar, 0);
+            }
+            let best = &cons.proven[0];
+            chosen_packed += best.plan.packs_words() as usize;
+        }
+        if bits == 8 {
+            assert_eq!(
+                packed, moving,
+                "8-bit: a packed plan wherever lanes exchange data"
+            );
+            assert!(moving > 4000, "{moving}");
+        }
+        assert!(chosen_packed > 0, "{bits}-bit: packed plans are chosen");
+        eprintln!(
+            "{bits}-bit: {moving} of 5040 move data between lanes; packed plans for {packed}, chosen for {chosen_packed}"
+        );
+    }
+}

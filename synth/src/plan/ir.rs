@@ -22,6 +22,69 @@ pub struct ShflEntry {
     pub arg: Option<u32>,
 }
 
+/// One output word of a [`Stage::BytePerm`]:
+/// `out = __byte_perm(in[a], in[b], selector ^ XOR(lane bit i set: lane_xor[i]))`
+/// (PTX ISA `prmt.b32`, default mode: selector nibble `q` picks byte `q` of
+/// the 8-byte value `{in[b], in[a]}` for output byte `q`). The lane-dependent
+/// part lets one `prmt` both select between two words by lane and permute
+/// bytes, as Triton's `getTranspositionSelectors` (PRs 7809/7933/9713).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PermEntry {
+    pub a: u32,
+    pub b: u32,
+    pub selector: u32,
+    /// Per lane bit `i` (bits 0..5), XORed into the selector when set; empty
+    /// or all zero: a constant selector.
+    pub lane_xor: Vec<u32>,
+}
+
+impl PermEntry {
+    /// A plain copy of `in[a]` (no instruction).
+    pub fn copy(a: u32) -> PermEntry {
+        PermEntry {
+            a,
+            b: a,
+            selector: 0x3210,
+            lane_xor: vec![],
+        }
+    }
+    /// Whether this entry moves `in[a]` unchanged.
+    pub fn is_copy(&self) -> bool {
+        self.a == self.b && self.selector & 0x7777 == 0x3210 && self.lane_independent()
+    }
+    /// Whether the selector is the same in every lane.
+    pub fn lane_independent(&self) -> bool {
+        self.lane_xor.iter().all(|&x| x == 0)
+    }
+    /// The selector lane `lane` uses.
+    pub fn selector_for(&self, lane: u32) -> u32 {
+        self.lane_xor
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| lane >> i & 1 == 1)
+            .fold(self.selector, |s, (_, &x)| s ^ x)
+    }
+}
+
+/// Integer instructions that compute the lane-dependent selectors of one
+/// [`Stage::BytePerm`]: each distinct (constant, lane part) pair is computed
+/// once per thread, about one instruction per lane bit its lane part uses.
+pub fn selector_ops(entries: &[PermEntry]) -> u32 {
+    let mut pairs: Vec<(u32, &Vec<u32>)> = Vec::new();
+    for e in entries
+        .iter()
+        .filter(|e| !e.is_copy() && !e.lane_independent())
+    {
+        if !pairs.contains(&(e.selector, &e.lane_xor)) {
+            pairs.push((e.selector, &e.lane_xor));
+        }
+    }
+    pairs
+        .iter()
+        .map(|(_, p)| p.iter().filter(|&&x| x != 0).count() as u32)
+        .sum()
+}
+
 /// Shuffle addressing, as `shfl.sync`'s modes (width 32, full mask).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -268,9 +331,9 @@ pub enum BarrierScope {
 /// A stage of a plan: maps each thread's register array to a new one.
 /// The kinds are those of DESIGN.md 4.5; shared-memory stores and loads carry
 /// their instruction family (vector `st/ld.shared`, `stmatrix`/`ldmatrix`).
-/// `BytePerm`, `Pack` and `Unpack` are part of the IR (sub-32-bit packing of
-/// shuffles) but no strategy produces them yet; the simulator and the emitter
-/// reject them with a clear error.
+/// `Pack`, `BytePerm` and `Unpack` carry 8- and 16-bit elements as 32-bit
+/// words (DESIGN.md 4.3): between a `Pack` and an `Unpack` the registers are
+/// words of `32 / width` elements, and `Shuffle`/`Select` move whole words.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Stage {
@@ -278,8 +341,10 @@ pub enum Stage {
     RegRename { map: Vec<u32> },
     /// Lane-dependent selects (`selp`), one per entry whose sources differ.
     Select { entries: Vec<SelEntry> },
-    /// `out[k] = __byte_perm(in[a], in[b], selector)` (reserved).
-    BytePerm { entries: Vec<(u32, u32, u32)> },
+    /// Byte permutes of words: `out[k] = __byte_perm(in[a], in[b], sel)`
+    /// with a lane-dependent selector (see [`PermEntry`]); one `prmt` per
+    /// entry that is not a plain copy.
+    BytePerm { entries: Vec<PermEntry> },
     /// Warp shuffles; `lane_map[j]` is the source-lane vector of lane bit `j` (Idx only).
     Shuffle {
         mode: ShflMode,
@@ -294,10 +359,15 @@ pub enum Stage {
     /// register array, instruction after instruction, in element order (a
     /// later [`Stage::RegRename`] picks the destination registers).
     SmemLoad { access: SmemAccess },
-    /// Pack `32 / width` elements per 32-bit word (reserved).
+    /// Pack `32 / width` element registers per 32-bit word: word `w` holds
+    /// element register `groups[w][s]` in slot `s` (bits `s * width..`).
+    /// The packed form of a helper takes these words as its input (the
+    /// groups are its source [`super::pack::PackMap`]), so there it is free;
+    /// in the element form it costs the `prmt` of [`super::pack::word_of`].
     Pack { width: u32, groups: Vec<Vec<u32>> },
-    /// Unpack words into elements (reserved).
-    Unpack { width: u32, count: u32 },
+    /// Take words apart into element registers: element register `e` is
+    /// slot `map[e].1` of word register `map[e].0` (a shift, no `prmt`).
+    Unpack { width: u32, map: Vec<(u32, u32)> },
 }
 
 impl Stage {
@@ -320,11 +390,26 @@ impl Stage {
     pub fn cost(&self) -> Cost {
         let mut c = Cost::default();
         match self {
-            Stage::RegRename { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => {}
+            Stage::RegRename { .. } | Stage::Unpack { .. } => {}
+            Stage::Pack { width, groups } => {
+                c.prmt = groups
+                    .iter()
+                    .map(|g| {
+                        let pieces: Vec<super::pack::Piece<u32>> = g
+                            .iter()
+                            .map(|&r| super::pack::Piece { key: r, slot: 0 })
+                            .collect();
+                        super::pack::word_of(&pieces, *width).1.prmts()
+                    })
+                    .sum()
+            }
             Stage::Select { entries } => {
                 c.sel = entries.iter().filter(|e| e.if_set != e.if_clear).count() as u32
             }
-            Stage::BytePerm { entries } => c.prmt = entries.len() as u32,
+            Stage::BytePerm { entries } => {
+                c.prmt = entries.iter().filter(|e| !e.is_copy()).count() as u32;
+                c.sel = selector_ops(entries);
+            }
             Stage::Shuffle { entries, .. } => {
                 c.shfl = entries.iter().filter(|e| e.arg.is_some()).count() as u32
             }
@@ -456,11 +541,18 @@ impl Plan {
     }
     /// Whether the helper form to use for elements of `bits` is the packed
     /// one (32-bit words in registers, `super::pack`): for 8- and 16-bit
-    /// shared-memory plans whose register arrays fill whole words. Shuffle
+    /// shared-memory plans whose register arrays fill whole words, and for
+    /// plans that shuffle words ([`Plan::packs_words`]). Element shuffle
     /// plans take single elements (their packed form unpacks around the
     /// shuffles; measured slower on an H100, results/vs_triton.md).
     pub fn packed_form(&self, bits: u32) -> bool {
-        self.kind == super::Kind::Shared && super::pack::packed_cost(self, bits).is_some()
+        (self.kind == super::Kind::Shared || self.packs_words())
+            && super::pack::packed_cost(self, bits).is_some()
+    }
+    /// Whether the plan carries words between a [`Stage::Pack`] and a
+    /// [`Stage::Unpack`] (the packed shuffle plans of `super::gather`).
+    pub fn packs_words(&self) -> bool {
+        self.stages.iter().any(|s| matches!(s, Stage::Pack { .. }))
     }
     /// Predicted cost per thread for elements of `bits` in the form
     /// [`Plan::packed_form`] recommends: [`super::pack::packed_cost`] or

@@ -19,6 +19,13 @@
 //!   folded into the shuffle's source lane (`shfl.bfly` when it is trivial,
 //!   `shfl.idx` otherwise); for `m = 1` with a trivial lane permutation the
 //!   out-of-place variant (1.5 R selects, 0.5 R shuffles) is also offered;
+//! - packed shuffles for 8- and 16-bit elements (DESIGN.md 4.3): [`lift`]
+//!   runs a shuffle plan on 32-bit words when the packed register bits take
+//!   no part in its transpositions (Triton's `nPack`), and [`gather`] builds
+//!   each destination word from at most four shuffled source words with
+//!   `prmt`s whose lane-dependent selectors fold in the selects and the byte
+//!   permutation (Triton PRs 7809/7933/9713); both carry words between a
+//!   `Pack` and an `Unpack` stage and are simulated byte by byte;
 //! - shared memory: a store/barrier/load round trip through a shared layout
 //!   chosen per conversion (vectorised, swizzled, `stmatrix`/`ldmatrix`)
 //!   that converts anything within a CTA.
@@ -26,13 +33,15 @@
 //! Modules: [`analysis`] (classification), [`ir`] (stages and cost),
 //! [`bound`] (lower bounds on any plan's cost), [`pack`] (packed 8/16-bit
 //! words: `prmt` networks and the packed form's cost), and the
-//! strategies [`rename`], [`shuffle`], [`shared`].
+//! strategies [`rename`], [`shuffle`], [`lift`], [`gather`], [`shared`].
 
 use serde::Serialize;
 
 pub mod analysis;
 pub mod bound;
+pub mod gather;
 pub mod ir;
+pub mod lift;
 pub mod pack;
 pub mod rename;
 pub mod shared;
@@ -125,7 +134,14 @@ pub fn candidates(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) ->
     }
     let mut out = Vec::new();
     if choice != StrategyChoice::Shared {
-        out.extend(shuffle_plans(an));
+        let element = shuffle_plans(an);
+        out.extend(
+            element
+                .iter()
+                .filter_map(|p| lift::lift(an, p, opt.elem_bits)),
+        );
+        out.extend(element);
+        out.extend(gather::gather_plans(an, opt.elem_bits));
     }
     if choice != StrategyChoice::Shuffle {
         out.extend(shared_plans(an, opt));

@@ -323,6 +323,15 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
         return None;
     }
     let (ps, pd) = plan_maps(plan, bits);
+    if plan.packs_words() {
+        packed_words_io(plan, bits)?;
+        return Some(
+            plan.stages
+                .iter()
+                .filter(|s| !matches!(s, Stage::Pack { .. }))
+                .fold(Cost::default(), |c, s| c + s.cost()),
+        );
+    }
     let mut vals: Vec<Piece<Key>> = (0..plan.src_regs)
         .map(|r| {
             let (w, slot) = ps.word_slot(r);
@@ -405,6 +414,40 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
     }
     base.prmt += prmt;
     Some(base)
+}
+
+/// For a plan that carries words ([`Plan::packs_words`]): whether its packed
+/// form is the plan without its `Pack` and `Unpack` stages, i.e. the first
+/// stage packs the source words of [`plan_maps`] and the last unpacks the
+/// destination words; then the word register that becomes destination word
+/// `j`, per `j`. `None` otherwise.
+pub fn packed_words_io(plan: &Plan, bits: u32) -> Option<Vec<u32>> {
+    let p = per_word(bits)?;
+    let (ps, pd) = plan_maps(plan, bits);
+    let Some(Stage::Pack { width, groups }) = plan.stages.first() else {
+        return None;
+    };
+    let Some(Stage::Unpack { width: w2, map }) = plan.stages.last() else {
+        return None;
+    };
+    if *width != bits || *w2 != bits || groups.len() as u32 * p != plan.src_regs {
+        return None;
+    }
+    for (w, g) in groups.iter().enumerate() {
+        if g.len() as u32 != p || (0..p).any(|s| g[s as usize] != ps.register(w as u32, s)) {
+            return None;
+        }
+    }
+    if map.len() as u32 != plan.dst_regs {
+        return None;
+    }
+    (0..plan.dst_regs / p)
+        .map(|j| {
+            let (word, slot) = map[pd.register(j, 0) as usize];
+            (slot == 0 && (1..p).all(|s| map[pd.register(j, s) as usize] == (word, s)))
+                .then_some(word)
+        })
+        .collect()
 }
 
 /// The packing of a plan's source and destination for `bits`: the plan's
