@@ -191,13 +191,15 @@ impl P<'_> {
                         match self.peek() {
                             Some(b',') => self.pos += 1,
                             Some(b')') => {}
-                            _ => return Err((
-                                self.pos,
-                                format!(
+                            _ => {
+                                return Err((
+                                    self.pos,
+                                    format!(
                                     "expected `,` or `)` in the arguments of `{name}`, found {}",
                                     self.found()
                                 ),
-                            )),
+                                ))
+                            }
                         }
                     }
                 }

@@ -93,13 +93,15 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
         let want = 1i64.checked_shl(cur.2.len() as u32).unwrap_or(0);
         match label.parse::<i64>() {
             Ok(v) if v == want => {}
-            Ok(v) => return Err((
-                label_at,
-                format!(
+            Ok(v) => {
+                return Err((
+                    label_at,
+                    format!(
                     "basis {} of `{name}` is labelled {v}, expected {want} (bases go 1, 2, 4, ...)",
                     cur.2.len()
                 ),
-            )),
+                ))
+            }
             Err(_) => return Err((label_at, format!("`{label}` is not an integer"))),
         }
         let tuple = rest[arrow + 2..].trim();
