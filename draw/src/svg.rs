@@ -54,11 +54,7 @@ pub fn hsl_hex(hue: f64, light: f64) -> String {
 }
 
 fn text(x: f64, y: f64, size: f64, s: &str) -> Text {
-    Text::new(s)
-        .set("x", x)
-        .set("y", y)
-        .set("font-size", size)
-        .set("font-family", FONT)
+    Text::new(s).set("x", x).set("y", y).set("font-size", size)
 }
 
 /// Width and height of a panel in pixels.
@@ -151,6 +147,11 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
                 .set("class", "layout")
                 .set("data-elements", cells.len())
                 .set("data-shape", dims);
+            let mut rects = Group::new()
+                .set("class", "cells")
+                .set("stroke", "#666")
+                .set("stroke-width", 0.4);
+            let mut labels = Group::new().set("class", "labels").set("font-size", 9);
             let mut ty = y + LINE - 3.0;
             g = g.add(text(x, ty, 12.0, title).set("font-weight", "bold"));
             ty += LINE;
@@ -211,19 +212,21 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
                     .set("width", cw)
                     .set("height", CELL_H)
                     .set("fill", hsl_hex(c.hue, c.light))
-                    .set("stroke", if bc { "#000" } else { "#666" })
-                    .set("stroke-width", if bc { 1.0 } else { 0.4 })
                     .add(Title::new(format!("[{i}] {}", c.tip)));
                 if bc {
-                    rect = rect.set("stroke-dasharray", "3,2");
+                    rect = rect
+                        .set("stroke", "#000")
+                        .set("stroke-width", 1.0)
+                        .set("stroke-dasharray", "3,2");
                 }
-                g = g.add(rect);
-                g = g.add(
-                    text(cx + 3.0, cy + CELL_H - 5.5, 9.0, &label_of(c))
-                        .set("pointer-events", "none"),
+                rects = rects.add(rect);
+                labels = labels.add(
+                    Text::new(label_of(c))
+                        .set("x", cx + 3.0)
+                        .set("y", cy + CELL_H - 5.5),
                 );
             }
-            g
+            g.add(rects).add(labels)
         }
         Panel::Table {
             title,
@@ -233,6 +236,11 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
             note,
         } => {
             let mut g = Group::new().set("class", "stage");
+            let mut rects = Group::new()
+                .set("class", "cells")
+                .set("stroke", "#888")
+                .set("stroke-width", 0.4);
+            let mut labels = Group::new().set("class", "labels").set("font-size", 9);
             let mut ty = y + LINE - 3.0;
             g = g.add(text(x, ty, 11.0, title).set("font-weight", "bold"));
             if let Some(n) = note {
@@ -260,21 +268,23 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
                 g = g.add(text(x, cy + CELL_H - 5.0, 9.0, &row_labels[r]));
                 for (c, cell) in row.iter().enumerate() {
                     let cx = x + lw + c as f64 * cw;
-                    g = g.add(
+                    rects = rects.add(
                         Rectangle::new()
                             .set("class", "stage-cell")
                             .set("x", cx)
                             .set("y", cy)
                             .set("width", cw)
                             .set("height", CELL_H)
-                            .set("fill", hsl_hex(cell.hue, cell.light))
-                            .set("stroke", "#888")
-                            .set("stroke-width", 0.4),
+                            .set("fill", hsl_hex(cell.hue, cell.light)),
                     );
-                    g = g.add(text(cx + 2.0, cy + CELL_H - 5.5, 9.0, &cell.label));
+                    labels = labels.add(
+                        Text::new(cell.label.as_str())
+                            .set("x", cx + 2.0)
+                            .set("y", cy + CELL_H - 5.5),
+                    );
                 }
             }
-            g
+            g.add(rects).add(labels)
         }
         Panel::Text { title, lines } => {
             let mut g = Group::new().set("class", "note");
@@ -291,7 +301,9 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
 pub fn render(p: &Picture) -> String {
     let mut y = MARGIN;
     let mut width: f64 = 0.0;
-    let mut body = Group::new().set("class", "picture");
+    let mut body = Group::new()
+        .set("class", "picture")
+        .set("font-family", FONT);
     body = body.add(text(MARGIN, y + 14.0, 15.0, &p.title).set("font-weight", "bold"));
     y += 28.0;
     for row in &p.rows {

@@ -226,18 +226,18 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
         pos: start,
     };
     let v = p.value(0)?;
-    if p.peek().is_some() {
-        return Err((p.pos, format!("unexpected {} after the layout", p.found())));
-    }
     let V::Call(call) = v else {
         return Err((
             v.at(),
             format!(
-                "expected a Gluon layout constructor call, found {}",
+                "expected a Gluon layout constructor call (`ttgl.BlockedLayout(...)`, ...), found {}",
                 v.describe()
             ),
         ));
     };
+    if p.peek().is_some() {
+        return Err((p.pos, format!("unexpected {} after the layout", p.found())));
+    }
     let (encoding, shape) = layout(&call)?;
     Ok(match encoding {
         Encoding::Linear {

@@ -5,6 +5,13 @@ use crate::parse::parse_attribute_at;
 
 /// Parse one attribute; errors are `(byte offset, message)`.
 pub(super) fn parse(text: &str) -> Result<LayoutText, (usize, String)> {
+    let lead = text.len() - text.trim_start().len();
+    if !text.trim_start().starts_with('#') {
+        return Err((
+            lead,
+            "expected `#` (an attribute such as `#ttg.blocked<{...}>`)".into(),
+        ));
+    }
     let encoding = parse_attribute_at(text).map_err(|(e, at)| (at, e.msg))?;
     Ok(LayoutText {
         format: Format::Ttgir,
