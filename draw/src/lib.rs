@@ -85,7 +85,9 @@ impl Holders {
             }
         }
         let shape: Vec<i64> = l.out_dims().iter().map(|d| d.1 as i64).collect();
-        let elements: u64 = 1 << l.total_out_bits();
+        let elements: u64 = 1u64
+            .checked_shl(l.total_out_bits() as u32)
+            .unwrap_or(u64::MAX);
         let slots_n: u64 = 1u64
             .checked_shl(l.total_in_bits() as u32)
             .unwrap_or(u64::MAX);

@@ -405,7 +405,7 @@ fn uint(name: &str, v: &V) -> Res<u32> {
     u32::try_from(i).map_err(|_| {
         (
             v.at(),
-            format!("`{name}` = {i} must be a non-negative integer"),
+            format!("`{name}` = {i} is not a non-negative 32-bit integer"),
         )
     })
 }

@@ -268,3 +268,54 @@ fn positions_count_characters() {
     assert_eq!(Pos::of("é x", 1), Pos { line: 1, col: 1 });
     assert_eq!(Pos::of("", 10), Pos { line: 1, col: 1 });
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn seeds() -> Vec<String> {
+        let l = reference(BLOCKED, &[32, 64], 4);
+        let mut v = vec![
+            BLOCKED.to_string(),
+            MMA3.to_string(),
+            dot(1, 2),
+            slice(),
+            "ttgl.DotOperandLayout(operand_index=0, parent=ttgl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8]), k_width=2)".into(),
+            "SliceLayout(1, BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]))".into(),
+        ];
+        v.extend(bases_spellings(&l, &[32, 64]));
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+        /// Mutated layout text (characters deleted, replaced, inserted) never
+        /// panics: it parses, or it is refused with an error; what parses
+        /// turns into a layout or an error.
+        #[test]
+        fn mutated_text_never_panics(
+            seed in 0usize..8,
+            edits in proptest::collection::vec((0usize..400, 0u8..4, any::<char>()), 1..6),
+        ) {
+            let seeds = seeds();
+            let mut t: Vec<char> = seeds[seed % seeds.len()].chars().collect();
+            for (at, op, c) in edits {
+                let i = at % (t.len() + 1);
+                match op {
+                    0 if i < t.len() => { t.remove(i); }
+                    1 if i < t.len() => t[i] = c,
+                    2 => t.insert(i, c),
+                    _ => t.insert(i, ['[', ']', '(', ')', ',', '-', '9', '{', '"', '='][at % 10]),
+                }
+            }
+            let text: String = t.into_iter().collect();
+            if let Ok(l) = parse_layout(&text) {
+                let shape = l.shape.clone().unwrap_or(vec![32, 64]);
+                let _ = l.encoding.to_linear_layout(&shape, l.num_warps.unwrap_or(4));
+            } else {
+                let e = parse_layout(&text).unwrap_err().to_string();
+                prop_assert!(!e.is_empty());
+            }
+        }
+    }
+}
