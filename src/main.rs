@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use synth::parse::{parse_attribute, parse_shape, parse_ttgir, ConvertOp, ElemType};
+use synth::parse::{parse_ttgir, ConvertOp, ElemType};
 use synth::plan::{Conversion, SharedOptions, StrategyChoice};
 use synth::search::{
     plan_all_widths, plan_conversion_with, plan_width, Chosen, CostModel, Weights,
@@ -14,6 +14,8 @@ use synth::search::{
 use verify::{DType, GpuCase};
 
 mod bench_cmd;
+mod draw_cmd;
+mod layout_args;
 
 #[derive(Parser)]
 #[command(
@@ -70,16 +72,22 @@ enum Cmd {
     Bench(bench_cmd::BenchArgs),
     /// Fit the planner's cost model to `warpforge bench --json` rows.
     Fit(bench_cmd::FitArgs),
-    /// Print the linear layout of one attribute (Triton's LinearLayout::toString).
+    /// Print the linear layout of one layout (Triton's LinearLayout::toString).
     Layout {
-        /// TTGIR attribute text, e.g. '#ttg.blocked<{...}>'.
+        /// The layout: a TTGIR attribute ('#ttg.blocked<{...}>'),
+        /// LinearLayout::toString text, JSON bases, a Gluon constructor
+        /// ('ttgl.BlockedLayout(...)'), or @FILE holding any of these.
         #[arg(long)]
         attr: String,
+        /// Tensor shape, e.g. 64x32 (default: the shape the layout carries).
         #[arg(long)]
-        shape: String,
-        #[arg(long, default_value_t = 4)]
-        warps: u32,
+        shape: Option<String>,
+        /// Warps per CTA (default: what the layout fixes, else 4).
+        #[arg(long)]
+        warps: Option<u32>,
     },
+    /// Draw a layout, or a conversion and its plan, as SVG (or a text table).
+    Draw(draw_cmd::DrawArgs),
 }
 
 /// Where conversions come from: TTGIR files or one --src/--dst pair.
@@ -89,21 +97,23 @@ struct Source {
     /// or `--ttgir a --ttgir b`).
     #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst"])]
     ttgir: Vec<PathBuf>,
-    /// Source layout (TTGIR attribute text).
+    /// Source layout: a TTGIR attribute, LinearLayout::toString text, JSON
+    /// bases, a Gluon constructor, or @FILE holding any of these.
     #[arg(long, requires = "dst")]
     src: Option<String>,
-    /// Destination layout (TTGIR attribute text).
+    /// Destination layout (the same formats as --src).
     #[arg(long, requires = "src")]
     dst: Option<String>,
-    /// Tensor shape for --src/--dst, e.g. 64x32.
+    /// Tensor shape for --src/--dst, e.g. 64x32 (default: the shape the
+    /// layouts carry: toString out dims, JSON or Gluon `shape`).
     #[arg(long)]
     shape: Option<String>,
     /// Element type for --src/--dst (i32, f16, bf16, f32, i8, f8E4M3FN, ...).
     #[arg(long, default_value = "f32")]
     dtype: String,
-    /// Warps per CTA for --src/--dst.
-    #[arg(long, default_value_t = 4)]
-    warps: u32,
+    /// Warps per CTA for --src/--dst (default: what the layouts fix, else 4).
+    #[arg(long)]
+    warps: Option<u32>,
     /// Name of the --src/--dst conversion (used for the helper's name).
     #[arg(long, default_value = "convert")]
     name: String,
@@ -187,28 +197,25 @@ fn load(input: &Source) -> Result<(String, Vec<(String, ConvertOp)>)> {
         return Ok((names.join(", "), all));
     }
     let (Some(src), Some(dst)) = (&input.src, &input.dst) else {
-        bail!("give --ttgir FILE, or --src ATTR --dst ATTR --shape AxB");
+        bail!("give --ttgir FILE, or --src LAYOUT --dst LAYOUT --shape AxB");
     };
-    let shape_text = input
-        .shape
-        .as_ref()
-        .ok_or_else(|| anyhow!("--src/--dst need --shape (e.g. --shape 64x32)"))?;
-    let shape = parse_shape(shape_text).map_err(|e| anyhow!("--shape: {e}"))?;
+    let s = layout_args::read("--src", src)?;
+    let d = layout_args::read("--dst", dst)?;
+    let shape = layout_args::shape(input.shape.as_deref(), &[("--src", &s), ("--dst", &d)])?;
     let elem = ElemType::parse(&input.dtype)
         .ok_or_else(|| anyhow!("--dtype: unknown element type `{}`", input.dtype))?;
-    let s = parse_attribute(src).map_err(|e| anyhow!("--src: {}", e.msg))?;
-    let d = parse_attribute(dst).map_err(|e| anyhow!("--dst: {}", e.msg))?;
+    let num_warps = layout_args::warps(input.warps, &[&s, &d]);
     let op = ConvertOp {
         name: input.name.clone(),
         line: 0,
         func: input.name.clone(),
         shape,
         elem,
-        src: s,
-        dst: d,
-        src_text: src.trim().to_string(),
-        dst_text: dst.trim().to_string(),
-        num_warps: input.warps,
+        src: s.encoding,
+        dst: d.encoding,
+        src_text: s.ttgir,
+        dst_text: d.ttgir,
+        num_warps,
         num_ctas: 1,
         doc: String::new(),
     };
@@ -333,10 +340,13 @@ fn run(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Bench(a) => bench_cmd::bench(a),
         Cmd::Fit(a) => bench_cmd::fit(a),
+        Cmd::Draw(a) => draw_cmd::draw(a),
         Cmd::Layout { attr, shape, warps } => {
-            let e = parse_attribute(&attr).map_err(|e| anyhow!("--attr: {}", e.msg))?;
-            let shape = parse_shape(&shape).map_err(|e| anyhow!("--shape: {e}"))?;
-            let l = e
+            let t = layout_args::read("--attr", &attr)?;
+            let shape = layout_args::shape(shape.as_deref(), &[("--attr", &t)])?;
+            let warps = layout_args::warps(warps, &[&t]);
+            let l = t
+                .encoding
                 .to_linear_layout(&shape, warps)
                 .map_err(|e| anyhow!("--attr: {e}"))?;
             println!("{}", l.to_string().trim_start_matches('\n'));

@@ -504,3 +504,361 @@ fn regressions_7899_and_9680_are_planned_packed_and_proven() {
         }
     }
 }
+
+// ---- issue 9: layouts in every format, `warpforge draw` ----
+
+const MMA2_ATTR: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+const MMA3_ATTR: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>";
+const BLK_ATTR: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+const LIN_ATTR: &str = "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0]], block = []}>";
+const GL_MMA2: &str =
+    "ttgl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])";
+const GL_BLK: &str = "ttgl.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[2, 2], order=[1, 0])";
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `warpforge layout` of `attr` (its toString text).
+fn layout_of(attr: &str, shape: Option<&str>, warps: Option<&str>) -> String {
+    let mut args = vec!["layout", "--attr", attr];
+    if let Some(s) = shape {
+        args.extend(["--shape", s]);
+    }
+    if let Some(w) = warps {
+        args.extend(["--warps", w]);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// JSON bases (both key styles) and Gluon DistributedLinearLayout of a
+/// toString text, built from the `layout` command's own output.
+fn bases_spellings(to_string: &str) -> Vec<String> {
+    let mut dims: Vec<(String, Vec<String>)> = Vec::new();
+    let mut shape = Vec::new();
+    for l in to_string.lines() {
+        let l = l.trim();
+        if let Some(rest) = l.strip_prefix("where out dims are: [") {
+            for part in rest.trim_end_matches(']').split("), ") {
+                let s = part.split("(size ").nth(1).unwrap().trim_end_matches(')');
+                shape.push(s.to_string());
+            }
+            continue;
+        }
+        let l = l.trim_start_matches("- ");
+        if let Some(name) = l.strip_suffix(" is a size 1 dimension") {
+            dims.push((name.to_string(), vec![]));
+            continue;
+        }
+        let (name, rest) = l.split_once('=').unwrap();
+        let tuple = rest.split_once("-> (").unwrap().1.trim_end_matches(')');
+        if dims.last().map(|d| d.0 != name).unwrap_or(true) {
+            dims.push((name.to_string(), vec![]));
+        }
+        dims.last_mut().unwrap().1.push(format!("[{tuple}]"));
+    }
+    let get = |n: &str| {
+        format!(
+            "[{}]",
+            dims.iter()
+                .find(|d| d.0 == n)
+                .map(|d| d.1.join(", "))
+                .unwrap_or_default()
+        )
+    };
+    let sh = format!("[{}]", shape.join(", "));
+    let (r, l, w, b) = (get("register"), get("lane"), get("warp"), get("block"));
+    vec![
+        format!("{{\"reg_bases\": {r}, \"lane_bases\": {l}, \"warp_bases\": {w}, \"block_bases\": {b}, \"shape\": {sh}}}"),
+        format!("{{\"register\": {r}, \"lane\": {l}, \"warp\": {w}, \"block\": {b}, \"shape\": {sh}}}"),
+        format!("ttgl.DistributedLinearLayout(reg_bases={r}, lane_bases={l}, warp_bases={w}, block_bases={b}, shape={sh})"),
+        format!("DistributedLinearLayout({r}, {l}, {w}, {b}, {sh})"),
+    ]
+}
+
+#[test]
+fn every_input_format_gives_the_attributes_layout() {
+    let dir = tempfile_dir().join("formats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dot = format!("#ttg.dot_op<{{opIdx = 0, parent = {MMA2_ATTR}, kWidth = 2}}>");
+    let slice = format!("#ttg.slice<{{dim = 1, parent = {BLK_ATTR}}}>");
+    let kinds: Vec<(&str, String, &str, &str, Vec<String>)> = vec![
+        ("blocked", BLK_ATTR.into(), "32x64", "4", vec![
+            GL_BLK.into(),
+            "BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])".into(),
+        ]),
+        ("mma v2", MMA2_ATTR.into(), "64x64", "4", vec![
+            GL_MMA2.into(),
+            "NVMMADistributedLayout([2, 0], [2, 2], [16, 8])".into(),
+        ]),
+        ("mma v3", MMA3_ATTR.into(), "128x64", "4", vec![
+            "ttgl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])".into(),
+            "NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16])".into(),
+        ]),
+        ("dot_op", dot, "64x32", "4", vec![
+            format!("ttgl.DotOperandLayout(operand_index=0, parent={GL_MMA2}, k_width=2)"),
+            "DotOperandLayout(0, NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2)".into(),
+        ]),
+        ("slice", slice, "32", "4", vec![
+            format!("ttgl.SliceLayout(dim=1, parent={GL_BLK})"),
+            "SliceLayout(1, BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]))".into(),
+        ]),
+        ("linear", LIN_ATTR.into(), "32x8", "2", vec![
+            "ttgl.DistributedLinearLayout(reg_bases=[[0, 1], [8, 0]], lane_bases=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp_bases=[[16, 0]], block_bases=[], shape=[32, 8])".into(),
+        ]),
+    ];
+    for (kind, attr, shape, warps, gluon) in kinds {
+        let want = layout_of(&attr, Some(shape), Some(warps));
+        let mut spellings: Vec<(String, bool)> = vec![(want.clone(), true)];
+        spellings.extend(bases_spellings(&want).into_iter().map(|s| (s, true)));
+        spellings.extend(gluon.into_iter().map(|s| (s, false)));
+        for (i, (text, carries_shape)) in spellings.iter().enumerate() {
+            // inline, then from a file; shape and warps from the layout where it carries them
+            let f = dir.join(format!("{}_{i}.txt", kind.replace(' ', "_")));
+            std::fs::write(&f, text).unwrap();
+            let at = format!("@{}", f.display());
+            for arg in [text.as_str(), at.as_str()] {
+                let got = if *carries_shape {
+                    layout_of(arg, None, None)
+                } else {
+                    layout_of(arg, Some(shape), None)
+                };
+                assert_eq!(got, want, "{kind}: {arg}");
+            }
+        }
+    }
+}
+
+#[test]
+fn plan_takes_any_format_and_plans_the_same() {
+    let json_of = |src: &str, dst: &str, extra: &[&str]| {
+        let mut a = vec!["plan", "--json", "--src", src, "--dst", dst];
+        a.extend(extra);
+        let o = run(&a);
+        assert!(o.status.success(), "{a:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        (v["kind"].clone(), v["cost"].clone(), v["strategy"].clone())
+    };
+    let want = json_of(BLK_ATTR, MMA2_ATTR, &["--shape", "64x64", "--warps", "4"]);
+    let ts = layout_of(MMA2_ATTR, Some("64x64"), Some("4"));
+    assert_eq!(json_of(GL_BLK, GL_MMA2, &["--shape", "64x64"]), want);
+    assert_eq!(json_of(GL_BLK, &ts, &[]), want);
+    assert_eq!(
+        json_of(&bases_spellings(&ts)[0], BLK_ATTR, &[]).0,
+        json_of(MMA2_ATTR, BLK_ATTR, &["--shape", "64x64", "--warps", "4"]).0
+    );
+    // a shape that disagrees with the one a layout carries
+    expect_error(
+        &["plan", "--src", GL_BLK, "--dst", &ts, "--shape", "32x64"],
+        &["--shape 32x64", "--dst", "64x64"],
+    );
+    expect_error(
+        &["plan", "--src", GL_BLK, "--dst", GL_MMA2],
+        &["--src/--dst need --shape"],
+    );
+}
+
+#[test]
+fn malformed_layouts_name_format_position_and_problem() {
+    let cases: &[(&str, &[&str])] = &[
+        ("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>", &["--src", "TTGIR attribute at 1:39", "unknown attribute key `bogus`"]),
+        (" - register=1 -> (0, 1)\n   register=4 -> (0, 2)\nwhere out dims are: [dim0 (size 4), dim1 (size 4)]", &["--src", "LinearLayout::toString at 2:13", "labelled 4, expected 2"]),
+        ("{\"reg_bases\": [[0, 1]],\n \"lane_bases\": [[1, -2]], \"warp_bases\": []}", &["--src", "JSON bases at 2:2", "`lane_bases[0][1]` = -2"]),
+        ("{\"reg_bases\": [[0, 1]]", &["--src", "JSON bases at 1:", "EOF"]),
+        ("ttgl.BlockedLayout([1, 4], [8, 4], [2, 2])", &["--src", "Gluon constructor at 1:42", "missing required argument `order`"]),
+        ("ttgl.BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0], sizes=[1])", &["--src", "Gluon constructor at 1:52", "unexpected keyword argument `sizes`"]),
+        ("blocked please", &["--src", "not a layout in any format", "TTGIR attribute at 1:1", "LinearLayout::toString at 1:1", "JSON bases at 1:1", "Gluon constructor at 1:"]),
+    ];
+    for (text, needles) in cases {
+        expect_error(
+            &[
+                "plan", "--src", text, "--dst", B4X8T, "--shape", "16x16", "--warps", "1",
+            ],
+            needles,
+        );
+        expect_error(
+            &["layout", "--attr", text, "--shape", "16x16"],
+            &needles[1..],
+        );
+        expect_error(&["draw", "--attr", text, "--shape", "16x16"], &needles[1..]);
+    }
+    expect_error(
+        &["draw", "--attr", "@no/such/layout.json"],
+        &["@no/such/layout.json", "cannot read"],
+    );
+}
+
+/// Every `<g class="layout">` of an SVG: (data-elements, data-shape, cells, title).
+fn svg_layouts(svg: &str) -> Vec<(usize, String, usize, String)> {
+    let doc = roxmltree::Document::parse(svg).expect("valid XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some("layout"))
+        .map(|g| {
+            let cells = g
+                .descendants()
+                .filter(|n| {
+                    n.has_tag_name("rect")
+                        && n.attribute("class")
+                            .is_some_and(|c| c.split(' ').any(|x| x == "cell"))
+                })
+                .count();
+            (
+                g.attribute("data-elements").unwrap().parse().unwrap(),
+                g.attribute("data-shape").unwrap().to_string(),
+                cells,
+                g.children()
+                    .find(|n| n.has_tag_name("text"))
+                    .and_then(|t| t.text())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn draw_writes_a_valid_svg_for_every_corpus_layout() {
+    let dir = tempfile_dir().join("draw");
+    let mut files = vec![PathBuf::from("corpus/pairs.mlir")];
+    let mut ttgir: Vec<PathBuf> = std::fs::read_dir(root().join("corpus/ttgir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ttgir"))
+        .collect();
+    ttgir.sort();
+    files.extend(ttgir);
+    assert!(files.len() > 20);
+    for f in &files {
+        let text = std::fs::read_to_string(root().join(f)).unwrap();
+        let converts = text
+            .lines()
+            .filter(|l| l.contains("ttg.convert_layout") && !l.trim().starts_with("//"))
+            .count();
+        let out = dir.join(format!("{}.svg", f.file_name().unwrap().to_string_lossy()));
+        let o = run(&[
+            "draw",
+            "--ttgir",
+            f.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{f:?}: {}", stderr(&o));
+        let svg = std::fs::read_to_string(&out).unwrap();
+        let layouts = svg_layouts(&svg);
+        // the source and destination of every conversion (and the bank map
+        // of each shared-memory plan)
+        for side in ["source:", "destination:"] {
+            let n = layouts.iter().filter(|l| l.3.starts_with(side)).count();
+            assert_eq!(n, converts, "{f:?}: {side}");
+        }
+        for (elements, shape, cells, _) in &layouts {
+            let n: usize = shape
+                .split('x')
+                .map(|d| d.parse::<usize>().unwrap())
+                .product();
+            assert_eq!(*elements, n, "{f:?}: {shape}");
+            assert_eq!(*cells, n, "{f:?}: {shape}: one rect per element");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn draw_a_layout_and_a_plan_as_text_and_svg() {
+    // one layout, from a Gluon constructor, as text
+    let o = run(&[
+        "draw",
+        "--attr",
+        "ttgl.BlockedLayout([1, 4], [8, 4], [1, 1], [1, 0])",
+        "--shape",
+        "16x16",
+        "--format",
+        "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(t.contains(" 0:   T0:R0  T0:R1  T0:R2  T0:R3  T1:R0"), "{t}");
+    assert!(t.contains(" 8:   T0:R4  T0:R5"), "{t}");
+    // several warps are labelled W:L:R, broadcast copies marked
+    let o = run(&[
+        "draw",
+        "--attr",
+        &format!("#ttg.slice<{{dim = 1, parent = {BLK_ATTR}}}>"),
+        "--shape",
+        "32",
+        "--format",
+        "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("W0:L0:R0*8") && t.contains("1-D tensor of 32 elements drawn as one row"),
+        "{t}"
+    );
+    // a conversion: both layouts, the shuffle's lanes, the selects' registers
+    let o = run(&[
+        "draw",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "--name",
+        "fig3:60",
+        "--format",
+        "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for n in [
+        "== source:",
+        "== destination:",
+        "Shuffle (shfl.sync.",
+        "the lane each lane reads",
+        "Select,",
+        "the register each lane takes",
+    ] {
+        assert!(t.contains(n), "`{n}` not in {t}");
+    }
+    // a shared-memory plan: banks per lane and per element
+    let o = run(&[
+        "draw",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "--name",
+        "cvt16_m2:44",
+        "--format",
+        "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("SmemStore")
+            && t.contains("bank (4-byte word mod 32)")
+            && t.contains("the bank each element is stored to"),
+        "{t}"
+    );
+    // -o writes the SVG; an unknown --name lists the names there are
+    let dir = tempfile_dir().join("draw1");
+    let out = dir.join("fig3.svg");
+    let o = run(&[
+        "draw",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "--name",
+        "fig3:60",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(svg_layouts(&svg).len(), 2);
+    assert!(svg.contains("class=\"stage\""));
+    expect_error(
+        &["draw", "--ttgir", "corpus/pairs.mlir", "--name", "nope"],
+        &["--name nope", "fig3:60"],
+    );
+    expect_error(&["draw"], &["--attr", "--ttgir"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,6 +7,7 @@ pub mod cost_model;
 pub mod encoding;
 pub mod family;
 pub mod gf2;
+pub mod input;
 pub mod layout;
 pub mod parse;
 pub mod plan;

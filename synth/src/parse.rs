@@ -488,6 +488,47 @@ pub fn parse_attribute(text: &str) -> Result<Encoding, ParseError> {
     Ctx { aliases: &aliases }.encoding(&v, 1, 0)
 }
 
+/// Parse one attribute's text like [`parse_attribute`], and on error also
+/// return the byte offset into `text` where parsing stopped (the lexer's
+/// position for syntax errors, the start of the offending key where the
+/// message names one, else the attribute's start). Never panics on any
+/// input (trailing text is reported lossily).
+pub fn parse_attribute_at(text: &str) -> Result<Encoding, (ParseError, usize)> {
+    let aliases = HashMap::new();
+    let lead = text.len() - text.trim_start().len();
+    let body = text.trim();
+    let mut lx = Lexer::new(body, 1);
+    let v = lx.value().map_err(|e| (e, lead + lx.pos.min(body.len())))?;
+    if lx.peek().is_some() {
+        let at = lx.pos.min(body.len());
+        let rest: String = String::from_utf8_lossy(&body.as_bytes()[at..])
+            .chars()
+            .take(30)
+            .collect();
+        return Err((
+            ParseError {
+                line: 1,
+                msg: format!("trailing text after the attribute: `{rest}`"),
+            },
+            lead + at,
+        ));
+    }
+    Ctx { aliases: &aliases }.encoding(&v, 1, 0).map_err(|e| {
+        // point at the key a message names (`key`), where it occurs as `key =`
+        let at = e
+            .msg
+            .split('`')
+            .nth(1)
+            .and_then(|k| {
+                body.match_indices(k)
+                    .find(|(i, _)| body[i + k.len()..].trim_start().starts_with('='))
+                    .map(|(i, _)| i)
+            })
+            .unwrap_or(0);
+        (e, lead + at)
+    })
+}
+
 /// Parse `AxBxC` (a tensor shape) into dims.
 pub fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
     text.split('x')

@@ -1,0 +1,786 @@
+//! Pictures of layouts and conversion plans (issue 9).
+//!
+//! A [`Picture`] is rows of [`Panel`]s: a tensor drawn cell by cell
+//! ([`Panel::Tensor`]: one cell per element, labelled with the hardware slot
+//! that holds it), a table of lanes ([`Panel::Table`]: what each lane does
+//! in a plan stage), or notes ([`Panel::Text`]). [`layout_picture`] draws
+//! one layout; [`conversion_picture`] draws both layouts of a conversion
+//! side by side and then each stage of its plan: the lane each lane reads in
+//! a shuffle, the register each lane takes in a select, the bank each lane's
+//! shared-memory address falls in, and the tensor coloured by the bank its
+//! element is stored to.
+//!
+//! Output: [`svg::render`] (an SVG document, one `<rect class="cell">` per
+//! tensor element inside a `<g class="layout" data-elements="N">` per drawn
+//! tensor) and [`text::render`] (tables like `triton-tensor-layout`: rows of
+//! the tensor, each cell `T3:R1` for one warp or `W0:L3:R1` for several).
+//!
+//! Tensors of rank 1 are drawn as one row; of rank > 2 as a 2-D table whose
+//! rows flatten the leading dims (the panel says so).
+
+#![forbid(unsafe_code)]
+
+use synth::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
+use synth::plan::{tag_columns, Analysis, Conversion, ShflMode, SmemAccess, SmemInstr, Stage};
+use synth::search::Chosen;
+
+pub mod svg;
+pub mod text;
+
+/// The most tensor elements one drawing takes (an SVG of 65536 labelled
+/// cells is already tens of megabytes).
+pub const MAX_ELEMENTS: u64 = 1 << 16;
+
+/// Rows of a stage table drawn at most (the rest are summarised).
+pub const MAX_TABLE_ROWS: usize = 64;
+
+/// Why a picture cannot be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawError {
+    #[error("{what}: a tensor of {elements} elements is too large to draw (at most {max})")]
+    TooLarge {
+        what: String,
+        elements: u64,
+        max: u64,
+    },
+    #[error("{what}: {detail}")]
+    Layout { what: String, detail: String },
+}
+
+/// A hardware slot: register `reg` of lane `lane` of warp `warp` of CTA
+/// `block`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Slot {
+    pub block: u32,
+    pub warp: u32,
+    pub lane: u32,
+    pub reg: u32,
+}
+
+/// Which hardware slots hold each element of a tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holders {
+    /// The tensor shape (the layout's out-dim sizes, `dim0` first).
+    pub shape: Vec<i64>,
+    /// Warps per CTA and CTAs of the layout.
+    pub warps: u32,
+    pub blocks: u32,
+    /// Per element, in row-major order (last dim minor): every slot that
+    /// holds it, sorted by (block, warp, lane, register). More than one:
+    /// broadcast copies.
+    pub slots: Vec<Vec<Slot>>,
+}
+
+impl Holders {
+    /// The holders of every element of `l` (in dims `register, lane, warp,
+    /// block`). Errors: a tensor over [`MAX_ELEMENTS`], an in dim other
+    /// than the four.
+    pub fn of(l: &LinearLayout, what: &str) -> Result<Holders, DrawError> {
+        for n in l.in_dim_names() {
+            if ![REGISTER, LANE, WARP, BLOCK].contains(&n.as_str()) {
+                return Err(DrawError::Layout {
+                    what: what.into(),
+                    detail: format!("in dim `{n}` (expected register, lane, warp, block)"),
+                });
+            }
+        }
+        let shape: Vec<i64> = l.out_dims().iter().map(|d| d.1 as i64).collect();
+        let elements: u64 = 1u64
+            .checked_shl(l.total_out_bits() as u32)
+            .unwrap_or(u64::MAX);
+        let slots_n: u64 = 1u64
+            .checked_shl(l.total_in_bits() as u32)
+            .unwrap_or(u64::MAX);
+        if elements > MAX_ELEMENTS || slots_n > 64 * MAX_ELEMENTS {
+            return Err(DrawError::TooLarge {
+                what: what.into(),
+                elements,
+                max: MAX_ELEMENTS,
+            });
+        }
+        let cols = tag_columns(l);
+        let bits = |d: &str| l.in_dim_size_log2(d);
+        let (rb, lb, wb) = (bits(REGISTER), bits(LANE), bits(WARP));
+        // tag_columns orders columns as the layout's in dims; map each bit to
+        // its (dim, bit) to decode a slot index whatever the order
+        let mut order = Vec::new();
+        for d in l.in_dims() {
+            for i in 0..d.bases.len() {
+                order.push((d.name.clone(), i as u32));
+            }
+        }
+        let mut slots = vec![Vec::new(); elements as usize];
+        for h in 0..slots_n {
+            let mut tag = 0u64;
+            let mut s = Slot {
+                block: 0,
+                warp: 0,
+                lane: 0,
+                reg: 0,
+            };
+            for (j, (name, i)) in order.iter().enumerate() {
+                if h >> j & 1 == 1 {
+                    tag ^= cols[j];
+                    let f = match name.as_str() {
+                        n if n == REGISTER => &mut s.reg,
+                        n if n == LANE => &mut s.lane,
+                        n if n == WARP => &mut s.warp,
+                        _ => &mut s.block,
+                    };
+                    *f |= 1 << i;
+                }
+            }
+            if let Some(v) = slots.get_mut(tag as usize) {
+                v.push(s);
+            }
+        }
+        for v in &mut slots {
+            v.sort();
+        }
+        let _ = (rb, lb);
+        Ok(Holders {
+            shape,
+            warps: 1 << wb,
+            blocks: 1 << bits(BLOCK),
+            slots,
+        })
+    }
+
+    /// The label of a slot: `T{lane}:R{reg}` for one warp, else
+    /// `W{warp}:L{lane}:R{reg}`; `B{block}:` in front for several CTAs.
+    pub fn label(&self, s: &Slot) -> String {
+        let b = if self.blocks > 1 {
+            format!("B{}:", s.block)
+        } else {
+            String::new()
+        };
+        if self.warps > 1 || self.blocks > 1 {
+            format!("{b}W{}:L{}:R{}", s.warp, s.lane, s.reg)
+        } else {
+            format!("T{}:R{}", s.lane, s.reg)
+        }
+    }
+}
+
+/// One drawn tensor element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// Short label (the first holder, e.g. `W0:L3:R1`; `b5` for banks).
+    pub label: String,
+    /// Every holder, for tooltips.
+    pub tip: String,
+    /// Fill colour, hue in degrees and lightness in percent.
+    pub hue: f64,
+    pub light: f64,
+    /// Copies of the element (> 1: broadcast).
+    pub copies: usize,
+}
+
+/// A table cell of a stage panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableCell {
+    pub label: String,
+    pub hue: f64,
+    pub light: f64,
+}
+
+/// One panel of a picture.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Panel {
+    /// A tensor, one cell per element, row-major (`rows * cols` cells).
+    Tensor {
+        title: String,
+        /// The tensor shape, and how it is drawn (rank 1: one row; rank > 2:
+        /// leading dims flattened into rows, said in `note`).
+        shape: Vec<i64>,
+        rows: usize,
+        cols: usize,
+        note: Option<String>,
+        /// The legend (what a label means, what marks a broadcast copy).
+        legend: String,
+        cells: Vec<Cell>,
+    },
+    /// A table of a plan stage: one row per register or instruction, one
+    /// column per lane.
+    Table {
+        title: String,
+        row_labels: Vec<String>,
+        col_labels: Vec<String>,
+        cells: Vec<Vec<TableCell>>,
+        note: Option<String>,
+    },
+    /// Lines of text.
+    Text { title: String, lines: Vec<String> },
+}
+
+/// A picture: a title, notes, and rows of panels drawn side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picture {
+    pub title: String,
+    pub rows: Vec<Vec<Panel>>,
+}
+
+/// Hue of lane `l` of warp `w` with `warps` warps: warps get distinct hue
+/// bands, lanes spread within them (one warp: lanes over the whole wheel).
+fn slot_colour(s: &Slot, warps: u32) -> (f64, f64) {
+    let lane_hue = (s.lane as f64 * 137.508) % 360.0;
+    if warps <= 1 {
+        (lane_hue, 80.0)
+    } else {
+        let band = 360.0 / warps as f64;
+        (
+            s.warp as f64 * band + (s.lane as f64 / 32.0) * band * 0.85,
+            70.0 + 15.0 * ((s.lane % 4) as f64 / 3.0),
+        )
+    }
+}
+
+fn bank_colour(bank: u32) -> (f64, f64) {
+    ((bank as f64 * 137.508) % 360.0, 78.0)
+}
+
+/// Rows and columns a tensor of `shape` is drawn as, and the note for rank
+/// other than 2.
+pub fn grid_of(shape: &[i64]) -> (usize, usize, Option<String>) {
+    match shape.len() {
+        0 => (1, 1, None),
+        1 => (
+            1,
+            shape[0] as usize,
+            Some(format!(
+                "1-D tensor of {} elements drawn as one row",
+                shape[0]
+            )),
+        ),
+        2 => (shape[0] as usize, shape[1] as usize, None),
+        n => {
+            let rows: i64 = shape[..n - 1].iter().product();
+            (
+                rows as usize,
+                shape[n - 1] as usize,
+                Some(format!(
+                    "{n}-D tensor {shape:?}: dims 0..{} flattened into {rows} rows (row = row-major index over them), dim{} across",
+                    n - 2,
+                    n - 1
+                )),
+            )
+        }
+    }
+}
+
+fn dims(shape: &[i64]) -> String {
+    shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+/// The tensor panel of a layout.
+pub fn layout_panel(title: &str, l: &LinearLayout) -> Result<Panel, DrawError> {
+    let h = Holders::of(l, title)?;
+    let (rows, cols, note) = grid_of(&h.shape);
+    let cells = h
+        .slots
+        .iter()
+        .map(|v| match v.first() {
+            None => Cell {
+                label: "-".into(),
+                tip: "held by no thread".into(),
+                hue: 0.0,
+                light: 100.0,
+                copies: 0,
+            },
+            Some(s) => {
+                let (hue, light) = slot_colour(s, h.warps);
+                let all: Vec<String> = v.iter().map(|x| h.label(x)).collect();
+                let tip = if all.len() > 16 {
+                    format!("{} ... ({} copies)", all[..16].join(" "), all.len())
+                } else {
+                    all.join(" ")
+                };
+                Cell {
+                    label: h.label(s),
+                    tip,
+                    hue,
+                    light,
+                    copies: v.len(),
+                }
+            }
+        })
+        .collect();
+    let cell = if h.warps > 1 || h.blocks > 1 {
+        "W{warp}:L{lane}:R{register}"
+    } else {
+        "T{lane}:R{register}"
+    };
+    Ok(Panel::Tensor {
+        title: format!(
+            "{title}: {} tensor, {} warp(s), {} register(s) per thread",
+            dims(&h.shape),
+            h.warps,
+            l.in_dim_size(REGISTER)
+        ),
+        shape: h.shape.clone(),
+        rows,
+        cols,
+        note,
+        legend: format!(
+            "cell = {cell} of the first thread holding the element; *N = N copies (broadcast; all listed in the tooltip); colour = warp and lane"
+        ),
+        cells,
+    })
+}
+
+/// A picture of one layout.
+pub fn layout_picture(title: &str, l: &LinearLayout) -> Result<Picture, DrawError> {
+    Ok(Picture {
+        title: title.to_string(),
+        rows: vec![vec![layout_panel("layout", l)?]],
+    })
+}
+
+fn lane_cols() -> Vec<String> {
+    (0..32).map(|l| format!("L{l}")).collect()
+}
+
+fn capped<T>(v: Vec<T>, what: &str) -> (Vec<T>, Option<String>) {
+    let n = v.len();
+    if n > MAX_TABLE_ROWS {
+        let mut v = v;
+        v.truncate(MAX_TABLE_ROWS);
+        (
+            v,
+            Some(format!("first {MAX_TABLE_ROWS} of {n} {what} drawn")),
+        )
+    } else {
+        (v, None)
+    }
+}
+
+fn bank_of(access: &SmemAccess, lane: u32, warp: u32, offset: u32) -> u32 {
+    let eb = (access.width / 8).max(1);
+    ((access.addr.base(lane, warp) ^ offset) * eb / 4) % 32
+}
+
+fn access_desc(a: &SmemAccess) -> String {
+    match a.instr {
+        SmemInstr::Vector => format!(
+            "{} x {}-bit vector ({} element(s) of {} bits)",
+            a.insts.len(),
+            a.bytes() * 8,
+            a.elems(),
+            a.width
+        ),
+        SmemInstr::Matrix { count, trans } => format!(
+            "{} x .x{count}{} matrix access ({}-bit elements)",
+            a.insts.len(),
+            if trans { ".trans" } else { "" },
+            a.width
+        ),
+    }
+}
+
+fn smem_table(i: usize, verb: &str, a: &SmemAccess) -> Panel {
+    let matrix = matches!(a.instr, SmemInstr::Matrix { .. });
+    let rows: Vec<usize> = (0..a.insts.len()).collect();
+    let (rows, note) = capped(rows, "instructions");
+    let cells = rows
+        .iter()
+        .map(|&k| {
+            (0..32)
+                .map(|lane| {
+                    let b = bank_of(a, lane, 0, a.insts[k].offset);
+                    let (hue, light) = bank_colour(b);
+                    TableCell {
+                        label: format!("b{b}"),
+                        hue,
+                        light,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let wf: u64 = (0..a.insts.len()).map(|k| a.wavefronts(k, 0)).sum();
+    let min = a.insts.len() as u64 * a.min_wavefronts();
+    Panel::Table {
+        title: format!(
+            "stage {i}: {verb} {}; warp 0, bank (4-byte word mod 32) of each lane's {}; {wf} wavefronts per warp (minimum {min}, {} bank conflicts)",
+            access_desc(a),
+            if matrix { "row address (lanes 8j..8j+7 address matrix j)" } else { "address" },
+            wf - min.min(wf)
+        ),
+        row_labels: rows
+            .iter()
+            .map(|k| format!("#{k} +{}", a.insts[*k].offset))
+            .collect(),
+        col_labels: lane_cols(),
+        cells,
+        note,
+    }
+}
+
+/// The panels of one stage.
+fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
+    match s {
+        Stage::RegRename { map } => {
+            let moved: Vec<String> = map
+                .iter()
+                .enumerate()
+                .filter(|(k, &m)| *k as u32 != m)
+                .map(|(k, m)| format!("r{k}<-r{m}"))
+                .collect();
+            let mut line = if moved.is_empty() {
+                format!("{} registers kept in place", map.len())
+            } else if moved.len() > 48 {
+                format!(
+                    "{} ... ({} renamed of {})",
+                    moved[..48].join(" "),
+                    moved.len(),
+                    map.len()
+                )
+            } else {
+                moved.join(" ")
+            };
+            line.insert_str(0, "out[k] = in[map[k]]: ");
+            vec![Panel::Text {
+                title: format!("stage {i}: RegRename (free, compile time)"),
+                lines: vec![line],
+            }]
+        }
+        Stage::Select { entries } => {
+            let rows: Vec<(usize, &synth::plan::SelEntry)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.if_set != e.if_clear)
+                .collect();
+            let n = rows.len();
+            let (rows, note) = capped(rows, "selects");
+            let cells = rows
+                .iter()
+                .map(|(_, e)| {
+                    (0..32u32)
+                        .map(|lane| {
+                            let set = (lane & e.lane_mask).count_ones() % 2 == 1;
+                            TableCell {
+                                label: format!("r{}", if set { e.if_set } else { e.if_clear }),
+                                hue: if set { 28.0 } else { 210.0 },
+                                light: if set { 75.0 } else { 88.0 },
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            vec![Panel::Table {
+                title: format!(
+                    "stage {i}: Select, {n} selp per thread; the register each lane takes (orange: popcount(lane & mask) odd)"
+                ),
+                row_labels: rows
+                    .iter()
+                    .map(|(k, e)| format!("r{k} mask {:05b}: r{}|r{}", e.lane_mask, e.if_clear, e.if_set))
+                    .collect(),
+                col_labels: lane_cols(),
+                cells,
+                note,
+            }]
+        }
+        Stage::Shuffle {
+            mode,
+            lane_map,
+            entries,
+        } => {
+            let rows: Vec<(usize, &synth::plan::ShflEntry)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.arg.is_some())
+                .collect();
+            let n = rows.len();
+            let (rows, note) = capped(rows, "shuffles");
+            let src = |lane: u32, arg: u32| -> u32 {
+                match mode {
+                    ShflMode::Bfly => (lane ^ arg) & 31,
+                    ShflMode::Idx => {
+                        let base = lane_map
+                            .iter()
+                            .enumerate()
+                            .filter(|(j, _)| lane >> j & 1 == 1)
+                            .fold(0u32, |a, (_, &c)| a ^ c);
+                        (base ^ arg) & 31
+                    }
+                    ShflMode::Up => lane.checked_sub(arg).unwrap_or(lane),
+                    ShflMode::Down => {
+                        if lane + arg < 32 {
+                            lane + arg
+                        } else {
+                            lane
+                        }
+                    }
+                }
+            };
+            let cells = rows
+                .iter()
+                .map(|(_, e)| {
+                    (0..32u32)
+                        .map(|lane| {
+                            let s = src(lane, e.arg.unwrap_or(0));
+                            TableCell {
+                                label: s.to_string(),
+                                hue: (s as f64 * 137.508) % 360.0,
+                                light: if s == lane { 95.0 } else { 80.0 },
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let m = match mode {
+                ShflMode::Idx => "idx",
+                ShflMode::Bfly => "bfly",
+                ShflMode::Up => "up",
+                ShflMode::Down => "down",
+            };
+            vec![Panel::Table {
+                title: format!(
+                    "stage {i}: Shuffle (shfl.sync.{m}), {n} per thread; the lane each lane reads"
+                ),
+                row_labels: rows
+                    .iter()
+                    .map(|(k, e)| format!("r{k} <- r{} arg {}", e.reg, e.arg.unwrap_or(0)))
+                    .collect(),
+                col_labels: lane_cols(),
+                cells,
+                note,
+            }]
+        }
+        Stage::SmemStore { access } => vec![smem_table(i, "SmemStore", access)],
+        Stage::SmemLoad { access } => vec![smem_table(i, "SmemLoad", access)],
+        Stage::Barrier { scope } => vec![Panel::Text {
+            title: format!("stage {i}: Barrier"),
+            lines: vec![match scope {
+                synth::plan::BarrierScope::Warp => {
+                    "__syncwarp(): each warp reads only what it wrote".into()
+                }
+                synth::plan::BarrierScope::Cta => "__syncthreads()".into(),
+            }],
+        }],
+        other => vec![Panel::Text {
+            title: format!("stage {i}: {}", other.name()),
+            lines: vec!["(reserved stage kind; no strategy produces it)".into()],
+        }],
+    }
+}
+
+/// For every tensor element of CTA 0, the bank (4-byte word mod 32) of the
+/// shared-memory word its first store writes it to: the plan run on tags as
+/// the simulator does, up to its last store. `None` when the plan stores
+/// nothing or cannot be followed.
+pub fn store_banks(chosen: &Chosen) -> Option<Vec<Option<u32>>> {
+    let an: &Analysis = &chosen.analysis;
+    let plan = &chosen.plan;
+    if !plan
+        .stages
+        .iter()
+        .any(|s| matches!(s, Stage::SmemStore { .. }))
+    {
+        return None;
+    }
+    let warps = 1u32 << an.src.hw.warp;
+    let mut regs: Vec<Vec<u64>> = (0..warps * 32)
+        .map(|t| {
+            (0..an.src_regs())
+                .map(|r| an.src.tag(r as u64, (t % 32) as u64, (t / 32) as u64, 0))
+                .collect()
+        })
+        .collect();
+    let mut banks = vec![None; 1usize << an.tensor_bits];
+    let mut smem: std::collections::HashMap<u32, u64> = Default::default();
+    for s in &plan.stages {
+        match s {
+            Stage::RegRename { map } => {
+                for v in regs.iter_mut() {
+                    *v = map
+                        .iter()
+                        .map(|&m| v.get(m as usize).copied())
+                        .collect::<Option<_>>()?;
+                }
+            }
+            Stage::Select { entries } => {
+                for (t, v) in regs.iter_mut().enumerate() {
+                    let lane = (t % 32) as u32;
+                    *v = entries
+                        .iter()
+                        .map(|e| {
+                            let set = (lane & e.lane_mask).count_ones() % 2 == 1;
+                            v.get((if set { e.if_set } else { e.if_clear }) as usize)
+                                .copied()
+                        })
+                        .collect::<Option<_>>()?;
+                }
+            }
+            Stage::Shuffle {
+                mode,
+                lane_map,
+                entries,
+            } => {
+                let old = regs.clone();
+                for (t, v) in regs.iter_mut().enumerate() {
+                    let (w, lane) = (t as u32 / 32, t as u32 % 32);
+                    *v = entries
+                        .iter()
+                        .map(|e| {
+                            let src = match (mode, e.arg) {
+                                (_, None) => lane,
+                                (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
+                                (ShflMode::Idx, Some(c)) => {
+                                    lane_map
+                                        .iter()
+                                        .enumerate()
+                                        .filter(|(j, _)| lane >> j & 1 == 1)
+                                        .fold(0u32, |a, (_, &col)| a ^ col)
+                                        ^ c & 31
+                                }
+                                (ShflMode::Up, Some(d)) => lane.checked_sub(d).unwrap_or(lane),
+                                (ShflMode::Down, Some(d)) => {
+                                    if lane + d < 32 {
+                                        lane + d
+                                    } else {
+                                        lane
+                                    }
+                                }
+                            };
+                            old.get((w * 32 + (src & 31)) as usize)?
+                                .get(e.reg as usize)
+                                .copied()
+                        })
+                        .collect::<Option<_>>()?;
+                }
+            }
+            Stage::SmemStore { access } => {
+                let eb = (access.width / 8).max(1);
+                for w in 0..warps {
+                    for (k, inst) in access.insts.iter().enumerate() {
+                        for (lane, e, off) in access.element_slots(k, w).ok()? {
+                            let r = *inst.regs.get(e as usize)?;
+                            let tag = *regs.get((w * 32 + lane) as usize)?.get(r as usize)?;
+                            smem.insert(off, tag);
+                            if let Some(b) = banks.get_mut(tag as usize) {
+                                b.get_or_insert(off * eb / 4 % 32);
+                            }
+                        }
+                    }
+                }
+            }
+            Stage::SmemLoad { access } => {
+                for w in 0..warps {
+                    let mut add: Vec<Vec<u64>> = vec![Vec::new(); 32];
+                    for k in 0..access.insts.len() {
+                        let mut per: Vec<Vec<(u32, u64)>> = vec![Vec::new(); 32];
+                        for (lane, e, off) in access.element_slots(k, w).ok()? {
+                            per[lane as usize]
+                                .push((e, smem.get(&off).copied().unwrap_or(u64::MAX)));
+                        }
+                        for (lane, mut p) in per.into_iter().enumerate() {
+                            p.sort();
+                            add[lane].extend(p.into_iter().map(|x| x.1));
+                        }
+                    }
+                    for (lane, a) in add.into_iter().enumerate() {
+                        regs[(w * 32) as usize + lane].extend(a);
+                    }
+                }
+            }
+            Stage::Barrier { .. } => {}
+            _ => return None,
+        }
+    }
+    Some(banks)
+}
+
+/// A picture of a conversion and its plan: both layouts side by side, then
+/// one row per stage, and for shared-memory plans the tensor coloured by the
+/// bank each element is stored to.
+pub fn conversion_picture(conv: &Conversion, chosen: &Chosen) -> Result<Picture, DrawError> {
+    let src = layout_panel("source", &conv.src)?;
+    let dst = layout_panel("destination", &conv.dst)?;
+    let p = &chosen.plan;
+    let mut rows = vec![vec![src, dst]];
+    rows.push(vec![Panel::Text {
+        title: format!(
+            "plan: {} ({}), m = {}, {} per thread",
+            p.kind.as_str(),
+            p.strategy,
+            p.m,
+            chosen.cost
+        ),
+        lines: {
+            let mut l = vec![format!(
+                "{} source register(s) -> {} destination register(s); stages: {}",
+                p.src_regs,
+                p.dst_regs,
+                if p.stages.is_empty() {
+                    "none".to_string()
+                } else {
+                    p.stages.iter().map(|s| s.name()).collect::<Vec<_>>().join(" -> ")
+                }
+            )];
+            if p.smem_elems > 0 {
+                l.push(format!(
+                    "shared memory: {} elements, {} round(s); {} wavefronts per CTA (minimum {}), {} bank conflicts",
+                    p.smem_elems, p.rounds, chosen.sim.smem_wavefronts, chosen.sim.min_wavefronts, chosen.sim.bank_conflicts
+                ));
+            }
+            l.extend(p.notes.iter().map(|n| format!("note: {n}")));
+            l
+        },
+    }]);
+    for (i, s) in p.stages.iter().enumerate() {
+        rows.push(stage_panels(i, s));
+    }
+    if let Some(banks) = store_banks(chosen) {
+        let shape = conv.shape.clone();
+        let (r, c, note) = grid_of(&shape);
+        let cells = banks
+            .iter()
+            .map(|b| match b {
+                Some(b) => {
+                    let (hue, light) = bank_colour(*b);
+                    Cell {
+                        label: format!("b{b}"),
+                        tip: format!("bank {b}"),
+                        hue,
+                        light,
+                        copies: 1,
+                    }
+                }
+                None => Cell {
+                    label: "-".into(),
+                    tip: "not stored by CTA 0".into(),
+                    hue: 0.0,
+                    light: 100.0,
+                    copies: 1,
+                },
+            })
+            .collect();
+        rows.push(vec![Panel::Tensor {
+            title: format!(
+                "shared memory: the bank each element is stored to ({} tensor)",
+                dims(&shape)
+            ),
+            shape,
+            rows: r,
+            cols: c,
+            note,
+            legend: "cell = b{bank}: 4-byte word of its shared address mod 32 (first store)".into(),
+            cells,
+        }]);
+    }
+    Ok(Picture {
+        title: format!(
+            "{}: {} {} tensor, {} warp(s)",
+            conv.name,
+            dims(&conv.shape),
+            conv.elem.name,
+            conv.num_warps
+        ),
+        rows,
+    })
+}

@@ -1,0 +1,110 @@
+//! `warpforge draw`: an SVG (or a text table) of a layout, or of a
+//! conversion with its plan (planned exactly as `warpforge plan` does).
+
+use super::{layout_args, load, plan_all, write_atomically, Input};
+use anyhow::{anyhow, bail, Result};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum DrawFormat {
+    /// An SVG document: one <rect class="cell"> per tensor element.
+    Svg,
+    /// Text tables like triton-tensor-layout (cells `T3:R1`, `W0:L3:R1`).
+    Txt,
+}
+
+#[derive(Args)]
+pub(crate) struct DrawArgs {
+    /// One layout to draw: a TTGIR attribute, LinearLayout::toString text,
+    /// JSON bases, a Gluon constructor, or @FILE holding any of these
+    /// (with --shape where the layout carries none, and --warps).
+    #[arg(long, conflicts_with_all = ["ttgir", "src", "dst"])]
+    attr: Option<String>,
+    /// A conversion: --src/--dst, or --ttgir FILE (every conversion, or the
+    /// one --name picks: `func:line`, or a function name); the planner
+    /// options are those of `plan`.
+    #[command(flatten)]
+    input: Input,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DrawFormat::Svg)]
+    format: DrawFormat,
+    /// Write here (default: standard output). Written only when drawing succeeds.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+}
+
+pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
+    if a.input.json {
+        bail!("--json: draw writes SVG or text; choose with --format svg|txt");
+    }
+    let src = &a.input.source;
+    let picture = if let Some(attr) = &a.attr {
+        let t = layout_args::read("--attr", attr)?;
+        let shape = layout_args::shape(src.shape.as_deref(), &[("--attr", &t)])?;
+        let warps = layout_args::warps(src.warps, &[&t]);
+        let l = t
+            .encoding
+            .to_linear_layout(&shape, warps)
+            .map_err(|e| anyhow!("--attr: {e}"))?;
+        let title = format!("{} ({})", t.ttgir, t.format.name());
+        draw::layout_picture(&title, &l).map_err(|e| anyhow!("--attr: {e}"))?
+    } else {
+        if src.ttgir.is_empty() && src.src.is_none() {
+            bail!("give --attr LAYOUT, --src LAYOUT --dst LAYOUT, or --ttgir FILE [--name NAME]");
+        }
+        let (origin, mut ops) = load(src)?;
+        // `--name` picks conversions of --ttgir files (its default,
+        // `convert`, names the --src/--dst pair and picks all of a file)
+        if !src.ttgir.is_empty() && src.name != "convert" {
+            let all: Vec<String> = ops.iter().map(|o| o.1.name.clone()).collect();
+            ops.retain(|(_, op)| op.name == src.name || op.func == src.name);
+            if ops.is_empty() {
+                bail!(
+                    "--name {}: no such conversion in {origin} (there: {})",
+                    src.name,
+                    all.join(", ")
+                );
+            }
+        }
+        if ops.is_empty() {
+            bail!("{origin}: no ttg.convert_layout to draw");
+        }
+        let planned = plan_all(&a.input, ops, false)?;
+        let mut pics = Vec::new();
+        for p in &planned {
+            pics.push(
+                draw::conversion_picture(&p.conv, &p.chosen)
+                    .map_err(|e| anyhow!("{}: {e}", p.op.name))?,
+            );
+        }
+        if pics.len() == 1 {
+            pics.pop().expect("one picture")
+        } else {
+            let mut rows = Vec::new();
+            for p in pics {
+                rows.push(vec![draw::Panel::Text {
+                    title: p.title,
+                    lines: vec![],
+                }]);
+                rows.extend(p.rows);
+            }
+            draw::Picture {
+                title: format!("{origin}: {} conversions", planned.len()),
+                rows,
+            }
+        }
+    };
+    let out = match a.format {
+        DrawFormat::Svg => draw::svg::render(&picture),
+        DrawFormat::Txt => draw::text::render(&picture),
+    };
+    match &a.output {
+        Some(path) => {
+            write_atomically(path, &out)?;
+            eprintln!("warpforge: wrote {}", path.display());
+        }
+        None => print!("{out}"),
+    }
+    Ok(0)
+}
