@@ -805,7 +805,7 @@ fn draw_a_layout_and_a_plan_as_text_and_svg() {
         "--ttgir",
         "corpus/pairs.mlir",
         "--name",
-        "fig3:60",
+        "cvt16_m1:39",
         "--format",
         "txt",
     ]);
@@ -818,6 +818,28 @@ fn draw_a_layout_and_a_plan_as_text_and_svg() {
         "the lane each lane reads",
         "Select,",
         "the register each lane takes",
+    ] {
+        assert!(t.contains(n), "`{n}` not in {t}");
+    }
+    // a packed shuffle plan: words, the shuffle, lane-dependent prmt selectors
+    let o = run(&[
+        "draw",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "--name",
+        "fig3:60",
+        "--format",
+        "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    for n in [
+        "Pack, 2 element(s) of 16 bits per 32-bit word",
+        "Shuffle (shfl.sync.idx)",
+        "BytePerm, 1 prmt per thread",
+        "w0 = prmt(w0, w1)",
+        "5410 7632",
+        "Unpack 16-bit elements",
     ] {
         assert!(t.contains(n), "`{n}` not in {t}");
     }

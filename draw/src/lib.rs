@@ -562,9 +562,63 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 synth::plan::BarrierScope::Cta => "__syncthreads()".into(),
             }],
         }],
-        other => vec![Panel::Text {
-            title: format!("stage {i}: {}", other.name()),
-            lines: vec!["(reserved stage kind; no strategy produces it)".into()],
+        Stage::Pack { width, groups } => vec![Panel::Text {
+            title: format!(
+                "stage {i}: Pack, {} element(s) of {width} bits per 32-bit word (free in the packed form)",
+                32 / width.max(&1)
+            ),
+            lines: groups
+                .iter()
+                .enumerate()
+                .map(|(w, g)| {
+                    let regs: Vec<String> = g.iter().map(|r| format!("r{r}")).collect();
+                    format!("w{w} = [{}] (slot 0 first)", regs.join(", "))
+                })
+                .collect(),
+        }],
+        Stage::BytePerm { entries } => {
+            let rows: Vec<(usize, &synth::plan::PermEntry)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.is_copy())
+                .collect();
+            let n = rows.len();
+            let (rows, note) = capped(rows, "byte permutes");
+            let cells = rows
+                .iter()
+                .map(|(_, e)| {
+                    (0..32u32)
+                        .map(|lane| {
+                            let sel = e.selector_for(lane);
+                            TableCell {
+                                label: format!("{sel:04x}"),
+                                hue: ((sel & 0xffff) as f64 * 0.618_034 * 360.0) % 360.0,
+                                light: if e.lane_independent() { 92.0 } else { 80.0 },
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            vec![Panel::Table {
+                title: format!(
+                    "stage {i}: BytePerm, {n} prmt per thread; the selector each lane uses (nibble q picks byte q of {{b, a}}: 0-3 from a, 4-7 from b)"
+                ),
+                row_labels: rows
+                    .iter()
+                    .map(|(k, e)| format!("w{k} = prmt(w{}, w{})", e.a, e.b))
+                    .collect(),
+                col_labels: lane_cols(),
+                cells,
+                note,
+            }]
+        }
+        Stage::Unpack { width, map } => vec![Panel::Text {
+            title: format!("stage {i}: Unpack {width}-bit elements from words (shifts, no prmt)"),
+            lines: map
+                .iter()
+                .enumerate()
+                .map(|(r, (w, slot))| format!("r{r} = w{w} slot {slot}"))
+                .collect(),
         }],
     }
 }

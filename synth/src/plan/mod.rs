@@ -50,8 +50,8 @@ pub mod shuffle;
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use ir::{
-    AddrMap, BarrierScope, Cost, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst,
-    SmemInstr, Stage,
+    AddrMap, BarrierScope, Cost, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
+    SmemInst, SmemInstr, Stage,
 };
 pub use shared::{shared_plans, SharedOptions};
 pub use shuffle::shuffle_plans;
