@@ -106,6 +106,17 @@ proptest! {
         prop_assert!(ch.plan.kind != Kind::Shared);
         let sh = plan(&c, StrategyChoice::Shared);
         prop_assert!(sh.sim.slots > 0);
+        // 8- and 16-bit elements: every candidate, packed shuffle plans
+        // (lifted or gathered words, broadcast on either side) included,
+        // passes the byte-level simulator
+        for bits in [8u32, 16] {
+            let mut c = c.clone();
+            c.elem = ElemType { name: if bits == 8 { "i8" } else { "i16" }.into(), bits };
+            let opt = synth::plan::SharedOptions { elem_bits: bits, ..Default::default() };
+            let cons = synth::search::consider(&c, StrategyChoice::Auto, &Weights::default(), &opt, None).unwrap();
+            prop_assert!(cons.failures.is_empty(), "{:?}", cons.failures);
+            prop_assert!(!cons.proven.is_empty());
+        }
     }
 }
 
