@@ -141,7 +141,12 @@ pub fn consider(
     let results: Vec<(f64, Plan, Result<SimReport, String>)> = scored
         .into_par_iter()
         .map(|(s, p)| {
-            let r = simulate(&p, &an).map_err(|e| e.to_string());
+            // the element plan, then its packed form (8/16-bit words), byte by byte
+            let r = simulate(&p, &an)
+                .and_then(|rep| {
+                    crate::sim::simulate_packed_form(&p, &an, opt.elem_bits).map(|_| rep)
+                })
+                .map_err(|e| e.to_string());
             (s, p, r)
         })
         .collect();

@@ -60,6 +60,28 @@ impl WordNet {
     pub fn prmts(&self) -> u32 {
         self.steps.len() as u32
     }
+    /// The network run on byte tags (`[byte 0, .., byte 3]` of each input
+    /// word, any `Copy` values): what each result byte holds.
+    pub fn eval_bytes<B: Copy>(&self, inputs: &[[B; 4]]) -> [B; 4] {
+        let mut done: Vec<[B; 4]> = Vec::with_capacity(self.steps.len());
+        let val = |o: Operand, done: &Vec<[B; 4]>| match o {
+            Operand::Input(k) => inputs[k as usize],
+            Operand::Step(k) => done[k as usize],
+        };
+        for s in &self.steps {
+            let (a, b) = (val(s.a, &done), val(s.b, &done));
+            let out: [B; 4] = std::array::from_fn(|q| {
+                let n = (s.selector >> (4 * q)) & 7;
+                if n < 4 {
+                    a[n as usize]
+                } else {
+                    b[n as usize - 4]
+                }
+            });
+            done.push(out);
+        }
+        val(self.result, &done)
+    }
     /// The word the network computes from `inputs`.
     pub fn eval(&self, inputs: &[u32]) -> u32 {
         let mut done: Vec<u32> = Vec::with_capacity(self.steps.len());

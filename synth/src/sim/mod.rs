@@ -9,6 +9,11 @@
 //! banks): extra wavefronts are bank conflicts.
 
 use crate::plan::{Analysis, BarrierScope, Plan, ShflMode, Stage};
+
+mod packed;
+mod words;
+
+pub use packed::simulate_packed_form;
 use std::collections::HashMap;
 
 /// What a successful simulation checked.
@@ -83,7 +88,7 @@ impl Write {
 
 /// The lane a shuffle entry with argument `arg` reads in lane `lane`
 /// (`None`: the own lane), by the semantics of `shfl.sync` (width 32).
-fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane: u32) -> u32 {
+pub(crate) fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane: u32) -> u32 {
     match (mode, arg) {
         (_, None) => lane,
         (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
@@ -109,7 +114,7 @@ fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane: u32) -> u3
 /// Renames, selects and shuffles of per-thread register arrays (`regs[warp
 /// * 32 + lane]`) of any value type: the stages both simulators share.
 /// Returns `false` for other stages (left to the caller).
-fn move_registers<V: Copy>(
+pub(crate) fn move_registers<V: Copy>(
     stage: &Stage,
     si: usize,
     warps: u32,
@@ -164,153 +169,6 @@ fn move_registers<V: Copy>(
     Ok(true)
 }
 
-/// A 32-bit register in [`simulate_words`]: the tag of each byte, `4 * t +
-/// i` for byte `i` of element `t`.
-type Word = [u64; 4];
-
-/// The byte of `{b, a}` that selector nibble `n` picks (PTX `prmt.b32`,
-/// default mode; the sign-replicate bit is rejected by the caller).
-fn perm_word(a: &Word, b: &Word, selector: u32) -> Result<Word, u32> {
-    let mut out = [0u64; 4];
-    for (q, o) in out.iter_mut().enumerate() {
-        let n = selector >> (4 * q) & 0xf;
-        if n & 8 != 0 {
-            return Err(n);
-        }
-        *o = if n < 4 {
-            a[n as usize]
-        } else {
-            b[n as usize - 4]
-        };
-    }
-    Ok(out)
-}
-
-/// [`simulate`] for plans that carry 8- and 16-bit elements as 32-bit words
-/// ([`Plan::packs_words`]): every register holds the tags of its four bytes,
-/// `Pack` places element bytes into word slots, `BytePerm` runs
-/// `__byte_perm` on those byte tags, `Unpack` takes slots apart, and each
-/// destination element must end up with exactly its own bytes in order.
-fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
-    let warps = 1u32 << an.src.hw.warp;
-    let blocks = 1u32 << an.src.hw.block;
-    let eb = (plan.elem_bits / 8).clamp(1, 4) as usize;
-    let mut report = SimReport {
-        threads: (blocks * warps * 32) as u64,
-        ..Default::default()
-    };
-    let elem = |t: u64| -> Word { [4 * t, 4 * t + 1, 4 * t + 2, 4 * t + 3] };
-    for blk in 0..blocks {
-        let mut regs: Vec<Vec<Word>> = (0..warps * 32)
-            .map(|t| {
-                let (w, l) = (t / 32, t % 32);
-                (0..an.src_regs())
-                    .map(|r| elem(an.src.tag(r as u64, l as u64, w as u64, blk as u64)))
-                    .collect()
-            })
-            .collect();
-        for (si, stage) in plan.stages.iter().enumerate() {
-            let kind = stage.name();
-            let get = |v: &Vec<Word>, r: u32| -> Result<Word, SimError> {
-                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
-                    stage: si,
-                    kind,
-                    reg: r,
-                    len: v.len(),
-                })
-            };
-            match stage {
-                Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
-                    move_registers(stage, si, warps, &mut regs)?;
-                }
-                Stage::Pack { width, groups } => {
-                    let web = (*width / 8).max(1) as usize;
-                    for v in regs.iter_mut() {
-                        let mut next = Vec::with_capacity(groups.len());
-                        for g in groups {
-                            let mut word = [u64::MAX; 4];
-                            for (s, &r) in g.iter().enumerate() {
-                                let e = get(v, r)?;
-                                for i in 0..web {
-                                    if let Some(x) = word.get_mut(s * web + i) {
-                                        *x = e[i];
-                                    }
-                                }
-                            }
-                            next.push(word);
-                        }
-                        *v = next;
-                    }
-                }
-                Stage::BytePerm { entries } => {
-                    for (t, v) in regs.iter_mut().enumerate() {
-                        let lane = (t % 32) as u32;
-                        *v = entries
-                            .iter()
-                            .map(|e| {
-                                let (a, b) = (get(v, e.a)?, get(v, e.b)?);
-                                perm_word(&a, &b, e.selector_for(lane)).map_err(|n| {
-                                    SimError::Unsupported {
-                                        stage: si,
-                                        kind: if n & 8 != 0 {
-                                            "BytePerm (sign mode)"
-                                        } else {
-                                            kind
-                                        },
-                                    }
-                                })
-                            })
-                            .collect::<Result<_, _>>()?;
-                    }
-                }
-                Stage::Unpack { width, map } => {
-                    let web = (*width / 8).max(1) as usize;
-                    for v in regs.iter_mut() {
-                        *v = map
-                            .iter()
-                            .map(|&(w, s)| {
-                                let word = get(v, w)?;
-                                let mut e = [u64::MAX; 4];
-                                for i in 0..web {
-                                    e[i] =
-                                        word.get(s as usize * web + i).copied().unwrap_or(u64::MAX);
-                                }
-                                Ok(e)
-                            })
-                            .collect::<Result<_, _>>()?;
-                    }
-                }
-                _ => return Err(SimError::Unsupported { stage: si, kind }),
-            }
-        }
-        for (t, v) in regs.iter().enumerate() {
-            if v.len() != an.dst_regs() as usize {
-                return Err(SimError::WrongRegisterCount {
-                    got: v.len(),
-                    want: an.dst_regs(),
-                });
-            }
-            let (w, l) = (t as u32 / 32, t as u32 % 32);
-            for (r, got) in v.iter().enumerate() {
-                let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
-                let ok = (0..eb).all(|i| got[i] == 4 * want + i as u64);
-                if !ok {
-                    return Err(SimError::WrongElement {
-                        block: blk,
-                        warp: w,
-                        lane: l,
-                        reg: r as u32,
-                        got: got[0] / 4,
-                        want,
-                    });
-                }
-            }
-            report.slots += v.len() as u64;
-        }
-    }
-    Ok(report)
-}
-
 /// Run `plan` for the conversion `an` and prove it with tags. Plans that
 /// carry words ([`Plan::packs_words`]) are run byte by byte.
 pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
@@ -321,7 +179,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         });
     }
     if plan.packs_words() {
-        return simulate_words(plan, an);
+        return words::simulate_words(plan, an);
     }
     if plan.src_regs != an.src_regs() {
         return Err(SimError::WrongSourceCount {
