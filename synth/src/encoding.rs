@@ -478,6 +478,7 @@ impl Encoding {
                     2 => {
                         // Ampere: instrShape is the tile ([16, 8] or [1, 16, 8]).
                         check_rank(E, "instrShape", instr_shape, rank)?;
+                        check_pow2(E, "instrShape", instr_shape)?;
                         instr_shape.clone()
                     }
                     3 => {
@@ -488,6 +489,18 @@ impl Encoding {
                                 field: "instrShape",
                                 detail: format!("{instr_shape:?}: version 3 needs [M, N, K]"),
                             });
+                        }
+                        for (i, what) in ["M", "N", "K"].iter().enumerate() {
+                            let x = instr_shape[i];
+                            if !is_pow2(x as i64) {
+                                return Err(EncodingError::Field {
+                                    encoding: E,
+                                    field: "instrShape",
+                                    detail: format!(
+                                        "{instr_shape:?}: {what} = {x} is not a power of two (warpforge's linear layouts need power-of-two tiles)"
+                                    ),
+                                });
+                            }
                         }
                         let mut t = vec![1; rank];
                         t[rank - 2] = instr_shape[0];
