@@ -19,22 +19,24 @@ pub struct SourceError {
     #[label("{label}")]
     span: SourceSpan,
     label: String,
+    /// The line is too long to show.
+    long_line: bool,
 }
 
 /// Byte offset of 1-based `line`, 1-based byte `col` in `text` (lines as
-/// `str::lines` counts them), clipped to the line.
-fn offset_of(text: &str, line: usize, col: usize, len: usize) -> (usize, usize) {
+/// `str::lines` counts them), clipped to the line; and the line's length.
+fn offset_of(text: &str, line: usize, col: usize, len: usize) -> (usize, usize, usize) {
     let mut start = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
             let body = l.trim_end_matches('\n').trim_end_matches('\r');
             let c = col.saturating_sub(1).min(body.len());
             let n = len.min(body.len() - c);
-            return (start + c, n);
+            return (start + c, n, body.len());
         }
         start += l.len();
     }
-    (text.len(), 0)
+    (text.len(), 0, 0)
 }
 
 impl SourceError {
@@ -42,7 +44,7 @@ impl SourceError {
     /// a flag such as `--src`). `label` goes under the underlined text.
     pub fn new(name: &str, text: &str, span: Span, msg: impl Into<String>, label: &str) -> Self {
         let col = span.col.max(1);
-        let (off, len) = offset_of(text, span.line.max(1), col, span.len);
+        let (off, len, line_len) = offset_of(text, span.line.max(1), col, span.len);
         let place = if span.col > 0 {
             format!("{name}:{}:{}", span.line, span.col)
         } else {
@@ -54,11 +56,16 @@ impl SourceError {
             src: NamedSource::new(name, text.to_string()),
             span: SourceSpan::new(off.into(), len),
             label: label.to_string(),
+            long_line: line_len > 1000,
         }
     }
 
-    /// The snippet with the underlined text (colours only on a terminal).
+    /// The snippet with the underlined text (colours only on a terminal);
+    /// empty where the line is too long to show (over 1000 bytes).
     pub fn render(&self) -> String {
+        if self.long_line {
+            return String::new();
+        }
         let theme = if std::io::stderr().is_terminal() {
             GraphicalTheme::unicode()
         } else {

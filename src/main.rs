@@ -315,7 +315,13 @@ fn check_side(
     let Err(e) = enc.to_linear_layout(&op.shape, op.num_warps) else {
         return Ok(());
     };
-    let mut msg = format!("{side} layout: {e}");
+    let mut msg = if side == "the" {
+        e.to_string()
+    } else if op.line > 0 {
+        format!("{side} layout of `{}` (line {}): {e}", op.name, op.line)
+    } else {
+        format!("{side} layout: {e}")
+    };
     if let Some(d) = warps_default {
         msg = cli_warps_terms(&msg, d);
     }
@@ -327,6 +333,7 @@ fn check_side(
                 None => (at, format!("`{f}` of this layout")),
             }
         }
+        _ if side == "the" => (at, "the layout".to_string()),
         _ => (at, format!("the {side} layout")),
     };
     Err(SourceError::new(name, text, span, msg, &label).into())
@@ -621,7 +628,9 @@ fn report(e: &anyhow::Error) {
         let snippet = se.render();
         // the snippet's first line repeats the message: keep the source lines
         let body: Vec<&str> = snippet.lines().skip_while(|l| !l.contains("╭─[")).collect();
-        note!("{}", body.join("\n"));
+        if !body.is_empty() {
+            note!("{}", body.join("\n"));
+        }
     } else {
         note!("warpforge: error: {e:#}");
     }

@@ -150,8 +150,10 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
             dir.display()
         )
     })?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| tmp.as_file_mut().sync_all())
+    // through the std::fs::File: NamedTempFile's own errors name the temp path
+    let f = tmp.as_file_mut();
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.sync_all())
         .with_context(|| format!("{}: cannot write", path.display()))?;
     // on error the NamedTempFile inside PersistError is dropped: removed
     tmp.persist(&target)

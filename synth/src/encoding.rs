@@ -86,6 +86,11 @@ fn is_pow2(v: i64) -> bool {
     v > 0 && v & (v - 1) == 0
 }
 
+/// The product of `v`, saturating (hostile input may overflow u32).
+fn product(v: &[u32]) -> u64 {
+    v.iter().fold(1u64, |a, &x| a.saturating_mul(x as u64))
+}
+
 fn check_pow2(encoding: &'static str, field: &'static str, v: &[u32]) -> Result<()> {
     for &x in v {
         if !is_pow2(x as i64) {
@@ -403,7 +408,7 @@ impl Encoding {
                 check_pow2(E, "threadsPerWarp", threads_per_warp)?;
                 check_pow2(E, "warpsPerCTA", warps_per_cta)?;
                 check_cta(E, cta, rank)?;
-                let tpw: u32 = threads_per_warp.iter().product();
+                let tpw = product(threads_per_warp);
                 if tpw != 32 {
                     return Err(EncodingError::Field {
                         encoding: E,
@@ -413,8 +418,8 @@ impl Encoding {
                         ),
                     });
                 }
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "warpsPerCTA",
@@ -466,8 +471,8 @@ impl Encoding {
                 check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
                 check_pow2(E, "warpsPerCTA", warps_per_cta)?;
                 check_cta(E, cta, rank)?;
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "warpsPerCTA",
@@ -572,8 +577,8 @@ impl Encoding {
                     });
                 }
                 check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "parent warpsPerCTA",
