@@ -91,8 +91,19 @@ fn product(v: &[u32]) -> u64 {
     v.iter().fold(1u64, |a, &x| a.saturating_mul(x as u64))
 }
 
+/// Largest entry of a size field (sizePerThread, instrShape, ...): larger
+/// ones cannot fit a tensor of at most 64 bits of coordinates in i32 sizes.
+const MAX_FIELD: u32 = 1 << 24;
+
 fn check_pow2(encoding: &'static str, field: &'static str, v: &[u32]) -> Result<()> {
     for &x in v {
+        if x > MAX_FIELD {
+            return Err(EncodingError::Field {
+                encoding,
+                field,
+                detail: format!("{v:?}: {x} is too large (at most 2^24)"),
+            });
+        }
         if !is_pow2(x as i64) {
             return Err(EncodingError::Field {
                 encoding,
@@ -507,6 +518,7 @@ impl Encoding {
                                 });
                             }
                         }
+                        check_pow2(E, "instrShape", instr_shape)?;
                         let mut t = vec![1; rank];
                         t[rank - 2] = instr_shape[0];
                         t[rank - 1] = instr_shape[1];
@@ -561,6 +573,13 @@ impl Encoding {
                         detail:
                             "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)"
                                 .into(),
+                    });
+                }
+                if *k_width > 64 {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "kWidth",
+                        detail: format!("{k_width} is larger than any MMA operand packs (at most 64)"),
                     });
                 }
                 if !is_pow2(*k_width as i64) {

@@ -1221,4 +1221,63 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         assert_eq!(e.line, 3);
         assert!(e.msg.contains("changes the shape"));
     }
+
+    const B: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+
+    fn file(op: &str) -> String {
+        format!("#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32}} {{\n  tt.func @f() {{\n    {op}\n  }}\n}}\n")
+    }
+
+    const OP: &str = "%0 = ttg.convert_layout %x : tensor<16x16xi32, #b> -> tensor<16x16xi32, #b>";
+
+    #[test]
+    fn errors_carry_columns_and_lengths() {
+        let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>").unwrap_err();
+        assert_eq!((e.line, e.col, e.len), (1, 39, 5), "{e}");
+        let e = parse_ttgir(&file(&OP.replace("#b>", "#c>"))).unwrap_err();
+        assert_eq!((e.line, e.col, e.len), (4, 52, 2), "{e}");
+        assert!(e.to_string().starts_with("line 4, column 52: unknown attribute alias `#c`"));
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        for deep in ["[".repeat(100_000), "#ttg.slice<{dim = 0, parent = ".repeat(10_000)] {
+            let e = parse_attribute(&deep).unwrap_err();
+            assert!(e.msg.contains("nests deeper"), "{e}");
+        }
+        // alias chains and cycles
+        let t = "#a = #b\n#b = #a\nmodule attributes {\"ttg.num-warps\" = 1 : i32} {\n  %0 = ttg.convert_layout %x : tensor<16x16xi32, #a> -> tensor<16x16xi32, #a>\n}\n";
+        assert!(parse_ttgir(t).unwrap_err().msg.contains("nest too deeply"));
+    }
+
+    #[test]
+    fn duplicates_trailing_junk_and_two_ops_are_errors() {
+        let e = parse_attribute(&B.replace("order", "warpsPerCTA = [1, 1], order")).unwrap_err();
+        assert!(e.msg.contains("`warpsPerCTA` is given twice"), "{e}");
+        let e = parse_attribute(&format!("{B} }}")).unwrap_err();
+        assert!(e.msg.contains("unexpected `}` after the attribute"), "{e}");
+        let e = parse_ttgir(&file(&OP.replace("#b>", "#b junk>"))).unwrap_err();
+        assert!(e.msg.contains("after the encoding of the source tensor type"), "{e}");
+        let e = parse_ttgir(&file(&format!("{OP} {OP}"))).unwrap_err();
+        assert!(e.msg.contains("second convert_layout"), "{e}");
+        // an SSA name that mentions convert_layout is not a second op
+        let ok = OP.replace("%x", "%convert_layout_3");
+        assert_eq!(parse_ttgir(&file(&ok)).unwrap().converts.len(), 1);
+        let e = parse_ttgir(&file(OP).replace("= 1 : i32", "= 64 : i32")).unwrap_err();
+        assert!(e.msg.contains("1 to 32 warps"), "{e}");
+        let e = parse_attribute(&B.replace("[1, 4]", "[1, 4294967300]")).unwrap_err();
+        assert!(e.msg.contains("not a non-negative 32-bit integer"), "{e}");
+    }
+
+    #[test]
+    fn a_bom_is_skipped_and_fields_are_found() {
+        let t = format!("\u{feff}{}", file(OP));
+        let f = parse_ttgir(&t).unwrap();
+        assert_eq!(f.converts.len(), 1);
+        let op = &f.converts[0];
+        // the alias `#b` on line 4 leads to its definition on line 1
+        let at = locate_field(&t, op.src_at, "order").unwrap();
+        assert_eq!((at.line, at.len), (1, 5));
+        assert!(parse_attribute(&format!("\u{feff}{B}")).is_ok());
+    }
 }
