@@ -38,10 +38,16 @@ fn canonical_or_lexical(p: &Path) -> Option<PathBuf> {
     Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
 }
 
-/// Refuse outputs that are one of the inputs, or one another. Each entry is
-/// (what the user wrote it as, e.g. `-o` or `--ttgir`, the path).
+/// Refuse outputs that are one of the inputs, or one another (FIFOs and
+/// devices aside). Each entry is (what the user wrote it as, e.g. `-o` or
+/// `--ttgir`, the path).
 pub fn check_outputs(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
     for (i, (oflag, o)) in outputs.iter().enumerate() {
+        // writing to a FIFO or device (`/dev/stdout`) replaces no file, even
+        // when the input was read from the same one
+        if std::fs::metadata(o).is_ok_and(|m| !m.is_file()) {
+            continue;
+        }
         for (iflag, p) in inputs {
             if same_file(o, p) {
                 bail!(
@@ -92,9 +98,9 @@ fn final_target(path: &Path) -> Result<PathBuf> {
 /// its permissions, a FIFO or device (`/dev/stdout`, `/dev/null`) is written
 /// in place. The temporary file never stays behind; errors name `path`.
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    let target = final_target(path)?;
-    let existing = std::fs::metadata(&target).ok();
-    if let Some(m) = &existing {
+    // what the path names, through symlinks (the kernel resolves /proc's
+    // magic links such as /dev/stdout -> /proc/self/fd/1 -> pipe:[...])
+    if let Ok(m) = std::fs::metadata(path) {
         if m.is_dir() {
             bail!("{}: is a directory", path.display());
         }
@@ -103,7 +109,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
             let mut f = OpenOptions::new()
                 .write(true)
                 .truncate(true)
-                .open(&target)
+                .open(path)
                 .with_context(|| format!("{}: cannot open for writing", path.display()))?;
             f.write_all(text.as_bytes())
                 .and_then(|_| f.flush())
@@ -111,6 +117,8 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
             return Ok(());
         }
     }
+    let target = final_target(path)?;
+    let existing = std::fs::metadata(&target).ok();
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

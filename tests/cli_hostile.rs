@@ -27,10 +27,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn corpus(rel: &str) -> PathBuf {
-    root().join("corpus").join(rel)
-}
-
 /// An error: exit 1 (or `code`), no panic, every needle in standard error.
 fn expect_error_code(o: &Output, code: i32, needles: &[&str]) {
     let e = stderr(o);
