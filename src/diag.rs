@@ -45,8 +45,13 @@ impl SourceError {
     pub fn new(name: &str, text: &str, span: Span, msg: impl Into<String>, label: &str) -> Self {
         let col = span.col.max(1);
         let (off, len, line_len) = offset_of(text, span.line.max(1), col, span.len);
+        // the column in characters, as editors count it
+        let ccol = text
+            .get(off + 1 - col.min(off + 1)..off)
+            .map(|t| t.chars().count() + 1)
+            .unwrap_or(col);
         let place = if span.col > 0 {
-            format!("{name}:{}:{}", span.line, span.col)
+            format!("{name}:{}:{ccol}", span.line)
         } else {
             format!("{name}:{}", span.line)
         };
