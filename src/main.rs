@@ -465,6 +465,9 @@ pub(crate) fn load(input: &Source) -> Result<Loaded> {
 }
 
 fn plan_all(input: &Input, loaded: &Loaded, all_widths: bool) -> Result<Vec<Planned>> {
+    if matches!(input.strategy, Strategy::Shuffle) && input.max_smem.is_some() {
+        bail!("--max-smem limits shared-memory plans, and --strategy shuffle makes none: drop one of them");
+    }
     let choice = match input.strategy {
         Strategy::Auto => StrategyChoice::Auto,
         Strategy::Shuffle => StrategyChoice::Shuffle,
