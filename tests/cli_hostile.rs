@@ -338,6 +338,16 @@ fn flags_that_do_nothing_are_errors() {
         "corpus/pairs.mlir",
     ]);
     expect_error_code(&o, 2, &["cannot be used with"]);
+    let o = run(&[
+        "plan",
+        "--strategy",
+        "shuffle",
+        "--max-smem",
+        "1024",
+        "--ttgir",
+        "corpus/pairs.mlir",
+    ]);
+    expect_error(&o, &["--max-smem", "--strategy shuffle makes none"]);
 }
 
 #[test]
