@@ -579,7 +579,9 @@ impl Encoding {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "kWidth",
-                        detail: format!("{k_width} is larger than any MMA operand packs (at most 64)"),
+                        detail: format!(
+                            "{k_width} is larger than any MMA operand packs (at most 64)"
+                        ),
                     });
                 }
                 if !is_pow2(*k_width as i64) {

@@ -1236,12 +1236,17 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         assert_eq!((e.line, e.col, e.len), (1, 39, 5), "{e}");
         let e = parse_ttgir(&file(&OP.replace("#b>", "#c>"))).unwrap_err();
         assert_eq!((e.line, e.col, e.len), (4, 52, 2), "{e}");
-        assert!(e.to_string().starts_with("line 4, column 52: unknown attribute alias `#c`"));
+        assert!(e
+            .to_string()
+            .starts_with("line 4, column 52: unknown attribute alias `#c`"));
     }
 
     #[test]
     fn nesting_is_bounded() {
-        for deep in ["[".repeat(100_000), "#ttg.slice<{dim = 0, parent = ".repeat(10_000)] {
+        for deep in [
+            "[".repeat(100_000),
+            "#ttg.slice<{dim = 0, parent = ".repeat(10_000),
+        ] {
             let e = parse_attribute(&deep).unwrap_err();
             assert!(e.msg.contains("nests deeper"), "{e}");
         }
@@ -1257,7 +1262,11 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         let e = parse_attribute(&format!("{B} }}")).unwrap_err();
         assert!(e.msg.contains("unexpected `}` after the attribute"), "{e}");
         let e = parse_ttgir(&file(&OP.replace("#b>", "#b junk>"))).unwrap_err();
-        assert!(e.msg.contains("after the encoding of the source tensor type"), "{e}");
+        assert!(
+            e.msg
+                .contains("after the encoding of the source tensor type"),
+            "{e}"
+        );
         let e = parse_ttgir(&file(&format!("{OP} {OP}"))).unwrap_err();
         assert!(e.msg.contains("second convert_layout"), "{e}");
         // an SSA name that mentions convert_layout is not a second op
