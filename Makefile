@@ -4,16 +4,34 @@ BIN := target/release/warpforge
 CORPUS := corpus/pairs.mlir $(wildcard corpus/ttgir/*.ttgir)
 OUT := out
 
-.PHONY: build test demo verify-gpu bench bench-triton results fmt clean
+FUZZ_EXECS ?= 10000000
+
+.PHONY: build test demo verify-gpu bench bench-triton results fuzz fmt clean
 
 build:
 	$(CARGO) build --release
 
-# Unit, property, corpus (CPU simulator) and CLI tests; GPU tests skip without a GPU.
+# Unit, property, corpus (CPU simulator) and CLI tests; GPU tests skip without
+# a GPU. Each GPU test writes `GPU-TEST ran <name>` or `GPU-TEST SKIPPED
+# <name>: <why>` past the test harness's capture; the counts are summed at
+# the end.
 test:
-	$(CARGO) test --workspace
+	@mkdir -p $(OUT)
+	@( $(CARGO) test --workspace 2>&1; echo $$? > $(OUT)/test.rc ) | tee $(OUT)/test.log
+	@ran=$$(grep -c '^GPU-TEST ran' $(OUT)/test.log); \
+	 skipped=$$(grep -c '^GPU-TEST SKIPPED' $(OUT)/test.log); \
+	 echo "GPU tests: $$ran ran, $$skipped skipped"; \
+	 grep '^GPU-TEST SKIPPED' $(OUT)/test.log | sed -n 1p; \
+	 exit $$(cat $(OUT)/test.rc)
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
+
+# The structured fuzzer of every parser (TTGIR files, attributes, shapes):
+# FUZZ_EXECS executions (default 10 million), crashes kept in fuzz/crashes/
+# (replayed by `cargo test -p wf-fuzz`). Not part of `make test` or CI.
+fuzz:
+	$(CARGO) build --profile fuzz -p wf-fuzz
+	./target/fuzz/wf-fuzz $(FUZZ_EXECS)
 
 # Plan, emit and prove every conversion of a real attention kernel (Hopper, fp8 V).
 # Uses the GPU when one is present, the CPU simulator otherwise.

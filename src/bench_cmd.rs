@@ -3,13 +3,16 @@
 //! those timings). The work is in the `bench` crate; this is argument
 //! handling, progress and output.
 
-use super::{load, weights_of, write_atomically, Source};
+use super::output::{check_outputs, write_file, Stdout};
+use super::{load, note, weights_of, Source};
 use anyhow::{anyhow, bail, Context, Result};
 use bench::cases::{build_cases, CaseOptions};
 use bench::gpu::{compile_all, time_case, Gpu, TimingOptions};
 use bench::report::{self, Row};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::Path;
 use std::path::PathBuf;
 use synth::plan::{Conversion, SharedOptions};
 use synth::search::CostModel;
@@ -105,16 +108,33 @@ fn today() -> String {
 }
 
 pub fn bench(a: BenchArgs) -> Result<i32> {
+    let loaded = load(&a.source)?;
+    let outs: Vec<(&str, &Path)> = [("--json", &a.json), ("--md", &a.md), ("--svg", &a.svg)]
+        .into_iter()
+        .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
+        .collect();
+    let mut ins: Vec<(&str, &Path)> = loaded
+        .paths
+        .iter()
+        .map(|p| ("--ttgir", p.as_path()))
+        .collect();
+    if let Some(c) = &a.cost_model {
+        ins.push(("--cost-model", c));
+    }
+    check_outputs(&outs, &ins)?;
     let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
     let weights = weights_of(&a.cost_model)?;
     let sm = (info.sm.0 * 10 + info.sm.1) as u32;
-    let (_, ops) = load(&a.source)?;
     let mut convs = Vec::new();
     let mut errors = Vec::new();
-    for (file, op) in ops {
+    for (file, op) in loaded.ops.iter().cloned() {
         match Conversion::from_op(&op) {
             Ok(c) => convs.push((file, c)),
-            Err(e) => errors.push(format!("{file}:{}: {e}", op.line)),
+            Err(e) => errors.push(format!(
+                "{file}:{}: {}",
+                op.line,
+                loaded.in_user_terms(&e.to_string())
+            )),
         }
     }
     if !errors.is_empty() {
@@ -131,7 +151,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
     };
     let (cases, skipped) = build_cases(&convs, &opt)?;
     for s in &skipped {
-        eprintln!("warpforge: {}: {}: not timed: {}", s.file, s.name, s.reason);
+        note!("warpforge: {}: {}: not timed: {}", s.file, s.name, s.reason);
     }
     if cases.is_empty() {
         bail!("nothing to time: no conversion of the input moves data");
@@ -177,7 +197,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
                 Some(res)
             }
             Err(e) => {
-                eprintln!("warpforge: the Triton column is missing: {e:#}");
+                note!("warpforge: the Triton column is missing: {e:#}");
                 triton_version = format!("missing: {e:#}");
                 None
             }
@@ -217,27 +237,29 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         t.iters,
         t.runs
     );
-    println!("{}", report::summary(&rows));
+    let mut out = Stdout::new();
+    writeln!(out, "{}", report::summary(&rows))?;
+    out.finish()?;
     if let Some(p) = &a.json {
         let text: String = rows
             .iter()
             .map(|r| serde_json::to_string(r).map(|s| s + "\n"))
             .collect::<Result<_, _>>()?;
-        write_atomically(p, &text)?;
-        eprintln!("warpforge: wrote {} row(s) to {}", rows.len(), p.display());
+        write_file(p, &text)?;
+        note!("warpforge: wrote {} row(s) to {}", rows.len(), p.display());
     }
     if let Some(p) = &a.md {
-        write_atomically(p, &report::markdown(&rows, &preamble))?;
-        eprintln!("warpforge: wrote {}", p.display());
+        write_file(p, &report::markdown(&rows, &preamble))?;
+        note!("warpforge: wrote {}", p.display());
     }
     if let Some(p) = &a.svg {
         let title = format!("warpforge / Triton time per conversion, {}", info.name);
-        write_atomically(p, &report::svg(&rows, &title)?)?;
-        eprintln!("warpforge: wrote {}", p.display());
+        write_file(p, &report::svg(&rows, &title)?)?;
+        note!("warpforge: wrote {}", p.display());
     }
     if !failures.is_empty() {
         for f in &failures {
-            eprintln!("warpforge: candidate failed: {f}");
+            note!("warpforge: candidate failed: {f}");
         }
         return Ok(1);
     }
@@ -245,6 +267,15 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
 }
 
 pub fn fit(a: FitArgs) -> Result<i32> {
+    let outs: Vec<(&str, &Path)> = [("-o", Some(&a.output)), ("--report", a.report.as_ref())]
+        .into_iter()
+        .filter_map(|(f, p)| p.map(|p| (f, p.as_path())))
+        .collect();
+    let mut ins: Vec<(&str, &Path)> = vec![("--from", a.from.as_path())];
+    if let Some(p) = &a.prior {
+        ins.push(("--prior", p));
+    }
+    check_outputs(&outs, &ins)?;
     let text = std::fs::read_to_string(&a.from)
         .with_context(|| format!("--from {}: cannot read", a.from.display()))?;
     let rows: Vec<Row> = text
@@ -269,45 +300,53 @@ pub fn fit(a: FitArgs) -> Result<i32> {
         env!("WARPFORGE_COMMIT")
     );
     let m = bench::fit::model(&r, &a.gpu, &source);
-    write_atomically(&a.output, &m.to_json())?;
+    write_file(&a.output, &m.to_json())?;
     if let Some(p) = &a.report {
-        write_atomically(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
+        write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
     }
-    println!(
+    let mut out = Stdout::new();
+    writeln!(
+        out,
         "least-squares weights: {}",
         serde_json::to_string(&r.weights_least_squares)?
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "refined weights (the model): {}",
         serde_json::to_string(&r.weights)?
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
         r.regret_prior, r.regret_least_squares, r.regret
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",
         r.samples,
         r.conversions,
         r.r2_within,
         r.identified.join(", ")
-    );
+    )?;
     for (label, s) in [
         ("prior model", &r.selection_prior),
         ("fitted, in sample", &r.selection_in_sample),
         ("fitted, leave one out", &r.selection_leave_one_out),
     ] {
-        println!(
+        writeln!(
+            out,
             "{label}: chosen within 5% of the fastest on {}/{}, within 15% on {}/{}",
             s.within_5pct, s.conversions, s.within_15pct, s.conversions
-        );
+        )?;
         for m in &s.misses {
-            println!(
+            writeln!(
+                out,
                 "  miss {}: chose {} ({:.1} ns), fastest {} ({:.1} ns), {:.3}x",
                 m.conversion, m.chosen, m.chosen_ns, m.fastest, m.fastest_ns, m.slower_by
-            );
+            )?;
         }
     }
-    eprintln!("warpforge: wrote {}", a.output.display());
+    out.finish()?;
+    note!("warpforge: wrote {}", a.output.display());
     Ok(0)
 }

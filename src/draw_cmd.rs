@@ -1,7 +1,7 @@
 //! `warpforge draw`: an SVG (or a text table) of a layout, or of a
 //! conversion with its plan (planned exactly as `warpforge plan` does).
 
-use super::{layout_args, load, plan_all, write_atomically, Input};
+use super::{check_outputs_against, layout_args, load, note, output, plan_all, Input};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -53,24 +53,14 @@ pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
         if src.ttgir.is_empty() && src.src.is_none() {
             bail!("give --attr LAYOUT, --src LAYOUT --dst LAYOUT, or --ttgir FILE [--name NAME]");
         }
-        let (origin, mut ops) = load(src)?;
-        // `--name` picks conversions of --ttgir files (its default,
-        // `convert`, names the --src/--dst pair and picks all of a file)
-        if !src.ttgir.is_empty() && src.name != "convert" {
-            let all: Vec<String> = ops.iter().map(|o| o.1.name.clone()).collect();
-            ops.retain(|(_, op)| op.name == src.name || op.func == src.name);
-            if ops.is_empty() {
-                bail!(
-                    "--name {}: no such conversion in {origin} (there: {})",
-                    src.name,
-                    all.join(", ")
-                );
-            }
-        }
-        if ops.is_empty() {
+        // `--name` with --ttgir picks conversions (in `load`)
+        let loaded = load(src)?;
+        check_outputs_against(&[("-o", a.output.as_deref())], &loaded, &a.input)?;
+        let origin = loaded.origin.clone();
+        if loaded.ops.is_empty() {
             bail!("{origin}: no ttg.convert_layout to draw");
         }
-        let planned = plan_all(&a.input, ops, false)?;
+        let planned = plan_all(&a.input, &loaded, false)?;
         let mut pics = Vec::new();
         for p in &planned {
             pics.push(
@@ -101,10 +91,10 @@ pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
     };
     match &a.output {
         Some(path) => {
-            write_atomically(path, &out)?;
-            eprintln!("warpforge: wrote {}", path.display());
+            output::write_file(path, &out)?;
+            note!("warpforge: wrote {}", path.display());
         }
-        None => print!("{out}"),
+        None => output::print_all(&out)?,
     }
     Ok(0)
 }

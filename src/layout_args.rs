@@ -2,6 +2,7 @@
 //! any format `synth::input` reads, and the tensor shape and warp count
 //! they imply together with `--shape` and `--warps`.
 
+use super::diag::SourceError;
 use anyhow::{anyhow, bail, Result};
 use synth::input::{read_layout, LayoutText};
 use synth::parse::parse_shape;
@@ -9,6 +10,14 @@ use synth::parse::parse_shape;
 /// Read the layout of flag `flag` (e.g. `--src`): TTGIR attribute,
 /// `LinearLayout::toString` text, JSON bases, Gluon constructor or `@FILE`.
 pub(crate) fn read(flag: &str, text: &str) -> Result<LayoutText> {
+    // a TTGIR attribute's errors point into the flag's text, underlined
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.trim_start().starts_with('#') {
+        if let Err(e) = synth::parse::parse_attribute(text) {
+            let span = e.span();
+            return Err(SourceError::new(flag, text, span, e.msg, "here").into());
+        }
+    }
     read_layout(text).map_err(|e| anyhow!("{flag}: {e}"))
 }
 
@@ -77,5 +86,5 @@ pub(crate) fn shape(flag: Option<&str>, layouts: &[(&str, &LayoutText)]) -> Resu
 /// of warpsPerCTA), else 4.
 pub(crate) fn warps(flag: Option<u32>, layouts: &[&LayoutText]) -> u32 {
     flag.or_else(|| layouts.iter().find_map(|l| l.num_warps))
-        .unwrap_or(4)
+        .unwrap_or(super::DEFAULT_WARPS)
 }

@@ -663,7 +663,7 @@ fn plan_takes_any_format_and_plans_the_same() {
 #[test]
 fn malformed_layouts_name_format_position_and_problem() {
     let cases: &[(&str, &[&str])] = &[
-        ("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>", &["--src", "TTGIR attribute at 1:39", "unknown attribute key `bogus`"]),
+        ("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>", &["--src:1:39", "unknown attribute key `bogus`"]),
         (" - register=1 -> (0, 1)\n   register=4 -> (0, 2)\nwhere out dims are: [dim0 (size 4), dim1 (size 4)]", &["--src", "LinearLayout::toString at 2:13", "labelled 4, expected 2"]),
         ("{\"reg_bases\": [[0, 1]],\n \"lane_bases\": [[1, -2]], \"warp_bases\": []}", &["--src", "JSON bases at 2:2", "`lane_bases[0][1]` = -2"]),
         ("{\"reg_bases\": [[0, 1]]", &["--src", "JSON bases at 1:", "EOF"]),

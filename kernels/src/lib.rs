@@ -103,11 +103,30 @@ fn pack_doc(m: &synth::plan::pack::PackMap) -> String {
 
 /// A C identifier for a conversion name: `attn:104` -> `wf_attn_104`.
 pub fn ident_for(name: &str) -> String {
-    let mut s = String::from("wf_");
+    ident_with_prefix("wf_", name)
+}
+
+/// `prefix` followed by `name` with every character that is not an ASCII
+/// letter or digit replaced by `_`: `("my_", "attn:104")` -> `my_attn_104`.
+pub fn ident_with_prefix(prefix: &str, name: &str) -> String {
+    let mut s = String::from(prefix);
     for c in name.chars() {
         s.push(if c.is_ascii_alphanumeric() { c } else { '_' });
     }
     s
+}
+
+/// FNV-1a, 64 bits: a stable hash (same value on every machine and build)
+/// for guard values and default names.
+pub fn stable_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.as_bytes().iter().chain(std::iter::once(&0xffu8)) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
 }
 
 fn env() -> Environment<'static> {
@@ -662,6 +681,16 @@ pub fn emit_helper_widths(
     conv: &Conversion,
     variants: &[(u32, Chosen)],
 ) -> Result<EmittedHelper, EmitError> {
+    emit_helper_widths_as(conv, variants, &ident_for(&conv.name))
+}
+
+/// [`emit_helper_widths`] with the helper named `ident` (a C identifier)
+/// instead of [`ident_for`] the conversion's name; the body is the same.
+pub fn emit_helper_widths_as(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+    ident: &str,
+) -> Result<EmittedHelper, EmitError> {
     let own_bits = synth::search::plan_width(conv);
     let chosen = &variants
         .iter()
@@ -669,7 +698,7 @@ pub fn emit_helper_widths(
         .unwrap_or(&variants[0])
         .1;
     let plan = &chosen.plan;
-    let ident = ident_for(&conv.name);
+    let ident = ident.to_string();
     let stages: Vec<String> = plan.stages.iter().map(|s| s.name().to_string()).collect();
     let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
     // Bodies per width, merged where identical.
@@ -844,12 +873,30 @@ pub fn emit_helper_widths(
 }
 
 /// The whole header: preamble plus every helper, in order.
+///
+/// Headers compose: any number of them may be included in one translation
+/// unit. The shared `warpforge::detail` functions are defined once, under
+/// the include guard `WARPFORGE_DETAIL_H` (whose value identifies their
+/// text: headers with different detail code stop with `#error`), and each
+/// helper under `WARPFORGE_HELPER_<ident>` (the hash of its code): the same
+/// helper from two headers is defined once, two different helpers with one
+/// name stop with an `#error` that says to emit one with another prefix.
 pub fn emit_header(helpers: &[EmittedHelper], origin: &str) -> Result<String, EmitError> {
-    let codes: Vec<&str> = helpers.iter().map(|h| h.code.as_str()).collect();
+    let guarded: Vec<minijinja::Value> = helpers
+        .iter()
+        .map(|h| {
+            context! {
+                ident => h.ident,
+                hash => format!("0x{:012x}", stable_hash(&[&h.code]) >> 16),
+                code => h.code,
+            }
+        })
+        .collect();
     Ok(env().get_template("header")?.render(context! {
         version => env!("CARGO_PKG_VERSION"),
         origin => origin,
-        helpers => codes,
+        detail_hash => format!("0x{:012x}", stable_hash(&[HEADER]) >> 16),
+        helpers => guarded,
     })?)
 }
 

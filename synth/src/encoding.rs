@@ -86,8 +86,24 @@ fn is_pow2(v: i64) -> bool {
     v > 0 && v & (v - 1) == 0
 }
 
+/// The product of `v`, saturating (hostile input may overflow u32).
+fn product(v: &[u32]) -> u64 {
+    v.iter().fold(1u64, |a, &x| a.saturating_mul(x as u64))
+}
+
+/// Largest entry of a size field (sizePerThread, instrShape, ...): larger
+/// ones cannot fit a tensor of at most 64 bits of coordinates in i32 sizes.
+const MAX_FIELD: u32 = 1 << 24;
+
 fn check_pow2(encoding: &'static str, field: &'static str, v: &[u32]) -> Result<()> {
     for &x in v {
+        if x > MAX_FIELD {
+            return Err(EncodingError::Field {
+                encoding,
+                field,
+                detail: format!("{v:?}: {x} is too large (at most 2^24)"),
+            });
+        }
         if !is_pow2(x as i64) {
             return Err(EncodingError::Field {
                 encoding,
@@ -403,7 +419,7 @@ impl Encoding {
                 check_pow2(E, "threadsPerWarp", threads_per_warp)?;
                 check_pow2(E, "warpsPerCTA", warps_per_cta)?;
                 check_cta(E, cta, rank)?;
-                let tpw: u32 = threads_per_warp.iter().product();
+                let tpw = product(threads_per_warp);
                 if tpw != 32 {
                     return Err(EncodingError::Field {
                         encoding: E,
@@ -413,8 +429,8 @@ impl Encoding {
                         ),
                     });
                 }
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "warpsPerCTA",
@@ -466,8 +482,8 @@ impl Encoding {
                 check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
                 check_pow2(E, "warpsPerCTA", warps_per_cta)?;
                 check_cta(E, cta, rank)?;
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "warpsPerCTA",
@@ -478,6 +494,7 @@ impl Encoding {
                     2 => {
                         // Ampere: instrShape is the tile ([16, 8] or [1, 16, 8]).
                         check_rank(E, "instrShape", instr_shape, rank)?;
+                        check_pow2(E, "instrShape", instr_shape)?;
                         instr_shape.clone()
                     }
                     3 => {
@@ -489,6 +506,19 @@ impl Encoding {
                                 detail: format!("{instr_shape:?}: version 3 needs [M, N, K]"),
                             });
                         }
+                        for (i, what) in ["M", "N", "K"].iter().enumerate() {
+                            let x = instr_shape[i];
+                            if !is_pow2(x as i64) {
+                                return Err(EncodingError::Field {
+                                    encoding: E,
+                                    field: "instrShape",
+                                    detail: format!(
+                                        "{instr_shape:?}: {what} = {x} is not a power of two (warpforge's linear layouts need power-of-two tiles)"
+                                    ),
+                                });
+                            }
+                        }
+                        check_pow2(E, "instrShape", instr_shape)?;
                         let mut t = vec![1; rank];
                         t[rank - 2] = instr_shape[0];
                         t[rank - 1] = instr_shape[1];
@@ -545,6 +575,15 @@ impl Encoding {
                                 .into(),
                     });
                 }
+                if *k_width > 64 {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "kWidth",
+                        detail: format!(
+                            "{k_width} is larger than any MMA operand packs (at most 64)"
+                        ),
+                    });
+                }
                 if !is_pow2(*k_width as i64) {
                     return Err(EncodingError::Field {
                         encoding: E,
@@ -559,8 +598,8 @@ impl Encoding {
                     });
                 }
                 check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
-                let wpc: u32 = warps_per_cta.iter().product();
-                if wpc != num_warps {
+                let wpc = product(warps_per_cta);
+                if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
                         encoding: E,
                         field: "parent warpsPerCTA",

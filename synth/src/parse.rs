@@ -5,24 +5,91 @@
 //!
 //! The whole file is read; ops and attributes warpforge does not convert
 //! (shared encodings, `loc(...)`, `ttg.local_*`) are skipped. Every error
-//! carries the 1-based line it refers to.
+//! carries the 1-based line it refers to and, where it has one, the column
+//! and length of the offending text. Nothing recurses without a bound:
+//! attribute values nest at most [`MAX_NESTING`] deep, aliases and parents at
+//! most 16.
 
 use crate::encoding::{CtaLayout, Encoding};
 use std::collections::HashMap;
 
-/// A parse error at a line of the input (1-based; 0 for text with no lines).
+/// Deepest nesting of `[...]` and `#attr<{...}>` inside one attribute value.
+pub const MAX_NESTING: usize = 32;
+
+/// Most warps per CTA (1024 threads: CUDA's block limit).
+pub const MAX_WARPS: u32 = 32;
+
+/// Longest attribute text, aliases expanded, kept for headers and reports.
+const MAX_EXPANDED: usize = 1 << 20;
+
+/// A place in the input: 1-based line and column (in bytes; 0 = unknown),
+/// and the length of the text meant (0 = a point).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Span {
+    pub line: usize,
+    pub col: usize,
+    pub len: usize,
+}
+
+/// A parse error at a line of the input (1-based; 0 for text with no lines),
+/// with the column (1-based, in bytes; 0 when unknown) and length of the
+/// offending text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {msg}")]
+#[error("line {line}{}: {msg}", if *col > 0 { format!(", column {col}") } else { String::new() })]
 pub struct ParseError {
     pub line: usize,
+    pub col: usize,
+    pub len: usize,
     pub msg: String,
+}
+
+impl ParseError {
+    /// Where the error points.
+    pub fn span(&self) -> Span {
+        Span {
+            line: self.line,
+            col: self.col,
+            len: self.len,
+        }
+    }
 }
 
 fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {
         line,
+        col: 0,
+        len: 0,
         msg: msg.into(),
     })
+}
+
+fn err_at<T>(at: Span, msg: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError {
+        line: at.line,
+        col: at.col,
+        len: at.len,
+        msg: msg.into(),
+    })
+}
+
+/// The span of `sub`, a slice of `line_text` (line `line`), or a point at
+/// the line's start when it is not one.
+fn span_in(line_text: &str, line: usize, sub: &str) -> Span {
+    let base = line_text.as_ptr() as usize;
+    let p = sub.as_ptr() as usize;
+    if p >= base && p + sub.len() <= base + line_text.len() {
+        Span {
+            line,
+            col: p - base + 1,
+            len: sub.len(),
+        }
+    } else {
+        Span {
+            line,
+            col: 0,
+            len: 0,
+        }
+    }
 }
 
 /// Element type of a tensor, as TTGIR spells it.
@@ -69,6 +136,10 @@ pub struct ConvertOp {
     /// The attribute text of each side, aliases resolved, for headers.
     pub src_text: String,
     pub dst_text: String,
+    /// Where each side's attribute (inline, or the alias reference) is
+    /// written: the op's line in the file, or line 1 of `--src/--dst` text.
+    pub src_at: Span,
+    pub dst_at: Span,
     pub num_warps: u32,
     pub num_ctas: u32,
     /// The `//` comment block right above the enclosing `tt.func` (empty if none).
@@ -83,31 +154,85 @@ pub struct TtgirFile {
     pub aliases: HashMap<String, String>,
 }
 
+/// One `key = value` of an attribute dictionary, with where the key is.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    key: String,
+    value: Value,
+    at: Span,
+}
+
 /// A generic MLIR attribute value, enough for TTGIR layout dictionaries.
 #[derive(Clone, Debug, PartialEq)]
 enum Value {
-    Int(i64),
+    Int(i64, Span),
     Bool(bool),
-    Array(Vec<Value>),
-    /// `#dialect.name<{dict}>` or a bare `#dialect.name`.
-    Attr(String, Vec<(String, Value)>),
+    Array(Vec<Value>, Span),
+    /// `#dialect.name<{dict}>` or a bare `#dialect.name`, with the name's span.
+    Attr(String, Vec<Entry>, Span),
     /// An alias reference `#name`.
-    Alias(String),
+    Alias(String, Span),
     Str(String),
+}
+
+impl Value {
+    /// Where the value starts (a point when unknown).
+    fn at(&self, line: usize) -> Span {
+        match self {
+            Value::Int(_, s) | Value::Array(_, s) | Value::Attr(_, _, s) | Value::Alias(_, s) => *s,
+            _ => Span {
+                line,
+                col: 0,
+                len: 0,
+            },
+        }
+    }
 }
 
 struct Lexer<'a> {
     s: &'a [u8],
     pos: usize,
     line: usize,
+    /// Byte offset of `s` in its line (0-based).
+    base: usize,
+    /// Nesting depth of arrays and attributes being read.
+    depth: usize,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(s: &'a str, line: usize) -> Self {
+    /// A lexer over `s`, which starts at byte `base` (0-based) of line `line`.
+    fn new(s: &'a str, line: usize, base: usize) -> Self {
         Lexer {
             s: s.as_bytes(),
             pos: 0,
             line,
+            base,
+            depth: 0,
+        }
+    }
+    /// The span from byte `st` of the text to the current position.
+    fn span(&self, st: usize) -> Span {
+        Span {
+            line: self.line,
+            col: self.base + st + 1,
+            len: self.pos.saturating_sub(st).max(1),
+        }
+    }
+    /// A point (or the next token's first byte) at the current position.
+    fn here(&self) -> Span {
+        Span {
+            line: self.line,
+            col: self.base + self.pos + 1,
+            len: usize::from(self.pos < self.s.len()),
+        }
+    }
+    fn rest(&self) -> String {
+        let r = String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..]);
+        let t: String = r.chars().take(30).collect();
+        if t.is_empty() {
+            "the end of the text".into()
+        } else {
+            format!("`{t}`")
         }
     }
     fn ws(&mut self) {
@@ -124,16 +249,9 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
             Ok(())
         } else {
-            err(
-                self.line,
-                format!(
-                    "expected `{}` at `{}`",
-                    c as char,
-                    String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..])
-                        .chars()
-                        .take(30)
-                        .collect::<String>()
-                ),
+            err_at(
+                self.here(),
+                format!("expected `{}` at {}", c as char, self.rest()),
             )
         }
     }
@@ -150,14 +268,29 @@ impl<'a> Lexer<'a> {
         }
         String::from_utf8_lossy(&self.s[st..self.pos]).into_owned()
     }
+    /// Enter one level of `[` or `<{`: an error past [`MAX_NESTING`].
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return err_at(
+                self.here(),
+                format!("attribute nests deeper than {MAX_NESTING} levels of `[` or `<{{`"),
+            );
+        }
+        Ok(())
+    }
     fn value(&mut self) -> Result<Value, ParseError> {
+        self.ws();
+        let st = self.pos;
         match self.peek() {
             Some(b'[') => {
+                self.enter()?;
                 self.pos += 1;
                 let mut v = Vec::new();
                 if self.peek() == Some(b']') {
                     self.pos += 1;
-                    return Ok(Value::Array(v));
+                    self.depth -= 1;
+                    return Ok(Value::Array(v, self.span(st)));
                 }
                 loop {
                     v.push(self.value()?);
@@ -165,56 +298,70 @@ impl<'a> Lexer<'a> {
                         Some(b',') => self.pos += 1,
                         Some(b']') => {
                             self.pos += 1;
-                            return Ok(Value::Array(v));
+                            self.depth -= 1;
+                            return Ok(Value::Array(v, self.span(st)));
                         }
-                        _ => return err(self.line, "expected `,` or `]` in an array"),
+                        _ => {
+                            return err_at(
+                                self.here(),
+                                format!("expected `,` or `]` in an array at {}", self.rest()),
+                            )
+                        }
                     }
                 }
             }
             Some(b'#') => {
                 self.pos += 1;
                 let name = self.ident();
+                let at = self.span(st);
                 if name.is_empty() {
-                    return err(self.line, "expected an attribute name after `#`");
+                    return err_at(at, "expected an attribute name after `#`");
                 }
                 if name.contains('.') {
                     let mut dict = Vec::new();
                     if self.peek() == Some(b'<') {
+                        self.enter()?;
                         self.pos += 1;
                         if self.peek() == Some(b'{') {
                             dict = self.dict()?;
                         } else {
-                            return err(
-                                self.line,
+                            return err_at(
+                                self.here(),
                                 format!("#{name}: expected `<{{` (a dictionary)"),
                             );
                         }
                         self.eat(b'>')?;
+                        self.depth -= 1;
                     }
-                    Ok(Value::Attr(name, dict))
+                    Ok(Value::Attr(name, dict, at))
                 } else {
-                    Ok(Value::Alias(name))
+                    Ok(Value::Alias(name, at))
                 }
             }
             Some(b'"') => {
                 self.pos += 1;
-                let st = self.pos;
+                let s0 = self.pos;
                 while self.pos < self.s.len() && self.s[self.pos] != b'"' {
                     self.pos += 1;
                 }
-                let s = String::from_utf8_lossy(&self.s[st..self.pos]).into_owned();
-                self.eat(b'"')?;
+                let s = String::from_utf8_lossy(&self.s[s0..self.pos]).into_owned();
+                if self.pos >= self.s.len() {
+                    return err_at(self.span(st), "unterminated string (no closing `\"`)");
+                }
+                self.pos += 1;
                 Ok(Value::Str(s))
             }
             Some(c) if c == b'-' || c.is_ascii_digit() => {
-                let st = self.pos;
                 self.pos += 1;
                 while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
                     self.pos += 1;
                 }
+                let at = self.span(st);
                 let t = String::from_utf8_lossy(&self.s[st..self.pos]).into_owned();
                 let v = t.parse::<i64>().map_err(|_| ParseError {
-                    line: self.line,
+                    line: at.line,
+                    col: at.col,
+                    len: at.len,
                     msg: format!("bad integer `{t}`"),
                 })?;
                 // optional type suffix `: i32`
@@ -226,28 +373,30 @@ impl<'a> Lexer<'a> {
                         self.pos = save;
                     }
                 }
-                Ok(Value::Int(v))
+                Ok(Value::Int(v, at))
             }
             Some(_) => {
                 let id = self.ident();
                 match id.as_str() {
                     "true" => Ok(Value::Bool(true)),
                     "false" => Ok(Value::Bool(false)),
-                    "" => err(self.line, "expected a value"),
+                    "" => err_at(self.here(), format!("expected a value at {}", self.rest())),
                     _ => Ok(Value::Str(id)),
                 }
             }
-            None => err(self.line, "unexpected end of attribute"),
+            None => err_at(self.here(), "unexpected end of attribute"),
         }
     }
-    fn dict(&mut self) -> Result<Vec<(String, Value)>, ParseError> {
+    fn dict(&mut self) -> Result<Vec<Entry>, ParseError> {
         self.eat(b'{')?;
-        let mut out = Vec::new();
+        let mut out: Vec<Entry> = Vec::new();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(out);
         }
         loop {
+            self.ws();
+            let st = self.pos;
             let key = if self.peek() == Some(b'"') {
                 match self.value()? {
                     Value::Str(s) => s,
@@ -256,8 +405,21 @@ impl<'a> Lexer<'a> {
             } else {
                 self.ident()
             };
+            let at = self.span(st);
             if key.is_empty() {
-                return err(self.line, "expected a key in an attribute dictionary");
+                return err_at(
+                    self.here(),
+                    format!(
+                        "expected a key in an attribute dictionary at {}",
+                        self.rest()
+                    ),
+                );
+            }
+            if let Some(first) = out.iter().find(|e| e.key == key) {
+                return err_at(
+                    at,
+                    format!("`{key}` is given twice (first at column {})", first.at.col),
+                );
             }
             let v = if self.peek() == Some(b'=') {
                 self.pos += 1;
@@ -265,104 +427,170 @@ impl<'a> Lexer<'a> {
             } else {
                 Value::Bool(true)
             };
-            out.push((key, v));
+            out.push(Entry { key, value: v, at });
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
                     return Ok(out);
                 }
-                _ => return err(self.line, "expected `,` or `}` in an attribute dictionary"),
+                _ => {
+                    return err_at(
+                        self.here(),
+                        format!(
+                            "expected `,` or `}}` in an attribute dictionary at {}",
+                            self.rest()
+                        ),
+                    )
+                }
             }
         }
     }
+    /// An error when anything but white space is left.
+    fn end(&mut self, what: &str) -> Result<(), ParseError> {
+        if self.peek().is_some() {
+            let st = self.pos;
+            let len = self.s.len() - st;
+            return err_at(
+                Span {
+                    line: self.line,
+                    col: self.base + st + 1,
+                    len,
+                },
+                format!("unexpected {} after {what}", self.rest()),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// An alias definition: its value text and where that text starts.
+#[derive(Clone, Debug)]
+struct AliasDef {
+    text: String,
+    line: usize,
+    /// 0-based byte offset of `text` in its line.
+    base: usize,
 }
 
 /// Resolves aliases and builds encodings.
 struct Ctx<'a> {
-    aliases: &'a HashMap<String, (String, usize)>,
+    aliases: &'a HashMap<String, AliasDef>,
 }
 
-fn ints(line: usize, key: &str, v: &Value) -> Result<Vec<u32>, ParseError> {
-    match v {
-        Value::Array(a) => a
+fn ints(e: &Entry) -> Result<Vec<u32>, ParseError> {
+    let key = &e.key;
+    match &e.value {
+        Value::Array(a, _) => a
             .iter()
             .map(|x| match x {
-                Value::Int(i) if *i >= 0 => Ok(*i as u32),
-                _ => err(
-                    line,
+                Value::Int(i, at) => u32::try_from(*i).or_else(|_| {
+                    err_at(
+                        *at,
+                        format!("`{key}`: {i} is not a non-negative 32-bit integer"),
+                    )
+                }),
+                other => err_at(
+                    other.at(e.at.line),
                     format!("`{key}` must be an array of non-negative integers"),
                 ),
             })
             .collect(),
-        _ => err(line, format!("`{key}` must be an array")),
+        other => err_at(
+            other.at(e.at.line),
+            format!("`{key}` must be an array of integers"),
+        ),
     }
 }
 
-fn bases(line: usize, key: &str, v: &Value) -> Result<Vec<Vec<i32>>, ParseError> {
-    match v {
-        Value::Array(a) => a
+fn bases(e: &Entry) -> Result<Vec<Vec<i32>>, ParseError> {
+    let key = &e.key;
+    match &e.value {
+        Value::Array(a, _) => a
             .iter()
             .map(|b| match b {
-                Value::Array(x) => x
+                Value::Array(x, _) => x
                     .iter()
-                    .map(|e| match e {
-                        Value::Int(i) => Ok(*i as i32),
-                        _ => err(line, format!("`{key}` bases must hold integers")),
+                    .map(|v| match v {
+                        Value::Int(i, at) => i32::try_from(*i).or_else(|_| {
+                            err_at(*at, format!("`{key}`: {i} is not a 32-bit integer"))
+                        }),
+                        other => err_at(
+                            other.at(e.at.line),
+                            format!("`{key}` bases must hold integers"),
+                        ),
                     })
                     .collect(),
-                _ => err(line, format!("`{key}` must be an array of arrays")),
+                other => err_at(
+                    other.at(e.at.line),
+                    format!("`{key}` must be an array of arrays"),
+                ),
             })
             .collect(),
-        _ => err(line, format!("`{key}` must be an array of bases")),
+        other => err_at(
+            other.at(e.at.line),
+            format!("`{key}` must be an array of bases"),
+        ),
     }
 }
 
-fn int(line: usize, key: &str, v: &Value) -> Result<u32, ParseError> {
-    match v {
-        Value::Int(i) if *i >= 0 => Ok(*i as u32),
-        _ => err(line, format!("`{key}` must be a non-negative integer")),
+fn int(e: &Entry) -> Result<u32, ParseError> {
+    match &e.value {
+        Value::Int(i, at) => u32::try_from(*i).or_else(|_| {
+            err_at(
+                *at,
+                format!("`{}`: {i} is not a non-negative 32-bit integer", e.key),
+            )
+        }),
+        other => err_at(
+            other.at(e.at.line),
+            format!("`{}` must be a non-negative integer", e.key),
+        ),
     }
 }
 
 impl Ctx<'_> {
-    fn resolve(
-        &self,
-        v: &Value,
-        line: usize,
-        depth: usize,
-    ) -> Result<(String, Vec<(String, Value)>, usize), ParseError> {
-        if depth > 16 {
-            return err(line, "attribute aliases nest too deeply (a cycle?)");
-        }
+    fn resolve(&self, v: &Value, depth: usize) -> Result<(String, Vec<Entry>, Span), ParseError> {
         match v {
-            Value::Attr(n, d) => Ok((n.clone(), d.clone(), line)),
-            Value::Alias(a) => {
-                let (text, aline) = self.aliases.get(a).ok_or_else(|| ParseError {
-                    line,
+            Value::Attr(n, d, at) => Ok((n.clone(), d.clone(), *at)),
+            Value::Alias(a, at) => {
+                if depth > 16 {
+                    return err_at(*at, "attribute aliases nest too deeply (a cycle?)");
+                }
+                let def = self.aliases.get(a).ok_or_else(|| ParseError {
+                    line: at.line,
+                    col: at.col,
+                    len: at.len,
                     msg: format!("unknown attribute alias `#{a}`"),
                 })?;
-                let v = Lexer::new(text, *aline).value()?;
-                self.resolve(&v, *aline, depth + 1)
+                let mut lx = Lexer::new(&def.text, def.line, def.base);
+                let v = lx.value()?;
+                lx.end(&format!("the value of alias `#{a}`"))?;
+                self.resolve(&v, depth + 1)
             }
-            _ => err(
-                line,
+            other => err_at(
+                other.at(0),
                 "expected a layout attribute (`#ttg.<name><{...}>` or an alias)",
             ),
         }
     }
 
-    fn encoding(&self, v: &Value, line: usize, depth: usize) -> Result<Encoding, ParseError> {
-        let (name, dict, aline) = self.resolve(v, line, depth)?;
+    fn encoding(&self, v: &Value, depth: usize) -> Result<Encoding, ParseError> {
+        if depth > 16 {
+            return err_at(v.at(0), "layouts nest too deeply (more than 16 parents)");
+        }
+        let (name, dict, at) = self.resolve(v, depth)?;
         let short = name
             .strip_prefix("ttg.")
             .or_else(|| name.strip_prefix("triton_gpu."))
             .unwrap_or(&name)
             .to_string();
-        let get = |k: &str| dict.iter().find(|(kk, _)| kk == k).map(|(_, v)| v);
+        let get = |k: &str| dict.iter().find(|e| e.key == k);
         let need = |k: &str| {
             get(k).ok_or_else(|| ParseError {
-                line: aline,
+                line: at.line,
+                col: at.col,
+                len: at.len,
                 msg: format!("#{name}: missing `{k}`"),
             })
         };
@@ -373,69 +601,60 @@ impl Ctx<'_> {
             "nvidia_mma" => &["versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CTAsPerCGA", "CTASplitNum", "CTAOrder"],
             "dot_op" => &["opIdx", "parent", "kWidth"],
             _ => {
-                return err(
-                    aline,
+                return err_at(
+                    at,
                     format!("#{name}: unsupported encoding (supported: blocked, linear, slice, nvidia_mma, dot_op)"),
                 )
             }
         };
-        for (k, _) in &dict {
-            if !allowed.contains(&k.as_str()) {
-                return err(aline, format!("#{name}: unknown attribute key `{k}`"));
+        for e in &dict {
+            if !allowed.contains(&e.key.as_str()) {
+                return err_at(e.at, format!("#{name}: unknown attribute key `{}`", e.key));
             }
         }
         let cta = || -> Result<Option<CtaLayout>, ParseError> {
             match (get("CTAsPerCGA"), get("CTASplitNum"), get("CTAOrder")) {
                 (None, None, None) => Ok(None),
                 (Some(a), Some(b), Some(c)) => Ok(Some(CtaLayout {
-                    ctas_per_cga: ints(aline, "CTAsPerCGA", a)?,
-                    cta_split_num: ints(aline, "CTASplitNum", b)?,
-                    cta_order: ints(aline, "CTAOrder", c)?,
+                    ctas_per_cga: ints(a)?,
+                    cta_split_num: ints(b)?,
+                    cta_order: ints(c)?,
                 })),
-                _ => err(
-                    aline,
+                _ => err_at(
+                    at,
                     format!("#{name}: CTAsPerCGA, CTASplitNum and CTAOrder go together"),
                 ),
             }
         };
         Ok(match short.as_str() {
             "blocked" => Encoding::Blocked {
-                size_per_thread: ints(aline, "sizePerThread", need("sizePerThread")?)?,
-                threads_per_warp: ints(aline, "threadsPerWarp", need("threadsPerWarp")?)?,
-                warps_per_cta: ints(aline, "warpsPerCTA", need("warpsPerCTA")?)?,
-                order: ints(aline, "order", need("order")?)?,
+                size_per_thread: ints(need("sizePerThread")?)?,
+                threads_per_warp: ints(need("threadsPerWarp")?)?,
+                warps_per_cta: ints(need("warpsPerCTA")?)?,
+                order: ints(need("order")?)?,
                 cta: cta()?,
             },
             "linear" => Encoding::Linear {
-                register: bases(aline, "register", need("register")?)?,
-                lane: bases(aline, "lane", need("lane")?)?,
-                warp: bases(aline, "warp", need("warp")?)?,
-                block: get("block")
-                    .map(|b| bases(aline, "block", b))
-                    .transpose()?
-                    .unwrap_or_default(),
+                register: bases(need("register")?)?,
+                lane: bases(need("lane")?)?,
+                warp: bases(need("warp")?)?,
+                block: get("block").map(bases).transpose()?.unwrap_or_default(),
             },
             "slice" => Encoding::Slice {
-                dim: int(aline, "dim", need("dim")?)?,
-                parent: Box::new(self.encoding(need("parent")?, aline, depth + 1)?),
+                dim: int(need("dim")?)?,
+                parent: Box::new(self.encoding(&need("parent")?.value, depth + 1)?),
             },
             "nvidia_mma" => Encoding::NvidiaMma {
-                version_major: int(aline, "versionMajor", need("versionMajor")?)?,
-                version_minor: get("versionMinor")
-                    .map(|v| int(aline, "versionMinor", v))
-                    .transpose()?
-                    .unwrap_or(0),
-                warps_per_cta: ints(aline, "warpsPerCTA", need("warpsPerCTA")?)?,
-                instr_shape: ints(aline, "instrShape", need("instrShape")?)?,
+                version_major: int(need("versionMajor")?)?,
+                version_minor: get("versionMinor").map(int).transpose()?.unwrap_or(0),
+                warps_per_cta: ints(need("warpsPerCTA")?)?,
+                instr_shape: ints(need("instrShape")?)?,
                 cta: cta()?,
             },
             "dot_op" => Encoding::DotOperand {
-                op_idx: int(aline, "opIdx", need("opIdx")?)?,
-                parent: Box::new(self.encoding(need("parent")?, aline, depth + 1)?),
-                k_width: get("kWidth")
-                    .map(|v| int(aline, "kWidth", v))
-                    .transpose()?
-                    .unwrap_or(0),
+                op_idx: int(need("opIdx")?)?,
+                parent: Box::new(self.encoding(&need("parent")?.value, depth + 1)?),
+                k_width: get("kWidth").map(int).transpose()?.unwrap_or(0),
             },
             _ => unreachable!("checked above"),
         })
@@ -443,9 +662,15 @@ impl Ctx<'_> {
 }
 
 /// Text of an attribute with its aliases expanded, for headers and reports.
-fn expand_text(text: &str, aliases: &HashMap<String, (String, usize)>, depth: usize) -> String {
+/// Errors when the expansion would exceed `MAX_EXPANDED` bytes.
+fn expand_text(
+    text: &str,
+    aliases: &HashMap<String, AliasDef>,
+    depth: usize,
+    budget: &mut usize,
+) -> Result<String, String> {
     if depth > 16 {
-        return text.to_string();
+        return Ok(text.to_string());
     }
     let mut out = String::new();
     let b = text.as_bytes();
@@ -459,117 +684,110 @@ fn expand_text(text: &str, aliases: &HashMap<String, (String, usize)>, depth: us
                 j += 1;
             }
             let name = &text[st..j];
-            if let Some((t, _)) = aliases.get(name) {
-                out.push_str(&expand_text(t, aliases, depth + 1));
+            if let Some(d) = aliases.get(name) {
+                out.push_str(&expand_text(&d.text, aliases, depth + 1, budget)?);
                 i = j;
                 continue;
             }
         }
-        out.push(b[i] as char);
-        i += 1;
+        let ch = text[i..].chars().next().expect("i is a char boundary");
+        if *budget < ch.len_utf8() {
+            return Err(format!(
+                "the attribute's text with its aliases expanded exceeds {MAX_EXPANDED} bytes"
+            ));
+        }
+        *budget -= ch.len_utf8();
+        out.push(ch);
+        i += ch.len_utf8();
     }
-    out
+    Ok(out)
 }
 
 /// Parse one attribute's text (inline, as in `--src '#ttg.blocked<{...}>'`).
+/// A leading UTF-8 byte-order mark is skipped; columns count from the
+/// text's first byte.
 pub fn parse_attribute(text: &str) -> Result<Encoding, ParseError> {
     let aliases = HashMap::new();
-    let mut lx = Lexer::new(text.trim(), 1);
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let base = text.len() - body.len();
+    let mut lx = Lexer::new(body, 1, base);
     let v = lx.value()?;
-    if lx.peek().is_some() {
-        return err(
-            1,
-            format!(
-                "trailing text after the attribute: `{}`",
-                &text.trim()[lx.pos..]
-            ),
-        );
-    }
-    Ctx { aliases: &aliases }.encoding(&v, 1, 0)
+    lx.end("the attribute")?;
+    Ctx { aliases: &aliases }.encoding(&v, 0)
 }
 
 /// Parse one attribute's text like [`parse_attribute`], and on error also
-/// return the byte offset into `text` where parsing stopped (the lexer's
-/// position for syntax errors, the start of the offending key where the
-/// message names one, else the attribute's start). Never panics on any
-/// input (trailing text is reported lossily).
+/// return the byte offset into `text` where the error points (its column on
+/// line 1; 0 when the error has no column). Never panics on any input.
 pub fn parse_attribute_at(text: &str) -> Result<Encoding, (ParseError, usize)> {
-    let aliases = HashMap::new();
-    let lead = text.len() - text.trim_start().len();
-    let body = text.trim();
-    let mut lx = Lexer::new(body, 1);
-    let v = lx.value().map_err(|e| (e, lead + lx.pos.min(body.len())))?;
-    if lx.peek().is_some() {
-        let at = lx.pos.min(body.len());
-        let rest: String = String::from_utf8_lossy(&body.as_bytes()[at..])
-            .chars()
-            .take(30)
-            .collect();
-        return Err((
-            ParseError {
-                line: 1,
-                msg: format!("trailing text after the attribute: `{rest}`"),
-            },
-            lead + at,
-        ));
-    }
-    Ctx { aliases: &aliases }.encoding(&v, 1, 0).map_err(|e| {
-        // point at the key a message names (`key`), where it occurs as `key =`
-        let at = e
-            .msg
-            .split('`')
-            .nth(1)
-            .and_then(|k| {
-                body.match_indices(k)
-                    .find(|(i, _)| body[i + k.len()..].trim_start().starts_with('='))
-                    .map(|(i, _)| i)
-            })
-            .unwrap_or(0);
-        (e, lead + at)
+    parse_attribute(text).map_err(|e| {
+        let at = if e.line <= 1 && e.col > 0 {
+            (e.col - 1).min(text.len())
+        } else {
+            0
+        };
+        (e, at)
     })
 }
 
-/// Parse `AxBxC` (a tensor shape) into dims.
+/// Parse `AxBxC` (a tensor shape) into dims: each a positive integer.
 pub fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
     text.split('x')
-        .map(|d| {
-            d.trim()
-                .parse::<i64>()
-                .map_err(|_| format!("shape `{text}`: `{d}` is not an integer"))
+        .map(|d| match d.trim().parse::<i64>() {
+            Ok(v) if v > 0 => Ok(v),
+            Ok(v) => Err(format!("shape `{text}`: dimension {v} is not positive")),
+            Err(_) => Err(format!("shape `{text}`: `{d}` is not an integer")),
         })
         .collect()
 }
 
-/// Split `tensor<128x64xf16, #enc>` into (shape, element type, encoding text).
-fn split_tensor_type(t: &str, line: usize) -> Result<(Vec<i64>, ElemType, String), ParseError> {
+/// Split `tensor<128x64xf16, #enc>` (a slice of `raw`, line `line`) into
+/// (shape, element type, encoding text).
+fn split_tensor_type<'r>(
+    raw: &'r str,
+    t: &'r str,
+    line: usize,
+) -> Result<(Vec<i64>, ElemType, &'r str), ParseError> {
     let t = t.trim();
+    let whole = span_in(raw, line, t);
     let inner = t
         .strip_prefix("tensor<")
         .and_then(|x| x.strip_suffix('>'))
         .ok_or_else(|| ParseError {
             line,
+            col: whole.col,
+            len: whole.len,
             msg: format!("expected `tensor<...>`, got `{t}`"),
         })?;
     let comma = inner.find(',').ok_or_else(|| ParseError {
         line,
+        col: whole.col,
+        len: whole.len,
         msg: format!("tensor type `{t}` has no encoding"),
     })?;
     let dims = &inner[..comma];
-    let enc = inner[comma + 1..].trim().to_string();
+    let enc = inner[comma + 1..].trim();
     let parts: Vec<&str> = dims.split('x').collect();
-    let (elem, shape) = parts.split_last().unwrap();
+    let (elem, shape) = parts.split_last().expect("split yields at least one part");
     let shape = shape
         .iter()
-        .map(|d| {
-            d.trim().parse::<i64>().map_err(|_| ParseError {
-                line,
-                msg: format!("bad dimension `{d}` in `{t}`"),
-            })
+        .map(|d| match d.trim().parse::<i64>() {
+            Ok(v) if v > 0 => Ok(v),
+            _ => err_at(
+                span_in(raw, line, d),
+                format!("bad dimension `{}` in `{t}`", d.trim()),
+            ),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let elem = ElemType::parse(elem.trim()).ok_or_else(|| ParseError {
-        line,
-        msg: format!("unknown element type `{elem}`"),
+    let elem_t = elem.trim();
+    let elem = ElemType::parse(elem_t).ok_or_else(|| {
+        let at = span_in(raw, line, elem_t);
+        ParseError {
+            line,
+            col: at.col,
+            len: at.len.max(1),
+            msg: format!("unknown element type `{elem_t}`"),
+        }
     })?;
     Ok((shape, elem, enc))
 }
@@ -594,15 +812,32 @@ fn tensor_end(s: &str, start: usize) -> Option<usize> {
     None
 }
 
-fn module_int(line_text: &str, key: &str) -> Option<u32> {
-    let i = line_text.find(key)?;
-    let rest = &line_text[i + key.len()..];
+/// The integer value of `"key" = N` in a module's attribute line: `None`
+/// when the key is absent, an error when its value is not an integer.
+fn module_int(raw: &str, line: usize, l: &str, key: &str) -> Result<Option<u32>, ParseError> {
+    let Some(i) = l.find(key) else {
+        return Ok(None);
+    };
+    let rest = &l[i + key.len()..];
     let rest = rest.trim_start().trim_start_matches('"').trim_start();
-    let rest = rest.strip_prefix('=')?.trim_start();
+    let Some(rest) = rest.strip_prefix('=') else {
+        return Ok(None);
+    };
+    let rest = rest.trim_start();
     let end = rest
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+    let digits = &rest[..end];
+    digits.parse().map(Some).or_else(|_| {
+        let at = span_in(raw, line, &l[i..i + key.len()]);
+        err_at(
+            at,
+            format!(
+                "\"{key}\" must be a non-negative integer, got `{}`",
+                rest.chars().take(20).collect::<String>()
+            ),
+        )
+    })
 }
 
 /// The line without a trailing `// comment` (outside string literals).
@@ -620,10 +855,13 @@ fn strip_comment(line: &str) -> &str {
 }
 
 /// Parse a whole TTGIR file (one or more modules). Returns every
-/// `ttg.convert_layout` with its encodings resolved; errors carry the line.
+/// `ttg.convert_layout` with its encodings resolved; errors carry the line
+/// and column. A leading UTF-8 byte-order mark is skipped (columns of the
+/// first line count from after it).
 pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Pass 1: aliases (`#name = <attr>` at the start of a line).
-    let mut aliases: HashMap<String, (String, usize)> = HashMap::new();
+    let mut aliases: HashMap<String, AliasDef> = HashMap::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -635,22 +873,31 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        let value = l[eq + 3..].trim();
+        let value = strip_comment(&l[eq + 3..]).trim();
         if value.starts_with("loc(") {
             continue;
         }
-        if aliases
-            .insert(name.to_string(), (value.to_string(), line))
-            .is_some()
-        {
-            return err(line, format!("attribute alias `#{name}` defined twice"));
+        let at = span_in(raw, line, value);
+        let def = AliasDef {
+            text: value.to_string(),
+            line,
+            base: at.col.saturating_sub(1),
+        };
+        if let Some(first) = aliases.insert(name.to_string(), def) {
+            return err_at(
+                span_in(raw, line, &l[..eq]),
+                format!(
+                    "attribute alias `#{name}` defined twice (first on line {})",
+                    first.line
+                ),
+            );
         }
     }
     // Pass 2: modules, functions, converts.
     let mut file = TtgirFile {
         aliases: aliases
             .iter()
-            .map(|(k, v)| (k.clone(), v.0.clone()))
+            .map(|(k, v)| (k.clone(), v.text.clone()))
             .collect(),
         ..Default::default()
     };
@@ -669,14 +916,32 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         let pending = std::mem::take(&mut comments);
         let l = strip_comment(raw).trim();
         if l.starts_with("module") {
-            num_warps =
-                module_int(l, "ttg.num-warps").or_else(|| module_int(l, "triton_gpu.num-warps"));
-            num_ctas = module_int(l, "ttg.num-ctas")
-                .or_else(|| module_int(l, "triton_gpu.num-ctas"))
+            let nw_key = if l.contains("triton_gpu.num-warps") {
+                "triton_gpu.num-warps"
+            } else {
+                "ttg.num-warps"
+            };
+            num_warps = module_int(raw, line, l, nw_key)?;
+            if let Some(nw) = num_warps {
+                if nw == 0 || nw > MAX_WARPS {
+                    let k = l.find(nw_key).expect("key found");
+                    return err_at(
+                        span_in(raw, line, &l[k..k + nw_key.len()]),
+                        format!(
+                            "\"{nw_key}\" = {nw}: a CTA holds 1 to {MAX_WARPS} warps (at most 1024 threads)"
+                        ),
+                    );
+                }
+            }
+            num_ctas = module_int(raw, line, l, "ttg.num-ctas")?
+                .or(module_int(raw, line, l, "triton_gpu.num-ctas")?)
                 .unwrap_or(1);
-            if let Some(tpw) = module_int(l, "ttg.threads-per-warp")
-                .or_else(|| module_int(l, "triton_gpu.threads-per-warp"))
-            {
+            if let Some(tpw) = module_int(raw, line, l, "ttg.threads-per-warp")?.or(module_int(
+                raw,
+                line,
+                l,
+                "triton_gpu.threads-per-warp",
+            )?) {
                 if tpw != 32 {
                     return err(line, format!("\"ttg.threads-per-warp\" = {tpw}: warpforge targets 32-lane NVIDIA warps"));
                 }
@@ -701,44 +966,99 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             continue;
         };
         let rest = &l[p..];
+        let op_at = span_in(raw, line, &rest[..rest.find(' ').unwrap_or(rest.len())]);
+        let kw = if rest.starts_with("ttg.") {
+            "ttg.convert_layout"
+        } else {
+            "triton_gpu.convert_layout"
+        };
+        let more = &rest[kw.len()..];
+        if let Some((q, k)) = ["ttg.convert_layout", "triton_gpu.convert_layout"]
+            .iter()
+            .filter_map(|k| more.find(k).map(|q| (q, k.len())))
+            .min()
+        {
+            let second = &more[q..q + k];
+            return err_at(
+                span_in(raw, line, second),
+                "a second convert_layout on one line (warpforge reads one op per line; put each on its own line)",
+            );
+        }
         let colon = rest.find(" : ").ok_or_else(|| ParseError {
             line,
+            col: op_at.col,
+            len: op_at.len,
             msg: "convert_layout without a type (` : tensor<...> -> tensor<...>`)".into(),
         })?;
         let types = &rest[colon + 3..];
         let s0 = types.find("tensor<").ok_or_else(|| ParseError {
             line,
+            col: op_at.col,
+            len: op_at.len,
             msg: "convert_layout: expected a tensor source type".into(),
         })?;
-        let e0 = tensor_end(types, s0).ok_or_else(|| ParseError {
-            line,
-            msg: "convert_layout: unbalanced `<` in the source type".into(),
+        let e0 = tensor_end(types, s0).ok_or_else(|| {
+            let at = span_in(raw, line, &types[s0..]);
+            ParseError {
+                line,
+                col: at.col,
+                len: at.len,
+                msg: "convert_layout: unbalanced `<` in the source type".into(),
+            }
         })?;
         let after = &types[e0..];
-        let arrow = after.find("->").ok_or_else(|| ParseError {
-            line,
-            msg: "convert_layout: expected `->`".into(),
+        let arrow = after.find("->").ok_or_else(|| {
+            let at = span_in(raw, line, after);
+            ParseError {
+                line,
+                col: at.col,
+                len: at.len.max(1),
+                msg: "convert_layout: expected `->` after the source type".into(),
+            }
         })?;
+        if !after[..arrow].trim().is_empty() {
+            return err_at(
+                span_in(raw, line, after[..arrow].trim()),
+                format!(
+                    "convert_layout: unexpected `{}` between the source type and `->`",
+                    after[..arrow].trim()
+                ),
+            );
+        }
         let after = &after[arrow + 2..];
         let s1 = after.find("tensor<").ok_or_else(|| ParseError {
             line,
+            col: op_at.col,
+            len: op_at.len,
             msg: "convert_layout: expected a tensor result type".into(),
         })?;
-        let e1 = tensor_end(after, s1).ok_or_else(|| ParseError {
-            line,
-            msg: "convert_layout: unbalanced `<` in the result type".into(),
-        })?;
-        let (shape, elem, src_t) = split_tensor_type(&types[s0..e0], line)?;
-        let (shape2, elem2, dst_t) = split_tensor_type(&after[s1..e1], line)?;
-        if shape != shape2 {
-            return err(
+        let e1 = tensor_end(after, s1).ok_or_else(|| {
+            let at = span_in(raw, line, &after[s1..]);
+            ParseError {
                 line,
+                col: at.col,
+                len: at.len,
+                msg: "convert_layout: unbalanced `<` in the result type".into(),
+            }
+        })?;
+        let tail = after[e1..].trim();
+        if !(tail.is_empty() || tail.starts_with("loc(")) {
+            return err_at(
+                span_in(raw, line, tail),
+                format!("convert_layout: unexpected `{tail}` after the result type"),
+            );
+        }
+        let (shape, elem, src_t) = split_tensor_type(raw, &types[s0..e0], line)?;
+        let (shape2, elem2, dst_t) = split_tensor_type(raw, &after[s1..e1], line)?;
+        if shape != shape2 {
+            return err_at(
+                op_at,
                 format!("convert_layout changes the shape: {shape:?} -> {shape2:?}"),
             );
         }
         if elem != elem2 {
-            return err(
-                line,
+            return err_at(
+                op_at,
                 format!(
                     "convert_layout changes the element type: {} -> {}",
                     elem.name, elem2.name
@@ -746,15 +1066,26 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             );
         }
         let Some(nw) = num_warps else {
-            return err(
-                line,
+            return err_at(
+                op_at,
                 "convert_layout outside a module with \"ttg.num-warps\"",
             );
         };
-        let sv = Lexer::new(&src_t, line).value()?;
-        let dv = Lexer::new(&dst_t, line).value()?;
-        let src = ctx.encoding(&sv, line, 0)?;
-        let dst = ctx.encoding(&dv, line, 0)?;
+        let src_at = span_in(raw, line, src_t);
+        let dst_at = span_in(raw, line, dst_t);
+        let mut sl = Lexer::new(src_t, line, src_at.col.saturating_sub(1));
+        let sv = sl.value()?;
+        sl.end("the encoding of the source tensor type")?;
+        let mut dl = Lexer::new(dst_t, line, dst_at.col.saturating_sub(1));
+        let dv = dl.value()?;
+        dl.end("the encoding of the result tensor type")?;
+        let src = ctx.encoding(&sv, 0)?;
+        let dst = ctx.encoding(&dv, 0)?;
+        let mut budget = MAX_EXPANDED;
+        let src_text =
+            expand_text(src_t, &aliases, 0, &mut budget).or_else(|m| err_at(src_at, m))?;
+        let dst_text =
+            expand_text(dst_t, &aliases, 0, &mut budget).or_else(|m| err_at(dst_at, m))?;
         file.converts.push(ConvertOp {
             name: format!("{func}:{line}"),
             line,
@@ -763,14 +1094,80 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             elem,
             src,
             dst,
-            src_text: expand_text(&src_t, &aliases, 0),
-            dst_text: expand_text(&dst_t, &aliases, 0),
+            src_text,
+            dst_text,
+            src_at,
+            dst_at,
             num_warps: nw,
             num_ctas,
             doc: func_doc.clone(),
         });
     }
     Ok(file)
+}
+
+/// Where the attribute field `field` is written for one side of a
+/// conversion (`src_at`/`dst_at` of a [`ConvertOp`]) in `text` (the file,
+/// or the attribute text itself for `--src/--dst`): the `field` key in the
+/// attribute at `at`, or in an alias it refers to (transitively). `None`
+/// when it cannot be found.
+pub fn locate_field(text: &str, at: Span, field: &str) -> Option<Span> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut todo = vec![at];
+    let mut seen = 0;
+    while let Some(s) = todo.pop() {
+        seen += 1;
+        if seen > 64 || s.line == 0 || s.col == 0 {
+            continue;
+        }
+        let raw = lines.get(s.line - 1)?;
+        let start = (s.col - 1).min(raw.len());
+        let end = if s.len > 0 {
+            (start + s.len).min(raw.len())
+        } else {
+            raw.len()
+        };
+        let seg = raw.get(start..end)?;
+        let b = seg.as_bytes();
+        let mut i = 0;
+        while let Some(k) = seg[i..].find(field) {
+            let p = i + k;
+            let before_ok = p == 0 || matches!(b[p - 1], b'{' | b',' | b' ' | b'"');
+            let after = seg[p + field.len()..].trim_start_matches('"').trim_start();
+            if before_ok && after.starts_with('=') {
+                return Some(Span {
+                    line: s.line,
+                    col: start + p + 1,
+                    len: field.len(),
+                });
+            }
+            i = p + field.len();
+        }
+        // aliases referenced here: look in their definitions
+        for (j, _) in seg.match_indices('#') {
+            let name: String = seg[j + 1..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() || seg[j + 1 + name.len()..].starts_with('.') {
+                continue;
+            }
+            for (n, l) in lines.iter().enumerate() {
+                let t = l.trim_start();
+                if let Some(r) = t
+                    .strip_prefix('#')
+                    .and_then(|r| r.strip_prefix(name.as_str()))
+                {
+                    if let Some(v) = r.strip_prefix(" = ") {
+                        let v = v.trim();
+                        todo.push(span_in(l, n + 1, v));
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -837,5 +1234,73 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         let e = parse_ttgir(t).unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.msg.contains("changes the shape"));
+    }
+
+    const B: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+
+    fn file(op: &str) -> String {
+        format!("#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32}} {{\n  tt.func @f() {{\n    {op}\n  }}\n}}\n")
+    }
+
+    const OP: &str = "%0 = ttg.convert_layout %x : tensor<16x16xi32, #b> -> tensor<16x16xi32, #b>";
+
+    #[test]
+    fn errors_carry_columns_and_lengths() {
+        let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>").unwrap_err();
+        assert_eq!((e.line, e.col, e.len), (1, 39, 5), "{e}");
+        let e = parse_ttgir(&file(&OP.replace("#b>", "#c>"))).unwrap_err();
+        assert_eq!((e.line, e.col, e.len), (4, 52, 2), "{e}");
+        assert!(e
+            .to_string()
+            .starts_with("line 4, column 52: unknown attribute alias `#c`"));
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        for deep in [
+            "[".repeat(100_000),
+            "#ttg.slice<{dim = 0, parent = ".repeat(10_000),
+        ] {
+            let e = parse_attribute(&deep).unwrap_err();
+            assert!(e.msg.contains("nests deeper"), "{e}");
+        }
+        // alias chains and cycles
+        let t = "#a = #b\n#b = #a\nmodule attributes {\"ttg.num-warps\" = 1 : i32} {\n  %0 = ttg.convert_layout %x : tensor<16x16xi32, #a> -> tensor<16x16xi32, #a>\n}\n";
+        assert!(parse_ttgir(t).unwrap_err().msg.contains("nest too deeply"));
+    }
+
+    #[test]
+    fn duplicates_trailing_junk_and_two_ops_are_errors() {
+        let e = parse_attribute(&B.replace("order", "warpsPerCTA = [1, 1], order")).unwrap_err();
+        assert!(e.msg.contains("`warpsPerCTA` is given twice"), "{e}");
+        let e = parse_attribute(&format!("{B} }}")).unwrap_err();
+        assert!(e.msg.contains("unexpected `}` after the attribute"), "{e}");
+        let e = parse_ttgir(&file(&OP.replace("#b>", "#b junk>"))).unwrap_err();
+        assert!(
+            e.msg
+                .contains("after the encoding of the source tensor type"),
+            "{e}"
+        );
+        let e = parse_ttgir(&file(&format!("{OP} {OP}"))).unwrap_err();
+        assert!(e.msg.contains("second convert_layout"), "{e}");
+        // an SSA name that mentions convert_layout is not a second op
+        let ok = OP.replace("%x", "%convert_layout_3");
+        assert_eq!(parse_ttgir(&file(&ok)).unwrap().converts.len(), 1);
+        let e = parse_ttgir(&file(OP).replace("= 1 : i32", "= 64 : i32")).unwrap_err();
+        assert!(e.msg.contains("1 to 32 warps"), "{e}");
+        let e = parse_attribute(&B.replace("[1, 4]", "[1, 4294967300]")).unwrap_err();
+        assert!(e.msg.contains("not a non-negative 32-bit integer"), "{e}");
+    }
+
+    #[test]
+    fn a_bom_is_skipped_and_fields_are_found() {
+        let t = format!("\u{feff}{}", file(OP));
+        let f = parse_ttgir(&t).unwrap();
+        assert_eq!(f.converts.len(), 1);
+        let op = &f.converts[0];
+        // the alias `#b` on line 4 leads to its definition on line 1
+        let at = locate_field(&t, op.src_at, "order").unwrap();
+        assert_eq!((at.line, at.len), (1, 5));
+        assert!(parse_attribute(&format!("\u{feff}{B}")).is_ok());
     }
 }

@@ -16,14 +16,24 @@ fn corpus(rel: &str) -> String {
         .unwrap_or_else(|e| panic!("corpus/{rel}: {e}"))
 }
 
+/// Is there a GPU? Says `GPU-TEST ran <test>` or `GPU-TEST SKIPPED <test>:
+/// <why>` on standard error, written past the test harness's capture (which
+/// only takes `eprintln!`) so that `make test` can count both.
 fn gpu_or_skip(test: &str) -> bool {
+    use std::io::Write;
     match probe_gpu() {
         Ok(g) => {
-            eprintln!("{test}: running on {} (sm_{}{})", g.name, g.sm.0, g.sm.1);
+            let _ = writeln!(
+                std::io::stderr(),
+                "GPU-TEST ran {test} on {} (sm_{}{})",
+                g.name,
+                g.sm.0,
+                g.sm.1
+            );
             true
         }
         Err(e) => {
-            eprintln!("SKIPPED {test}: {e}");
+            let _ = writeln!(std::io::stderr(), "GPU-TEST SKIPPED {test}: {e}");
             false
         }
     }

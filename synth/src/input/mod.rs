@@ -182,6 +182,8 @@ pub struct LayoutText {
 /// text from a file first. Errors: [`InputError`], naming the path (for
 /// `@PATH`), the format(s) tried and the position each stopped at.
 pub fn read_layout(text: &str) -> Result<LayoutText, InputError> {
+    // a leading UTF-8 byte-order mark is not part of any format
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let t = text.trim();
     if let Some(path) = t.strip_prefix('@') {
         let path = path.trim();
@@ -189,7 +191,8 @@ pub fn read_layout(text: &str) -> Result<LayoutText, InputError> {
             path: path.to_string(),
             detail: e.to_string(),
         })?;
-        return parse_layout_in(&body, &format!("@{path}: "));
+        let body = body.strip_prefix('\u{feff}').unwrap_or(&body);
+        return parse_layout_in(body, &format!("@{path}: "));
     }
     parse_layout_in(text, "")
 }

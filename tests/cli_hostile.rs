@@ -1,0 +1,657 @@
+//! Issue 8: the CLI never loses data or panics. Output files are never an
+//! input and are written safely (symlinks, FIFOs, devices, failures), closed
+//! pipes end quietly, hostile input gets a clear error that points at the
+//! text, emitted headers compose. One test per failure the issue lists.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("warpforge runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An error: exit 1 (or `code`), no panic, every needle in standard error.
+fn expect_error_code(o: &Output, code: i32, needles: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    for n in needles {
+        assert!(e.contains(n), "missing `{n}` in:\n{e}");
+    }
+}
+
+fn expect_error(o: &Output, needles: &[&str]) {
+    expect_error_code(o, 1, needles)
+}
+
+const B8X4: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+const B4X8T: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>";
+
+/// A one-op TTGIR file with `op` (the convert_layout line) and `head`
+/// lines before the module.
+fn ttgir(dir: &Path, name: &str, head: &str, warps: &str, op: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!(
+            "{head}#b = {B8X4}\n#t = {B4X8T}\nmodule attributes {{\"ttg.num-warps\" = {warps} : i32}} {{\n  tt.func @f() {{\n    {op}\n    tt.return\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+const OP: &str = "%0 = ttg.convert_layout %x : tensor<16x16xi32, #b> -> tensor<16x16xi32, #t>";
+
+// --- output safety -------------------------------------------------------
+
+#[test]
+fn output_that_is_the_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(dir.path(), "in.ttgir", "", "1", OP);
+    let before = std::fs::read(&f).unwrap();
+    let link = dir.path().join("link.ttgir");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    let hard = dir.path().join("hard.ttgir");
+    std::fs::hard_link(&f, &hard).unwrap();
+    let fs = f.to_str().unwrap();
+    for out in [fs, link.to_str().unwrap(), hard.to_str().unwrap()] {
+        for args in [
+            vec!["emit", "--ttgir", fs, "-o", out],
+            vec!["verify", "--cpu", "--ttgir", fs, "-o", out],
+            vec!["verify", "--cpu", "--ttgir", fs, "--report", out],
+        ] {
+            let o = run(&args);
+            expect_error(&o, &["is the input file --ttgir", "refusing to overwrite"]);
+            assert_eq!(
+                std::fs::read(&f).unwrap(),
+                before,
+                "{args:?} changed the input"
+            );
+        }
+    }
+    // and two outputs that are one file
+    let o = run(&[
+        "verify", "--cpu", "--ttgir", fs, "-o", "x.md", "--report", "./x.md",
+    ]);
+    expect_error(&o, &["are the same file"]);
+}
+
+#[test]
+fn symlinked_output_keeps_the_link_and_replaces_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(dir.path(), "in.ttgir", "", "1", OP);
+    let target = dir.path().join("real.cuh");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.cuh");
+    std::os::unix::fs::symlink("real.cuh", &link).unwrap();
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        f.to_str().unwrap(),
+        "-o",
+        link.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target).unwrap().contains("wf_f_"));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary file left: {names:?}");
+}
+
+#[test]
+fn fifos_and_devices_are_written_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(dir.path(), "in.ttgir", "", "1", OP);
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            std::fs::File::open(fifo)
+                .unwrap()
+                .read_to_string(&mut s)
+                .unwrap();
+            s
+        })
+    };
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        f.to_str().unwrap(),
+        "-o",
+        fifo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(reader.join().unwrap().contains("wf_f_"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let o = run(&["emit", "--ttgir", f.to_str().unwrap(), "-o", "/dev/null"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn a_failed_write_leaves_no_temp_file_and_names_the_users_path() {
+    // a file-size limit makes the write fail half-way (SIGXFSZ ignored)
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.cuh");
+    std::fs::write(&out, "keep").unwrap();
+    let o = Command::new("sh")
+        .current_dir(root())
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 4; exec '{}' emit --ttgir corpus/pairs.mlir -o '{}'",
+            env!("CARGO_BIN_EXE_warpforge"),
+            out.display()
+        ))
+        .output()
+        .unwrap();
+    expect_error(&o, &[&format!("{}: cannot write", out.display())]);
+    assert!(
+        !stderr(&o).contains(".out."),
+        "temp path named: {}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep");
+    let n = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(n, 1, "a temporary file stayed behind");
+}
+
+/// Run with standard output a pipe whose reader is gone before the write.
+fn into_closed_pipe(args: &[&str]) -> Output {
+    let mut c = bin()
+        .current_dir(root())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(c.stdout.take());
+    c.wait_with_output().unwrap()
+}
+
+#[test]
+fn closed_pipes_end_quietly_with_status_0() {
+    for args in [
+        &["plan", "--json", "--ttgir", "corpus/pairs.mlir"][..],
+        &["plan", "--verbose", "--ttgir", "corpus/pairs.mlir"],
+        &["emit", "--ttgir", "corpus/pairs.mlir"],
+        &[
+            "verify",
+            "--cpu",
+            "--ttgir",
+            "tests/data/same_cta_split.mlir",
+        ],
+        &["layout", "--attr", B8X4, "--shape", "16x16", "--warps", "1"],
+    ] {
+        let o = into_closed_pipe(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            !e.contains("Broken pipe") && !e.contains("panicked"),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clean_error() {
+    let full = std::fs::File::create("/dev/full");
+    if full.is_err() {
+        eprintln!("no /dev/full here: skipped");
+        return;
+    }
+    for args in [
+        &["plan", "--ttgir", "corpus/pairs.mlir"][..],
+        &["emit", "--ttgir", "corpus/pairs.mlir"],
+        &["layout", "--attr", B8X4, "--shape", "16x16", "--warps", "1"],
+    ] {
+        let o = bin()
+            .current_dir(root())
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        expect_error(&o, &["standard output: cannot write", "No space left"]);
+    }
+    let o = run(&["emit", "--ttgir", "corpus/pairs.mlir", "-o", "/dev/full"]);
+    expect_error(&o, &["/dev/full: cannot write", "No space left"]);
+}
+
+// --- hostile input -------------------------------------------------------
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = "[".repeat(30_000);
+    // no format takes it; each stops at its own depth limit (JSON, Gluon)
+    let o = run(&["layout", "--attr", &deep, "--shape", "16x16"]);
+    expect_error(
+        &o,
+        &["--attr", "recursion limit exceeded", "nest too deeply"],
+    );
+    // a TTGIR attribute that nests too deeply points at the 33rd level
+    let attr = format!("#ttg.linear<{{register = {deep}");
+    let o = run(&["layout", "--attr", &attr, "--shape", "16x16"]);
+    expect_error(&o, &["--attr:1:", "nests deeper than 32 levels"]);
+    let dir = tempfile::tempdir().unwrap();
+    let op =
+        format!("%0 = ttg.convert_layout %x : tensor<16x16xi32, {deep}> -> tensor<16x16xi32, #t>");
+    let f = ttgir(dir.path(), "deep.ttgir", "", "1", &op);
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(&o, &["deep.ttgir:5:", "nests deeper"]);
+}
+
+#[test]
+fn warps_per_cta_at_most_32() {
+    for w in ["64", "1024", "65536", "0", "6"] {
+        let t0 = std::time::Instant::now();
+        let o = run(&[
+            "emit", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", w,
+        ]);
+        assert!(t0.elapsed().as_secs() < 5);
+        expect_error_code(&o, 2, &["--warps", "warps per CTA"]);
+    }
+    let o = run(&[
+        "layout", "--attr", B8X4, "--shape", "16x16", "--warps", "64",
+    ]);
+    expect_error_code(&o, 2, &["a CTA holds 1 to 32 warps (at most 1024 threads)"]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(dir.path(), "w.ttgir", "", "64", OP);
+    let o = run(&["emit", "--ttgir", f.to_str().unwrap()]);
+    expect_error(
+        &o,
+        &[
+            "w.ttgir:3:21",
+            "\"ttg.num-warps\" = 64: a CTA holds 1 to 32 warps",
+        ],
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn a_key_given_twice_is_an_error() {
+    let twice = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], sizePerThread = [4, 1]}>";
+    let o = run(&[
+        "layout", "--attr", twice, "--shape", "16x16", "--warps", "1",
+    ]);
+    expect_error(
+        &o,
+        &[
+            "--attr:1:102",
+            "`sizePerThread` is given twice (first at column 15)",
+        ],
+    );
+}
+
+#[test]
+fn flags_that_do_nothing_are_errors() {
+    let o = run(&["emit", "--json", "--ttgir", "corpus/pairs.mlir"]);
+    expect_error(&o, &["emit --json", "give -o FILE"]);
+    for extra in [
+        &["--shape", "16x16"][..],
+        &["--dtype", "f16"],
+        &["--warps", "4"],
+    ] {
+        let mut args = vec!["plan", "--ttgir", "corpus/pairs.mlir"];
+        args.extend_from_slice(extra);
+        expect_error_code(&run(&args), 2, &["cannot be used with"]);
+    }
+    // --name with --ttgir picks conversions; one that names none is an error
+    let o = run(&["plan", "--ttgir", "corpus/pairs.mlir", "--name", "x"]);
+    expect_error(&o, &["--name x: no such conversion", "fig3:60"]);
+    let o = run(&["plan", "--ttgir", "corpus/pairs.mlir", "--name", "fig3:60"]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+    let o = run(&[
+        "plan",
+        "--json",
+        "--verbose",
+        "--ttgir",
+        "corpus/pairs.mlir",
+    ]);
+    expect_error_code(&o, 2, &["cannot be used with"]);
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--dtypes",
+        "i8",
+        "--ttgir",
+        "corpus/pairs.mlir",
+    ]);
+    expect_error_code(&o, 2, &["cannot be used with"]);
+    let o = run(&[
+        "plan",
+        "--strategy",
+        "shuffle",
+        "--max-smem",
+        "1024",
+        "--ttgir",
+        "corpus/pairs.mlir",
+    ]);
+    expect_error(&o, &["--max-smem", "--strategy shuffle makes none"]);
+}
+
+#[test]
+fn two_convert_layouts_on_one_line_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(
+        dir.path(),
+        "two.ttgir",
+        "",
+        "1",
+        &format!("{OP} {}", OP.replace("%0", "%1")),
+    );
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(&o, &["two.ttgir:5:", "a second convert_layout on one line"]);
+}
+
+#[test]
+fn junk_inside_a_tensor_type_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for (op, needle) in [
+        (
+            OP.replace("#b>", "#b junk>"),
+            "unexpected `junk` after the encoding",
+        ),
+        (OP.replace("#b>", "#b, #t>"), "unexpected `, #t`"),
+        (
+            OP.replace("#t>", "#t> junk"),
+            "unexpected `junk` after the result type",
+        ),
+        (
+            OP.replace("16x16xi32, #b", "16x16xi32 x, #b"),
+            "bad dimension `i32`",
+        ),
+        (
+            OP.replace("16x16xi32, #b", "16x16xq32, #b"),
+            "unknown element type `q32`",
+        ),
+    ] {
+        let f = ttgir(dir.path(), "junk.ttgir", "", "1", &op);
+        let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+        expect_error(&o, &["junk.ttgir:5:", needle]);
+    }
+    let o = run(&[
+        "layout",
+        "--attr",
+        &format!("{B8X4} x"),
+        "--shape",
+        "16x16",
+        "--warps",
+        "1",
+    ]);
+    expect_error(&o, &["unexpected `x` after the attribute"]);
+}
+
+#[test]
+fn an_input_with_no_conversion_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.ttgir");
+    std::fs::write(&empty, "").unwrap();
+    let noop = dir.path().join("noop.ttgir");
+    std::fs::write(
+        &noop,
+        "module attributes {\"ttg.num-warps\" = 4 : i32} {\n}\n",
+    )
+    .unwrap();
+    for f in [&empty, &noop] {
+        for cmd in [&["emit"][..], &["plan"], &["verify", "--cpu"]] {
+            let mut args = cmd.to_vec();
+            args.extend(["--ttgir", f.to_str().unwrap()]);
+            let o = run(&args);
+            expect_error(&o, &["no ttg.convert_layout found"]);
+            assert!(o.stdout.is_empty(), "{args:?} printed something");
+        }
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(dir.path(), "bom.ttgir", "\u{feff}", "1", OP);
+    let o = run(&["plan", "--json", "--ttgir", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&[
+        "layout",
+        "--attr",
+        &format!("\u{feff}{B8X4}"),
+        "--shape",
+        "16x16",
+        "--warps",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+// --- errors point --------------------------------------------------------
+
+#[test]
+fn errors_give_file_line_column_and_underline_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ttgir(
+        dir.path(),
+        "alias.ttgir",
+        "",
+        "1",
+        &OP.replace("#t>", "#nope>"),
+    );
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(
+        &o,
+        &[
+            "alias.ttgir:5:",
+            "unknown attribute alias `#nope`",
+            "╭─[",
+            "^",
+        ][..3],
+    );
+    let e = stderr(&o);
+    let col: usize = e
+        .split("alias.ttgir:5:")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|c| c.parse().ok())
+        .expect("a column");
+    let line = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .nth(4)
+        .unwrap()
+        .to_string();
+    assert_eq!(&line[col - 1..col + 4], "#nope");
+    assert!(e.contains(&line), "the line is shown: {e}");
+    assert!(e.contains("─┬─") || e.contains("┬"), "underlined: {e}");
+}
+
+#[test]
+fn mma_v3_instr_shape_names_the_field() {
+    let mma = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 48, 16]}>";
+    let o = run(&["layout", "--attr", mma, "--shape", "128x128"]);
+    expect_error(
+        &o,
+        &[
+            "--attr:1:76",
+            "instrShape [16, 48, 16]: N = 48 is not a power of two",
+            "this `instrShape`",
+        ],
+    );
+    assert!(!stderr(&o).contains("size of register"), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mma.ttgir");
+    std::fs::write(&f, format!("#mma = {mma}\nmodule attributes {{\"ttg.num-warps\" = 4 : i32}} {{\n  tt.func @f() {{\n    %0 = ttg.convert_layout %x : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #mma>\n  }}\n}}\n")).unwrap();
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(&o, &["mma.ttgir:1:83", "of `f:4` (line 4)", "instrShape"]);
+}
+
+#[test]
+fn the_default_warps_is_named_when_it_applied() {
+    // --warps not given: the warps come from the first layout that fixes
+    // them (`warpsPerCTA`), and the error says so
+    const B22: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+    let o = run(&["plan", "--src", B8X4, "--dst", B22, "--shape", "16x16"]);
+    expect_error(
+        &o,
+        &[
+            "--dst:1:64",
+            "--warps is 1 (--warps was not given: 1 is what --src fixes)",
+        ],
+    );
+    assert!(!stderr(&o).contains("the module"), "{}", stderr(&o));
+    let o = run(&[
+        "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", "2",
+    ]);
+    expect_error(&o, &["--warps is 2"]);
+    assert!(!stderr(&o).contains("default"), "{}", stderr(&o));
+    // a one-warp layout needs no --warps
+    let o = run(&["layout", "--attr", B8X4, "--shape", "16x16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+// --- headers compose ------------------------------------------------------
+
+fn emit_to_string(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn two_src_dst_emits_get_different_names_and_prefix_renames() {
+    let a = emit_to_string(&[
+        "emit", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", "1",
+    ]);
+    let b = emit_to_string(&[
+        "emit", "--src", B4X8T, "--dst", B8X4, "--shape", "16x16", "--warps", "1",
+    ]);
+    let name = |h: &str| {
+        h.lines()
+            .filter(|l| l.contains("(const T (&src)"))
+            .find_map(|l| l.strip_prefix("__device__ __forceinline__ void "))
+            .and_then(|r| r.split('(').next())
+            .unwrap()
+            .to_string()
+    };
+    assert!(name(&a).starts_with("wf_convert_"), "{}", name(&a));
+    assert_ne!(name(&a), name(&b));
+    let p = emit_to_string(&[
+        "emit", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", "1", "--name", "t16",
+        "--prefix", "my_",
+    ]);
+    assert_eq!(name(&p), "my_t16");
+    let o = run(&["emit", "--ttgir", "corpus/pairs.mlir", "--prefix", "9x"]);
+    expect_error_code(&o, 2, &["cannot start a C identifier"]);
+}
+
+/// Run the C preprocessor over `text`; None when there is none.
+fn preprocess(text: &str) -> Option<(bool, String)> {
+    use std::io::Write;
+    let mut c = Command::new("cpp")
+        .arg("-P")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    Some((
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+    ))
+}
+
+#[test]
+fn headers_define_shared_code_once_and_clash_clearly() {
+    let a = emit_to_string(&["emit", "--ttgir", "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir"]);
+    let b = emit_to_string(&[
+        "emit",
+        "--ttgir",
+        "corpus/ttgir/attn_fp16_d64_64x64_w4_sm80.ttgir",
+    ]);
+    let c = emit_to_string(&[
+        "emit",
+        "--ttgir",
+        "corpus/ttgir/attn_bf16_d64_64x64_w4_sm80.ttgir",
+    ]);
+    let cp = emit_to_string(&[
+        "emit",
+        "--ttgir",
+        "corpus/ttgir/attn_bf16_d64_64x64_w4_sm80.ttgir",
+        "--prefix",
+        "bf16_",
+    ]);
+    assert!(
+        a.contains("#ifndef WARPFORGE_DETAIL_H")
+            && a.contains("#ifndef WARPFORGE_HELPER_wf_attn_93")
+    );
+    let Some((ok, out)) = preprocess(&format!("{a}{b}{a}{cp}")) else {
+        eprintln!("no C preprocessor (cpp): skipped");
+        return;
+    };
+    assert!(ok, "{out}");
+    assert_eq!(out.matches("namespace detail {").count(), 1);
+    assert_eq!(out.matches("void wf_attn_93(").count(), 1);
+    assert_eq!(out.matches("void bf16_attn_96(").count(), 1);
+    assert_eq!(out.matches("void wf_attn_96(").count(), 1);
+    // same names, different helpers, no --prefix: an #error that says what to do
+    let (ok, out) = preprocess(&format!("{b}{c}")).unwrap();
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(
+            "two headers define wf_attn_96 differently; emit one of them with another --prefix"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn helper_names_collide_across_ttgir_files_of_one_emit_get_the_file_stem() {
+    let h = emit_to_string(&[
+        "emit",
+        "--ttgir",
+        "corpus/ttgir/attn_fp16_d64_64x64_w4_sm80.ttgir",
+        "corpus/ttgir/attn_bf16_d64_64x64_w4_sm80.ttgir",
+        "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir",
+    ]);
+    assert!(
+        h.contains("void wf_attn_fp16_d64_64x64_w4_sm80_attn_96("),
+        "qualified"
+    );
+    assert!(
+        h.contains("void wf_attn_bf16_d64_64x64_w4_sm80_attn_96("),
+        "qualified"
+    );
+    assert!(h.contains("void wf_attn_93("), "no collision: kept");
+}
