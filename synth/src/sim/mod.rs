@@ -111,6 +111,21 @@ pub(crate) fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane:
     }
 }
 
+/// Register `r` of one thread's array, or the error naming the stage.
+pub(crate) fn reg_at<V: Copy>(
+    v: &[V],
+    r: u32,
+    stage: usize,
+    kind: &'static str,
+) -> Result<V, SimError> {
+    v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
+        stage,
+        kind,
+        reg: r,
+        len: v.len(),
+    })
+}
+
 /// Renames, selects and shuffles of per-thread register arrays (`regs[warp
 /// * 32 + lane]`) of any value type: the stages both simulators share.
 /// Returns `false` for other stages (left to the caller).
@@ -121,14 +136,7 @@ pub(crate) fn move_registers<V: Copy>(
     regs: &mut [Vec<V>],
 ) -> Result<bool, SimError> {
     let kind = stage.name();
-    let get = |v: &Vec<V>, r: u32| -> Result<V, SimError> {
-        v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
-            stage: si,
-            kind,
-            reg: r,
-            len: v.len(),
-        })
-    };
+    let get = |v: &Vec<V>, r: u32| reg_at(v, r, si, kind);
     match stage {
         Stage::RegRename { map } => {
             for v in regs.iter_mut() {
@@ -208,14 +216,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         let mut warp_phase = vec![0u32; warps as usize];
         for (si, stage) in plan.stages.iter().enumerate() {
             let kind = stage.name();
-            let get = |v: &Vec<u64>, r: u32| -> Result<u64, SimError> {
-                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
-                    stage: si,
-                    kind,
-                    reg: r,
-                    len: v.len(),
-                })
-            };
+            let get = |v: &Vec<u64>, r: u32| reg_at(v, r, si, kind);
             match stage {
                 Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
                     move_registers(stage, si, warps, &mut regs)?;

@@ -2,7 +2,7 @@
 //! 32-bit words between a `Pack` and an `Unpack` stage
 //! ([`Plan::packs_words`]).
 
-use super::{move_registers, SimError, SimReport};
+use super::{move_registers, reg_at, SimError, SimReport};
 use crate::plan::{Analysis, Plan, Stage};
 
 /// A 32-bit register in [`simulate_words`]: the tag of each byte, `4 * t +
@@ -52,14 +52,7 @@ pub(super) fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, Si
             .collect();
         for (si, stage) in plan.stages.iter().enumerate() {
             let kind = stage.name();
-            let get = |v: &Vec<Word>, r: u32| -> Result<Word, SimError> {
-                v.get(r as usize).copied().ok_or(SimError::RegOutOfRange {
-                    stage: si,
-                    kind,
-                    reg: r,
-                    len: v.len(),
-                })
-            };
+            let get = |v: &Vec<Word>, r: u32| reg_at(v, r, si, kind);
             match stage {
                 Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
                     move_registers(stage, si, warps, &mut regs)?;
