@@ -26,7 +26,8 @@ test:
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
 
-# The structured fuzzer of every parser (TTGIR files, attributes, shapes):
+# The structured fuzzer of every parser (TTGIR files, attributes, shapes,
+# toString, JSON and Gluon layouts, format detection):
 # FUZZ_EXECS executions (default 10 million), crashes kept in fuzz/crashes/
 # (replayed by `cargo test -p wf-fuzz`). Not part of `make test` or CI.
 fuzz:

@@ -76,6 +76,7 @@ pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
                 rows.push(vec![draw::Panel::Text {
                     title: p.title,
                     lines: vec![],
+                    stage: None,
                 }]);
                 rows.extend(p.rows);
             }

@@ -876,11 +876,278 @@ fn draw_a_layout_and_a_plan_as_text_and_svg() {
     assert!(o.status.success(), "{}", stderr(&o));
     let svg = std::fs::read_to_string(&out).unwrap();
     assert_eq!(svg_layouts(&svg).len(), 2);
-    assert!(svg.contains("class=\"stage\""));
+    assert!(svg.contains("class=\"stage shuffle\""));
     expect_error(
         &["draw", "--ttgir", "corpus/pairs.mlir", "--name", "nope"],
         &["--name nope", "fig3:60"],
     );
     expect_error(&["draw"], &["--attr", "--ttgir"]);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// One plan stage of an SVG: a `<g class="stage KIND">` group.
+#[derive(Debug)]
+struct SvgStage {
+    /// `data-stage`, `data-stage-kind` and the `class`'s kind
+    index: usize,
+    kind: String,
+    class: String,
+    /// every `data-` attribute, without the prefix
+    data: std::collections::HashMap<String, String>,
+    /// table rows: the row label, and each cell's (`data-lane`, value) where
+    /// the value is the attribute `data-stage-value` names
+    rows: Vec<(String, Vec<(u32, u32)>)>,
+    /// `<text class="stage-line">` of text stages
+    lines: Vec<String>,
+}
+
+fn svg_stages(svg: &str) -> Vec<SvgStage> {
+    let doc = roxmltree::Document::parse(svg).expect("valid XML");
+    let mut out = Vec::new();
+    for g in doc.descendants().filter(|n| {
+        n.has_tag_name("g")
+            && n.attribute("class")
+                .is_some_and(|c| c.split(' ').any(|x| x == "stage"))
+    }) {
+        let class = g.attribute("class").unwrap().to_string();
+        let data: std::collections::HashMap<String, String> = g
+            .attributes()
+            .filter_map(|a| {
+                a.name()
+                    .strip_prefix("data-")
+                    .map(|n| (n.to_string(), a.value().to_string()))
+            })
+            .collect();
+        let index = data["stage"].parse().expect("data-stage is a number");
+        let kind = data["stage-kind"].clone();
+        let mut rows: Vec<(String, Vec<(u32, u32)>)> = Vec::new();
+        if let Some(v) = data.get("stage-value") {
+            for t in g
+                .descendants()
+                .filter(|n| n.attribute("class") == Some("row-label"))
+            {
+                let r: usize = t.attribute("data-row").unwrap().parse().unwrap();
+                assert_eq!(r, rows.len(), "row labels in order");
+                rows.push((t.text().unwrap_or("").trim().to_string(), Vec::new()));
+            }
+            for c in g
+                .descendants()
+                .filter(|n| n.attribute("class") == Some("stage-cell"))
+            {
+                let r: usize = c.attribute("data-row").unwrap().parse().unwrap();
+                let lane = c.attribute("data-lane").unwrap().parse().unwrap();
+                let val = c
+                    .attribute(format!("data-{v}").as_str())
+                    .unwrap_or_else(|| panic!("stage {index}: a cell without data-{v}"))
+                    .parse()
+                    .unwrap();
+                rows[r].1.push((lane, val));
+            }
+        }
+        let lines = g
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("stage-line"))
+            .map(|t| t.text().unwrap_or("").trim().to_string())
+            .collect();
+        out.push(SvgStage {
+            index,
+            kind,
+            class,
+            data,
+            rows,
+            lines,
+        });
+    }
+    out
+}
+
+/// Every plan stage of a shuffle, a packed shuffle and a shared-memory plan
+/// is one SVG group of its kind, whose cells say what each lane does (the
+/// lane it reads, the register it takes, its prmt selector, its bank), and
+/// whose instruction counts are the plan's cost (`plan --json`).
+#[test]
+fn draw_svg_has_one_group_per_plan_stage_with_its_lanes() {
+    let cases: [(&str, &str, &[&str]); 3] = [
+        ("corpus/pairs.mlir", "cvt16_m1:39", &["Select", "Shuffle"]),
+        (
+            "corpus/pairs.mlir",
+            "fig3:60",
+            &["Pack", "Shuffle", "BytePerm", "Unpack"],
+        ),
+        (
+            "corpus/ttgir/mmepi_fp16_128x64x64_w4_sm80.ttgir",
+            "mm_epilogue:92",
+            &["SmemStore", "Barrier", "SmemLoad"],
+        ),
+    ];
+    for (file, name, must) in cases {
+        let o = run(&["draw", "--ttgir", file, "--name", name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let svg = stdout(&o);
+        let o = run(&["plan", "--json", "--ttgir", file, "--name", name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let plan: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let cost = |k: &str| plan["cost"][k].as_u64().unwrap();
+        let stages = svg_stages(&svg);
+        // one group per stage, in plan order, each of the kind the plan's
+        // summary line lists
+        let kinds: Vec<&str> = stages.iter().map(|s| s.kind.as_str()).collect();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let listed: Vec<String> = doc
+            .descendants()
+            .filter_map(|n| n.text())
+            .find_map(|t| t.split_once("; stages: ").map(|x| x.1.trim().to_string()))
+            .expect("the plan's summary lists its stages")
+            .split(" -> ")
+            .map(String::from)
+            .collect();
+        assert_eq!(kinds, listed, "{name}");
+        for k in must {
+            assert!(kinds.contains(k), "{name}: no {k} stage in {kinds:?}");
+        }
+        let mut counts: std::collections::HashMap<&str, u64> = Default::default();
+        for (i, s) in stages.iter().enumerate() {
+            let at = format!("{name} stage {i} ({})", s.kind);
+            assert_eq!(s.index, i, "{at}");
+            assert_eq!(s.class, format!("stage {}", s.kind.to_lowercase()), "{at}");
+            let count: u64 = s.data["count"].parse().unwrap();
+            *counts.entry(s.kind.as_str()).or_default() += count;
+            let value = match s.kind.as_str() {
+                "Shuffle" => Some("src-lane"),
+                "Select" => Some("reg"),
+                "BytePerm" => Some("selector"),
+                "SmemStore" | "SmemLoad" => Some("bank"),
+                _ => None,
+            };
+            assert_eq!(s.data.get("stage-value").map(String::as_str), value, "{at}");
+            if value.is_some() {
+                // a table: one row per instruction, 32 lanes in order
+                assert_eq!(s.data["rows"], s.rows.len().to_string(), "{at}");
+                assert_eq!(s.data["lanes"], "32", "{at}");
+                assert_eq!(s.rows.len() as u64, count.min(64), "{at}");
+                assert!(!s.rows.is_empty(), "{at}: no rows");
+                for (label, cells) in &s.rows {
+                    let lanes: Vec<u32> = cells.iter().map(|c| c.0).collect();
+                    assert_eq!(lanes, (0..32).collect::<Vec<_>>(), "{at}: {label}");
+                }
+            } else {
+                assert!(s.rows.is_empty(), "{at}");
+            }
+            let nums = |label: &str| -> Vec<u32> {
+                label
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter(|x| !x.is_empty())
+                    .map(|x| x.parse().unwrap())
+                    .collect()
+            };
+            match s.kind.as_str() {
+                "Shuffle" => {
+                    let mode = s.data["mode"].as_str();
+                    assert!(
+                        ["idx", "bfly", "up", "down"].contains(&mode),
+                        "{at}: {mode}"
+                    );
+                    let mut moved = false;
+                    for (label, cells) in &s.rows {
+                        // `r{k} <- r{reg} arg {arg}`
+                        let arg = *nums(label).last().unwrap();
+                        for &(lane, src) in cells {
+                            assert!(src < 32, "{at}: lane {lane} reads lane {src}");
+                            if mode == "bfly" {
+                                assert_eq!(src, lane ^ arg, "{at}: {label}");
+                            }
+                            moved |= src != lane;
+                        }
+                    }
+                    assert!(moved, "{at}: every lane reads itself");
+                }
+                "Select" => {
+                    for (label, cells) in &s.rows {
+                        // `r{k} mask {mask:05b}: r{if_clear}|r{if_set}`
+                        let (_, rest) = label.split_once(" mask ").unwrap();
+                        let (mask, regs) = rest.split_once(": ").unwrap();
+                        let mask = u32::from_str_radix(mask, 2).unwrap();
+                        let r = nums(regs);
+                        assert_ne!(r[0], r[1], "{at}: {label}");
+                        for &(lane, reg) in cells {
+                            let odd = (lane & mask).count_ones() % 2 == 1;
+                            assert_eq!(reg, r[usize::from(odd)], "{at}: {label}, lane {lane}");
+                        }
+                    }
+                }
+                "BytePerm" => {
+                    for (label, cells) in &s.rows {
+                        for &(lane, sel) in cells {
+                            // four nibbles, each a byte 0..7 of {b, a}
+                            assert!(
+                                sel < 1 << 16 && (0..4).all(|q| sel >> (4 * q) & 0xf < 8),
+                                "{at}: {label}, lane {lane}: selector {sel:x}"
+                            );
+                        }
+                    }
+                    // lane-dependent: not one selector for the whole warp
+                    let sels: std::collections::HashSet<u32> =
+                        s.rows[0].1.iter().map(|c| c.1).collect();
+                    assert!(sels.len() > 1, "{at}: {sels:?}");
+                }
+                "SmemStore" | "SmemLoad" => {
+                    let wf: u64 = s.data["wavefronts"].parse().unwrap();
+                    let min: u64 = s.data["min-wavefronts"].parse().unwrap();
+                    assert!(wf >= min && min > 0, "{at}: {wf} < {min}");
+                    // `v128`: each lane's vector covers 4 banks from the one drawn
+                    let bits: u32 = s.data["instr"]
+                        .strip_prefix('v')
+                        .expect("a vector access")
+                        .parse()
+                        .unwrap();
+                    let words = (bits / 32).max(1);
+                    for (label, cells) in &s.rows {
+                        let banks: std::collections::HashSet<u32> =
+                            cells.iter().map(|c| c.1).collect();
+                        for b in &banks {
+                            assert!(*b < 32 && b % words == 0, "{at}: {label}: bank {b}");
+                        }
+                        // without conflicts the lanes' vectors cover every bank
+                        if wf == min {
+                            assert_eq!(banks.len() as u32, 32 / words, "{at}: {label}: {banks:?}");
+                        }
+                    }
+                }
+                "Barrier" => {
+                    assert!(["warp", "cta"].contains(&s.data["scope"].as_str()), "{at}");
+                    assert_eq!(s.lines.len(), 1, "{at}");
+                }
+                "Pack" => {
+                    assert_eq!(s.data["words"], s.lines.len().to_string(), "{at}");
+                    assert_eq!(s.data["width"], "16", "{at}");
+                }
+                "Unpack" => {
+                    assert_eq!(s.data["regs"], s.lines.len().to_string(), "{at}");
+                }
+                "RegRename" => assert_eq!(s.lines.len(), 1, "{at}"),
+                k => panic!("{at}: unknown stage kind {k}"),
+            }
+        }
+        // instructions per thread, stage by stage, are the plan's cost
+        let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+        assert_eq!(n("Shuffle"), cost("shfl"), "{name}: shuffles");
+        assert_eq!(n("SmemStore"), cost("sts") + cost("stsm"), "{name}: stores");
+        assert_eq!(n("SmemLoad"), cost("lds") + cost("ldsm"), "{name}: loads");
+        assert_eq!(n("Barrier"), cost("bar"), "{name}: barriers");
+        assert_eq!(n("BytePerm"), cost("prmt"), "{name}: prmt");
+        if name == "cvt16_m1:39" {
+            assert_eq!(n("Select"), cost("sel"), "{name}: selects");
+        }
+        // a shared-memory plan also maps every element to its bank
+        let banks: Vec<_> = svg_layouts(&svg)
+            .into_iter()
+            .filter(|l| l.3.starts_with("shared memory: the bank each element"))
+            .collect();
+        if n("SmemStore") > 0 {
+            assert_eq!(banks.len(), 1, "{name}");
+            assert_eq!((banks[0].0, banks[0].2), (128 * 64, 128 * 64), "{name}");
+        } else {
+            assert!(banks.is_empty(), "{name}");
+        }
+    }
 }

@@ -182,6 +182,43 @@ pub struct TableCell {
     pub label: String,
     pub hue: f64,
     pub light: f64,
+    /// The number the label shows (the source lane of a shuffle, the
+    /// register of a select, the selector of a prmt, a bank), as the
+    /// stage's [`StageTag::value`] names it.
+    pub value: u32,
+}
+
+/// The plan stage a panel draws: the SVG writes it as `class="stage
+/// <kind>"` and `data-` attributes, so that tools and tests can read the
+/// stages back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageTag {
+    /// Position in the plan, from 0.
+    pub index: usize,
+    /// The stage's name in the plan IR (`Shuffle`, `Select`, `BytePerm`,
+    /// `SmemStore`, `SmemLoad`, `Barrier`, `Pack`, `Unpack`, `RegRename`).
+    pub kind: &'static str,
+    /// What a table cell's [`TableCell::value`] is (`src-lane`, `reg`,
+    /// `selector`, `bank`); `None` for stages drawn as text.
+    pub value: Option<&'static str>,
+    /// Facts of the stage as `(name, value)`: `count` (instructions per
+    /// thread), `mode`, `scope`, `width`, ...
+    pub attrs: Vec<(&'static str, String)>,
+}
+
+impl StageTag {
+    fn new(index: usize, s: &Stage, value: Option<&'static str>) -> StageTag {
+        StageTag {
+            index,
+            kind: s.name(),
+            value,
+            attrs: Vec::new(),
+        }
+    }
+    fn with(mut self, name: &'static str, v: impl ToString) -> StageTag {
+        self.attrs.push((name, v.to_string()));
+        self
+    }
 }
 
 /// One panel of a picture.
@@ -208,9 +245,14 @@ pub enum Panel {
         col_labels: Vec<String>,
         cells: Vec<Vec<TableCell>>,
         note: Option<String>,
+        stage: Option<StageTag>,
     },
-    /// Lines of text.
-    Text { title: String, lines: Vec<String> },
+    /// Lines of text (a stage's when `stage` says so).
+    Text {
+        title: String,
+        lines: Vec<String>,
+        stage: Option<StageTag>,
+    },
 }
 
 /// A picture: a title, notes, and rows of panels drawn side by side.
@@ -381,7 +423,7 @@ fn access_desc(a: &SmemAccess) -> String {
     }
 }
 
-fn smem_table(i: usize, verb: &str, a: &SmemAccess) -> Panel {
+fn smem_table(i: usize, s: &Stage, verb: &str, a: &SmemAccess) -> Panel {
     let matrix = matches!(a.instr, SmemInstr::Matrix { .. });
     let rows: Vec<usize> = (0..a.insts.len()).collect();
     let (rows, note) = capped(rows, "instructions");
@@ -396,6 +438,7 @@ fn smem_table(i: usize, verb: &str, a: &SmemAccess) -> Panel {
                         label: format!("b{b}"),
                         hue,
                         light,
+                        value: b,
                     }
                 })
                 .collect()
@@ -417,6 +460,21 @@ fn smem_table(i: usize, verb: &str, a: &SmemAccess) -> Panel {
         col_labels: lane_cols(),
         cells,
         note,
+        stage: Some(
+            StageTag::new(i, s, Some("bank"))
+                .with("count", a.insts.len())
+                .with(
+                    "instr",
+                    match a.instr {
+                        SmemInstr::Vector => format!("v{}", a.bytes() * 8),
+                        SmemInstr::Matrix { count, trans } => {
+                            format!("x{count}{}", if trans { ".trans" } else { "" })
+                        }
+                    },
+                )
+                .with("wavefronts", wf)
+                .with("min-wavefronts", min),
+        ),
     }
 }
 
@@ -446,6 +504,12 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
             vec![Panel::Text {
                 title: format!("stage {i}: RegRename (free, compile time)"),
                 lines: vec![line],
+                stage: Some(
+                    StageTag::new(i, s, None)
+                        .with("count", 0)
+                        .with("regs", map.len())
+                        .with("renamed", moved.len()),
+                ),
             }]
         }
         Stage::Select { entries } => {
@@ -462,10 +526,12 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                     (0..32u32)
                         .map(|lane| {
                             let set = (lane & e.lane_mask).count_ones() % 2 == 1;
+                            let r = if set { e.if_set } else { e.if_clear };
                             TableCell {
-                                label: format!("r{}", if set { e.if_set } else { e.if_clear }),
+                                label: format!("r{r}"),
                                 hue: if set { 28.0 } else { 210.0 },
                                 light: if set { 75.0 } else { 88.0 },
+                                value: r,
                             }
                         })
                         .collect()
@@ -482,6 +548,7 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 col_labels: lane_cols(),
                 cells,
                 note,
+                stage: Some(StageTag::new(i, s, Some("reg")).with("count", n)),
             }]
         }
         Stage::Shuffle {
@@ -527,6 +594,7 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                                 label: s.to_string(),
                                 hue: (s as f64 * 137.508) % 360.0,
                                 light: if s == lane { 95.0 } else { 80.0 },
+                                value: s,
                             }
                         })
                         .collect()
@@ -549,10 +617,15 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 col_labels: lane_cols(),
                 cells,
                 note,
+                stage: Some(
+                    StageTag::new(i, s, Some("src-lane"))
+                        .with("count", n)
+                        .with("mode", m),
+                ),
             }]
         }
-        Stage::SmemStore { access } => vec![smem_table(i, "SmemStore", access)],
-        Stage::SmemLoad { access } => vec![smem_table(i, "SmemLoad", access)],
+        Stage::SmemStore { access } => vec![smem_table(i, s, "SmemStore", access)],
+        Stage::SmemLoad { access } => vec![smem_table(i, s, "SmemLoad", access)],
         Stage::Barrier { scope } => vec![Panel::Text {
             title: format!("stage {i}: Barrier"),
             lines: vec![match scope {
@@ -561,6 +634,13 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 }
                 synth::plan::BarrierScope::Cta => "__syncthreads()".into(),
             }],
+            stage: Some(StageTag::new(i, s, None).with("count", 1).with(
+                "scope",
+                match scope {
+                    synth::plan::BarrierScope::Warp => "warp",
+                    synth::plan::BarrierScope::Cta => "cta",
+                },
+            )),
         }],
         Stage::Pack { width, groups } => vec![Panel::Text {
             title: format!(
@@ -575,6 +655,12 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                     format!("w{w} = [{}] (slot 0 first)", regs.join(", "))
                 })
                 .collect(),
+            stage: Some(
+                StageTag::new(i, s, None)
+                    .with("count", 0)
+                    .with("width", width)
+                    .with("words", groups.len()),
+            ),
         }],
         Stage::BytePerm { entries } => {
             let rows: Vec<(usize, &synth::plan::PermEntry)> = entries
@@ -594,6 +680,7 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                                 label: format!("{sel:04x}"),
                                 hue: ((sel & 0xffff) as f64 * 0.618_034 * 360.0) % 360.0,
                                 light: if e.lane_independent() { 92.0 } else { 80.0 },
+                                value: sel,
                             }
                         })
                         .collect()
@@ -610,6 +697,7 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 col_labels: lane_cols(),
                 cells,
                 note,
+                stage: Some(StageTag::new(i, s, Some("selector")).with("count", n)),
             }]
         }
         Stage::Unpack { width, map } => vec![Panel::Text {
@@ -619,6 +707,12 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 .enumerate()
                 .map(|(r, (w, slot))| format!("r{r} = w{w} slot {slot}"))
                 .collect(),
+            stage: Some(
+                StageTag::new(i, s, None)
+                    .with("count", 0)
+                    .with("width", width)
+                    .with("regs", map.len()),
+            ),
         }],
     }
 }
@@ -785,6 +879,7 @@ pub fn conversion_picture(conv: &Conversion, chosen: &Chosen) -> Result<Picture,
             l.extend(p.notes.iter().map(|n| format!("note: {n}")));
             l
         },
+        stage: None,
     }]);
     for (i, s) in p.stages.iter().enumerate() {
         rows.push(stage_panels(i, s));

@@ -5,10 +5,24 @@
 //! `N` `<rect class="cell">` elements, one per tensor element in row-major
 //! order, each with a `<title>` listing every thread that holds it;
 //! broadcast copies have `class="cell broadcast"` and a dashed outline.
-//! Stage tables are `<g class="stage">` with `<rect class="stage-cell">`.
+//!
+//! Each plan stage is one `<g class="stage KIND">` (KIND the stage's IR
+//! name in lower case: `shuffle`, `select`, `byteperm`, `smemstore`,
+//! `smemload`, `barrier`, `pack`, `unpack`, `regrename`) with
+//! `data-stage="I"` (its position in the plan), `data-stage-kind="Shuffle"`
+//! (the IR name) and the stage's facts as `data-NAME` (`data-count`:
+//! instructions per thread; `data-mode`, `data-scope`, `data-width`, ...).
+//! Stages drawn as tables (shuffle: the lane each lane reads; select: the
+//! register each lane takes; byteperm: each lane's selector; shared-memory
+//! accesses: each lane's bank) also have `data-rows` and `data-lanes` and
+//! hold, per row, a `<text class="row-label" data-row="R">` and one
+//! `<rect class="stage-cell" data-row="R" data-lane="L" data-VALUE="V">`
+//! per lane, where `data-stage-value="VALUE"` on the group names the number
+//! (`src-lane`, `reg`, `selector`, `bank`). Stages drawn as text (rename,
+//! barrier, pack, unpack) hold one `<text class="stage-line">` per line.
 //! Units: pixels (user units of the `viewBox`).
 
-use crate::{Panel, Picture};
+use crate::{Panel, Picture, StageTag};
 use ::svg::node::element::{Group, Rectangle, Text, Title};
 use ::svg::Document;
 
@@ -51,6 +65,28 @@ pub fn hsl_hex(hue: f64, light: f64) -> String {
         f(h),
         f(h - 1.0 / 3.0)
     )
+}
+
+/// The group of a stage panel: `class="stage KIND"` and its `data-`
+/// attributes (a plain `class="note"` group for other text panels).
+fn stage_group(tag: &Option<StageTag>, rows: Option<usize>) -> Group {
+    let Some(t) = tag else {
+        return Group::new().set("class", if rows.is_some() { "stage" } else { "note" });
+    };
+    let mut g = Group::new()
+        .set("class", format!("stage {}", t.kind.to_lowercase()))
+        .set("data-stage", t.index)
+        .set("data-stage-kind", t.kind);
+    if let Some(v) = t.value {
+        g = g.set("data-stage-value", v);
+    }
+    if let Some(r) = rows {
+        g = g.set("data-rows", r).set("data-lanes", 32);
+    }
+    for (k, v) in &t.attrs {
+        g = g.set(format!("data-{k}"), v.as_str());
+    }
+    g
 }
 
 fn text(x: f64, y: f64, size: f64, s: &str) -> Text {
@@ -98,7 +134,7 @@ fn size(p: &Panel) -> (f64, f64) {
                 head * LINE + CELL_H * (1 + cells.len()) as f64,
             )
         }
-        Panel::Text { title, lines } => {
+        Panel::Text { title, lines, .. } => {
             let w = std::iter::once(title)
                 .chain(lines)
                 .map(|l| l.len())
@@ -234,8 +270,13 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
             col_labels,
             cells,
             note,
+            stage,
         } => {
-            let mut g = Group::new().set("class", "stage");
+            let mut g = stage_group(stage, Some(cells.len()));
+            let value_attr = format!(
+                "data-{}",
+                stage.as_ref().and_then(|t| t.value).unwrap_or("value")
+            );
             let mut rects = Group::new()
                 .set("class", "cells")
                 .set("stroke", "#888")
@@ -265,12 +306,19 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
             }
             for (r, row) in cells.iter().enumerate() {
                 let cy = top + CELL_H * (r + 1) as f64;
-                g = g.add(text(x, cy + CELL_H - 5.0, 9.0, &row_labels[r]));
+                g = g.add(
+                    text(x, cy + CELL_H - 5.0, 9.0, &row_labels[r])
+                        .set("class", "row-label")
+                        .set("data-row", r),
+                );
                 for (c, cell) in row.iter().enumerate() {
                     let cx = x + lw + c as f64 * cw;
                     rects = rects.add(
                         Rectangle::new()
                             .set("class", "stage-cell")
+                            .set("data-row", r)
+                            .set("data-lane", c)
+                            .set(value_attr.as_str(), cell.value)
                             .set("x", cx)
                             .set("y", cy)
                             .set("width", cw)
@@ -286,11 +334,19 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
             }
             g.add(rects).add(labels)
         }
-        Panel::Text { title, lines } => {
-            let mut g = Group::new().set("class", "note");
+        Panel::Text {
+            title,
+            lines,
+            stage,
+        } => {
+            let mut g = stage_group(stage, None);
             g = g.add(text(x, y + LINE - 3.0, 11.0, title).set("font-weight", "bold"));
             for (i, l) in lines.iter().enumerate() {
-                g = g.add(text(x, y + LINE * (i + 2) as f64 - 3.0, 10.0, l));
+                let mut t = text(x, y + LINE * (i + 2) as f64 - 3.0, 10.0, l);
+                if stage.is_some() {
+                    t = t.set("class", "stage-line");
+                }
+                g = g.add(t);
             }
             g
         }

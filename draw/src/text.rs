@@ -75,6 +75,7 @@ pub fn render(p: &Picture) -> String {
                     col_labels,
                     cells,
                     note,
+                    ..
                 } => {
                     let _ = writeln!(out, "== {title}");
                     if let Some(n) = note {
@@ -90,7 +91,7 @@ pub fn render(p: &Picture) -> String {
                         .collect();
                     table(&mut out, row_labels, &cl, &grid);
                 }
-                Panel::Text { title, lines } => {
+                Panel::Text { title, lines, .. } => {
                     let _ = writeln!(out, "== {title}");
                     for l in lines {
                         let _ = writeln!(out, "   {l}");

@@ -351,12 +351,23 @@ fn mma_warp_order(version_major: u32, rank: usize) -> Vec<u32> {
 }
 
 fn check_cta(enc: &'static str, cta: &Option<CtaLayout>, rank: usize) -> Result<()> {
+    check_cta_fields(enc, ["CTAsPerCGA", "CTASplitNum", "CTAOrder"], cta, rank)
+}
+
+/// [`check_cta`] with the fields named `names` (a dot operand's are its
+/// parent's: `parent CTAOrder`).
+fn check_cta_fields(
+    enc: &'static str,
+    [per_cga, split, order]: [&'static str; 3],
+    cta: &Option<CtaLayout>,
+    rank: usize,
+) -> Result<()> {
     if let Some(c) = cta {
-        check_rank(enc, "CTAsPerCGA", &c.ctas_per_cga, rank)?;
-        check_rank(enc, "CTASplitNum", &c.cta_split_num, rank)?;
-        check_order(enc, "CTAOrder", &c.cta_order, rank)?;
-        check_pow2(enc, "CTAsPerCGA", &c.ctas_per_cga)?;
-        check_pow2(enc, "CTASplitNum", &c.cta_split_num)?;
+        check_rank(enc, per_cga, &c.ctas_per_cga, rank)?;
+        check_rank(enc, split, &c.cta_split_num, rank)?;
+        check_order(enc, order, &c.cta_order, rank)?;
+        check_pow2(enc, per_cga, &c.ctas_per_cga)?;
+        check_pow2(enc, split, &c.cta_split_num)?;
     }
     Ok(())
 }
@@ -598,6 +609,13 @@ impl Encoding {
                     });
                 }
                 check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
+                // the parent's CTA fields lay out the operand's CTAs
+                check_cta_fields(
+                    E,
+                    ["parent CTAsPerCGA", "parent CTASplitNum", "parent CTAOrder"],
+                    cta,
+                    rank,
+                )?;
                 let wpc = product(warps_per_cta);
                 if wpc != num_warps as u64 {
                     return Err(EncodingError::Field {
@@ -1000,5 +1018,32 @@ mod tests {
             .to_linear_layout(&[16, 16], 1)
             .unwrap_err();
         assert!(e.to_string().contains("sizePerThread"), "{e}");
+    }
+
+    // found by the fuzzer: a dot operand's parent CTA fields went unchecked
+    // (a CTAOrder past the rank indexed out of bounds)
+    #[test]
+    fn dot_operand_checks_its_parents_cta_fields() {
+        let parent = Encoding::NvidiaMma {
+            version_major: 2,
+            version_minor: 0,
+            warps_per_cta: vec![1, 1],
+            instr_shape: vec![16, 8],
+            cta: Some(CtaLayout {
+                ctas_per_cga: vec![1, 1],
+                cta_split_num: vec![1, 1],
+                cta_order: vec![3],
+            }),
+        };
+        let dot = Encoding::DotOperand {
+            op_idx: 0,
+            parent: Box::new(parent),
+            k_width: 2,
+        };
+        let e = dot.to_linear_layout(&[16, 16], 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "dot_op: parent CTAOrder [3] is not a permutation of 0..2"
+        );
     }
 }

@@ -376,11 +376,27 @@ fn bind<'c>(c: &'c Call) -> Res<Vec<(&'static str, Option<&'c V>)>> {
         }
     }
     for (p, req) in params.iter() {
-        if *req && bound.iter().find(|b| b.0 == *p).and_then(|b| b.1).is_none() {
-            return Err((
-                c.end,
-                format!("{}() missing required argument `{p}`", c.class),
-            ));
+        if !*req {
+            continue;
+        }
+        match bound.iter().find(|b| b.0 == *p).and_then(|b| b.1) {
+            None => {
+                return Err((
+                    c.end,
+                    format!("{}() missing required argument `{p}`", c.class),
+                ))
+            }
+            // `None` unsets the optional fields only
+            Some(v @ V::Name(n, _)) if n == "None" => {
+                return Err((
+                    v.at(),
+                    format!(
+                        "{}() argument `{p}` is required: it cannot be None",
+                        c.class
+                    ),
+                ))
+            }
+            Some(_) => {}
         }
     }
     // `None` means "unset" for the optional fields

@@ -240,6 +240,9 @@ fn malformed_text_names_format_position_and_problem() {
         ("ttgl.SwizzledSharedLayout(1, 1, 1, [1, 0])", &["Gluon constructor at 1:1", "not a distributed layout"]),
         ("ttgl.DotOperandLayout(0, [1, 2], 2)", &["Gluon constructor at 1:26", "`parent` must be a layout"]),
         ("ttgl.SliceLayout(dim=1, dim=0, parent=None)", &["Gluon constructor at 1:25", "multiple values for argument `dim`"]),
+        // found by the fuzzer: `None` for a required argument (it panicked)
+        ("ttgl.DistributedLinearLayout([], None, [], [], [1])", &["Gluon constructor at 1:34", "argument `lane_bases` is required: it cannot be None"]),
+        ("ttgl.SliceLayout(dim=1, parent=None)", &["Gluon constructor at 1:32", "argument `parent` is required"]),
     ];
     for (text, needles) in cases {
         let e = error_of(text);
