@@ -6,19 +6,20 @@
 //! comment. The body follows the packed lowering of
 //! `synth::plan::pack` step for step: words go to shared memory as they are
 //! when their slots line up, loaded words stay words, and every other word is
-//! built by a `prmt` network (`__byte_perm`), so the `__byte_perm` calls
-//! here are exactly the `prmt` that `synth::plan::pack::packed_cost`
-//! predicts. Plans that already carry words (`Plan::packs_words`: the
-//! packed shuffles of `synth::plan::lift` and `synth::plan::gather`) are
-//! emitted without their `Pack` and `Unpack` stages: their words are the
-//! helper's words.
+//! built by a `prmt` network (`__byte_perm`; the destination words all
+//! together by one program that shares intermediates between words,
+//! `synth::plan::pack::network`), so the `__byte_perm` calls here are
+//! exactly the `prmt` that `synth::plan::pack::packed_cost` predicts.
+//! Plans that already carry words (`Plan::packs_words`: the packed shuffles
+//! of `synth::plan::lift` and `synth::plan::gather`) are emitted without
+//! their `Pack` and `Unpack` stages: their words are the helper's words.
 
 use crate::{
-    declare_pred, linear_expr, load_words, prmt_net, shfl_call, stage_addrs, store_stmt,
-    word_stage, EmitError,
+    declare_pred, linear_expr, load_words, prmt_net, prmt_program, shfl_call, stage_addrs,
+    store_stmt, word_stage, EmitError,
 };
 use std::collections::BTreeSet;
-use synth::plan::pack::{access_chunk, packed_words_io, per_word, plan_maps, Piece};
+use synth::plan::pack::{access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, Piece};
 use synth::plan::{BarrierScope, Plan, ShflMode, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
@@ -49,20 +50,23 @@ impl Body {
     /// A word holding `vals` in slots 0.., built with `__byte_perm` where
     /// they are not already one word in order.
     fn word(&mut self, vals: &[Val]) -> String {
-        let pieces: Vec<Piece<String>> = vals
-            .iter()
-            .map(|v| match v {
-                Val::Slot { word, slot } => Piece {
-                    key: word.clone(),
-                    slot: *slot,
-                },
-                Val::Elem(e) => Piece {
-                    key: format!("detail::to_u32({e})"),
-                    slot: 0,
-                },
-            })
-            .collect();
+        let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
         prmt_net(&mut self.out, &mut self.temps, &pieces, self.bits)
+    }
+}
+
+/// Where a value lives, as the packed lowering keys words: a loose element
+/// is slot 0 of its zero-extended word.
+fn piece(v: &Val) -> Piece<String> {
+    match v {
+        Val::Slot { word, slot } => Piece {
+            key: word.clone(),
+            slot: *slot,
+        },
+        Val::Elem(e) => Piece {
+            key: format!("detail::to_u32({e})"),
+            slot: 0,
+        },
     }
 }
 
@@ -223,11 +227,11 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if vals.len() as u32 != plan.dst_regs {
         return Ok(None);
     }
-    for j in 0..plan.dst_regs / p {
-        let c: Vec<Val> = (0..p)
-            .map(|s| vals[pd.register(j, s) as usize].clone())
-            .collect();
-        let w = b.word(&c);
+    // every destination word by one prmt program (shared intermediates)
+    let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
+    let words = dst_pieces(&pieces, &pd, plan.dst_regs, bits);
+    let outs = prmt_program(&mut b.out, &mut b.temps, &words, bits);
+    for (j, w) in outs.iter().enumerate() {
         b.out.push(format!("dst[{j}] = {w};"));
     }
     Ok(Some(b.out))

@@ -1,15 +1,18 @@
 //! The packed form of an element plan (`_packed16`/`_packed8` helpers of
-//! shared-memory and element shuffle plans) run byte by byte: the packed
+//! shared-memory, element shuffle and register-only plans) run byte by byte: the packed
 //! lowering of [`crate::plan::pack`] (source words stay words, stores take
 //! words as they are or build them with `prmt` networks, loaded words stay
-//! words, destination words are built from what the last stage holds),
+//! words, destination words are built from what the last stage holds by
+//! one shared `prmt` program, [`crate::plan::pack::network`]),
 //! evaluated on byte tags for every thread, with the shared-memory
 //! semantics of the element simulator (PTX ISA per-lane element slots).
 //! Every destination word must hold exactly the bytes of its elements, in
 //! slot order. Barrier placement is the element plan's and proven there.
 
 use super::{shfl_src, SimError, SimReport};
-use crate::plan::pack::{access_chunk, packed_words_io, per_word, plan_maps, word_of, Piece};
+use crate::plan::pack::{
+    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, word_of, words_of, Piece,
+};
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
 
@@ -235,13 +238,17 @@ pub fn simulate_packed_form(
                 want: plan.dst_regs,
             });
         }
+        // the destination words: one program for all of them (the same for
+        // every thread), run on each thread's words
+        let (keys, prog) = words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits);
         for (t, w) in words.iter().enumerate() {
             let (warp, lane) = (t as u32 / 32, t as u32 % 32);
-            for j in 0..plan.dst_regs / p {
-                let pcs: Vec<Piece<Key>> = (0..p)
-                    .map(|s| vals[pd.register(j, s) as usize].clone())
-                    .collect();
-                let word = build(w, &pcs);
+            let inputs: Vec<Word> = keys
+                .iter()
+                .map(|k| w.get(k).copied().unwrap_or([u64::MAX; 4]))
+                .collect();
+            let built = prog.eval_bytes(&inputs);
+            for (j, word) in (0..plan.dst_regs / p).zip(built) {
                 for s in 0..p {
                     let r = pd.register(j, s);
                     let want = an.dst.tag(r as u64, lane as u64, warp as u64, blk as u64);
