@@ -11,11 +11,11 @@
 //! same walk, and a test holds the emitted `__byte_perm` count to
 //! [`packed_cost`]): source words stay words; a shared-memory store takes its
 //! words straight from the registers when their slots line up, else builds
-//! them with a byte network; loaded words stay words; the destination words
-//! are built from what the last stage holds, all of them by one `prmt`
-//! program that shares intermediates between words ([`network`]; the
-//! packed form of a register-only conversion is only this step, a byte
-//! permutation inside the thread). Selects and shuffles work on single
+//! them (all the words of the stage, by one `prmt` program that shares
+//! intermediates between words, [`network`]); loaded words stay words; the
+//! destination words are built from what the last stage holds, likewise
+//! by one [`network`] (the packed form of a register-only conversion is
+//! only this step, a byte permutation inside the thread). Selects and shuffles work on single
 //! elements (taken out of their words; slot 0 is free, other slots a
 //! shift), and their results are loose elements, zero-extended into a word
 //! when a word is built from them.
@@ -407,14 +407,7 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
             }
             Stage::SmemStore { access } => {
                 base.prmt -= access.pack_prmt();
-                let chunk = access_chunk(access);
-                for inst in &access.insts {
-                    for c in inst.regs.chunks(chunk) {
-                        let pieces: Vec<Piece<Key>> =
-                            c.iter().map(|&r| vals[r as usize].clone()).collect();
-                        prmt += word_of(&pieces, bits).1.prmts();
-                    }
-                }
+                prmt += words_of(&store_pieces(access, &vals), bits).1.prmts();
             }
             Stage::SmemLoad { access } => {
                 let chunk = access_chunk(access) as u32;
@@ -439,6 +432,23 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
         .prmts();
     base.prmt += prmt;
     Some(base)
+}
+
+/// The pieces of each word a shared-memory store writes, instruction by
+/// instruction, [`access_chunk`] elements a word, from what the registers
+/// hold (`vals`): the words the packed lowering builds for the store, all
+/// of the stage's at once with one [`network`].
+pub fn store_pieces<K: Clone>(access: &SmemAccess, vals: &[Piece<K>]) -> Vec<Vec<Piece<K>>> {
+    let chunk = access_chunk(access);
+    access
+        .insts
+        .iter()
+        .flat_map(|inst| {
+            inst.regs
+                .chunks(chunk)
+                .map(|c| c.iter().map(|&r| vals[r as usize].clone()).collect())
+        })
+        .collect()
 }
 
 /// The pieces of each destination word (`dst_regs / (32 / bits)` of them),
