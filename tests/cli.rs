@@ -36,6 +36,7 @@ fn verify_cpu_passes_every_corpus_file() {
         "corpus/ttgir/matmul_fp16_sm80.ttgir",
         "corpus/ttgir/transpose_softmax_sm80.ttgir",
         "tests/data/same_cta_split.mlir",
+        "tests/data/byte_transpose.mlir",
     ] {
         let o = run(&["verify", "--cpu", "--json", "--ttgir", f]);
         assert!(o.status.success(), "{f}: {}", stderr(&o));
@@ -502,6 +503,49 @@ fn regressions_7899_and_9680_are_planned_packed_and_proven() {
             assert!(strategy.ends_with("/words"), "{name}: {strategy}");
             assert_eq!(r["m"], 2, "{name}");
         }
+    }
+}
+
+/// Register-only conversions of packed data that are byte transposes
+/// inside a thread (tests/data/byte_transpose.mlir): `plan` predicts the
+/// `prmt` network of the packed form (two stages of 4 for 4 words of 8-bit
+/// elements, not 3 per word), `verify` proves them, and each emitted packed
+/// body has exactly the predicted `__byte_perm` count.
+#[test]
+fn byte_transposes_are_prmt_networks_planned_emitted_and_proven() {
+    let f = "tests/data/byte_transpose.mlir";
+    let o = run(&["verify", "--cpu", "--ttgir", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("3 of 3 conversion(s) verified"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["plan", "--json", "--ttgir", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!(r["kind"], "register", "{r}");
+        // 8-bit: 4 words, 2 stages of 4; 16-bit: 8 words, one prmt each
+        assert_eq!(r["cost"]["prmt"], 8, "{r}");
+    }
+    let out = tempfile_dir().join("byte_transpose.cuh");
+    let o = run(&["emit", "--ttgir", f, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let code = std::fs::read_to_string(&out).unwrap();
+    for (func, bits) in [
+        ("byte_transpose_i8_16", 8),
+        ("byte_transpose_i8_back_20", 8),
+        ("half_transpose_f16_24", 16),
+    ] {
+        let name = format!("void wf_{func}_packed{bits}(");
+        let start = code.find(&name).unwrap_or_else(|| panic!("{name}"));
+        let body = &code[start..start + code[start..].find("\n}").unwrap()];
+        assert_eq!(body.matches("__byte_perm(").count(), 8, "{body}");
     }
 }
 

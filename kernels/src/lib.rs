@@ -11,7 +11,7 @@
 
 use minijinja::{context, Environment};
 use std::collections::BTreeSet;
-use synth::plan::pack::{word_of, Operand, Piece};
+use synth::plan::pack::{word_of, words_of, Operand, Piece};
 use synth::plan::{
     AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
 };
@@ -427,6 +427,36 @@ pub(crate) fn prmt_net(
         names.push(t);
     }
     name(net.result, &names)
+}
+
+/// Emit the `prmt` program that packs each entry of `words` (elements of
+/// `bits`, slot order) into one word, sharing intermediates between words
+/// ([`words_of`], [`synth::plan::pack::network`]); returns each word's
+/// expression. The `__byte_perm` calls are exactly the program's `prmt`.
+pub(crate) fn prmt_program(
+    out: &mut Vec<String>,
+    temps: &mut usize,
+    words: &[Vec<Piece<String>>],
+    bits: u32,
+) -> Vec<String> {
+    let (keys, prog) = words_of(words, bits);
+    let mut names: Vec<String> = Vec::new();
+    let name = |o: Operand, names: &Vec<String>| match o {
+        Operand::Input(k) => keys[k as usize].clone(),
+        Operand::Step(k) => names[k as usize].clone(),
+    };
+    for st in &prog.steps {
+        let t = format!("q{}", *temps);
+        *temps += 1;
+        out.push(format!(
+            "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
+            name(st.a, &names),
+            name(st.b, &names),
+            st.selector
+        ));
+        names.push(t);
+    }
+    prog.outputs.iter().map(|&o| name(o, &names)).collect()
 }
 
 /// One stage of a plan that carries 32-bit words (between `Pack` and

@@ -6,19 +6,22 @@
 //! comment. The body follows the packed lowering of
 //! `synth::plan::pack` step for step: words go to shared memory as they are
 //! when their slots line up, loaded words stay words, and every other word is
-//! built by a `prmt` network (`__byte_perm`), so the `__byte_perm` calls
-//! here are exactly the `prmt` that `synth::plan::pack::packed_cost`
-//! predicts. Plans that already carry words (`Plan::packs_words`: the
-//! packed shuffles of `synth::plan::lift` and `synth::plan::gather`) are
-//! emitted without their `Pack` and `Unpack` stages: their words are the
-//! helper's words.
+//! built by a `prmt` network (`__byte_perm`; the words of a store stage,
+//! and the destination words, each all together by one program that shares
+//! intermediates between words, `synth::plan::pack::network`), so the `__byte_perm` calls here are
+//! exactly the `prmt` that `synth::plan::pack::packed_cost` predicts.
+//! Plans that already carry words (`Plan::packs_words`: the packed shuffles
+//! of `synth::plan::lift` and `synth::plan::gather`) are emitted without
+//! their `Pack` and `Unpack` stages: their words are the helper's words.
 
 use crate::{
-    declare_pred, linear_expr, load_words, prmt_net, shfl_call, stage_addrs, store_stmt,
+    declare_pred, linear_expr, load_words, prmt_program, shfl_call, stage_addrs, store_stmt,
     word_stage, EmitError,
 };
 use std::collections::BTreeSet;
-use synth::plan::pack::{access_chunk, packed_words_io, per_word, plan_maps, Piece};
+use synth::plan::pack::{
+    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, Piece,
+};
 use synth::plan::{BarrierScope, Plan, ShflMode, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
@@ -46,23 +49,20 @@ impl Body {
             }
         }
     }
-    /// A word holding `vals` in slots 0.., built with `__byte_perm` where
-    /// they are not already one word in order.
-    fn word(&mut self, vals: &[Val]) -> String {
-        let pieces: Vec<Piece<String>> = vals
-            .iter()
-            .map(|v| match v {
-                Val::Slot { word, slot } => Piece {
-                    key: word.clone(),
-                    slot: *slot,
-                },
-                Val::Elem(e) => Piece {
-                    key: format!("detail::to_u32({e})"),
-                    slot: 0,
-                },
-            })
-            .collect();
-        prmt_net(&mut self.out, &mut self.temps, &pieces, self.bits)
+}
+
+/// Where a value lives, as the packed lowering keys words: a loose element
+/// is slot 0 of its zero-extended word.
+fn piece(v: &Val) -> Piece<String> {
+    match v {
+        Val::Slot { word, slot } => Piece {
+            key: word.clone(),
+            slot: *slot,
+        },
+        Val::Elem(e) => Piece {
+            key: format!("detail::to_u32({e})"),
+            slot: 0,
+        },
     }
 }
 
@@ -182,15 +182,13 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
             Stage::SmemStore { access } => {
                 let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
                 let chunk = access_chunk(access);
+                // the stage's words by one prmt program, then the stores
+                let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
+                let words = store_pieces(access, &pieces);
+                let mut names = prmt_program(&mut b.out, &mut b.temps, &words, bits).into_iter();
                 for (inst, addr) in access.insts.iter().zip(addrs) {
-                    let words: Vec<String> = inst
-                        .regs
-                        .chunks(chunk)
-                        .map(|c| {
-                            let v: Vec<Val> = c.iter().map(|&r| vals[r as usize].clone()).collect();
-                            b.word(&v)
-                        })
-                        .collect();
+                    let n = inst.regs.chunks(chunk).count();
+                    let words: Vec<String> = names.by_ref().take(n).collect();
                     b.out.push(store_stmt(access, &addr, &words));
                 }
             }
@@ -223,11 +221,11 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if vals.len() as u32 != plan.dst_regs {
         return Ok(None);
     }
-    for j in 0..plan.dst_regs / p {
-        let c: Vec<Val> = (0..p)
-            .map(|s| vals[pd.register(j, s) as usize].clone())
-            .collect();
-        let w = b.word(&c);
+    // every destination word by one prmt program (shared intermediates)
+    let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
+    let words = dst_pieces(&pieces, &pd, plan.dst_regs, bits);
+    let outs = prmt_program(&mut b.out, &mut b.temps, &words, bits);
+    for (j, w) in outs.iter().enumerate() {
         b.out.push(format!("dst[{j}] = {w};"));
     }
     Ok(Some(b.out))

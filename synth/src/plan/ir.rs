@@ -545,9 +545,24 @@ impl Plan {
     /// plans that shuffle words ([`Plan::packs_words`]). Element shuffle
     /// plans take single elements (their packed form unpacks around the
     /// shuffles; measured slower on an H100, results/vs_triton.md).
+    /// Renames (identity and register-only plans) too: their packed form is
+    /// the byte permutation that data held packed (as Triton holds it)
+    /// needs, a `prmt` network (`super::pack::network`), where the element
+    /// form would leave it to the compiler to unpack and repack.
     pub fn packed_form(&self, bits: u32) -> bool {
-        (self.kind == super::Kind::Shared || self.packs_words())
-            && super::pack::packed_cost(self, bits).is_some()
+        self.packed_kind() && super::pack::packed_cost(self, bits).is_some()
+    }
+    /// The kinds of plan [`Plan::packed_form`] recommends packed (when they
+    /// have a packed form).
+    fn packed_kind(&self) -> bool {
+        self.kind == super::Kind::Shared || self.packs_words() || self.renames_only()
+    }
+    /// Whether every stage is a [`Stage::RegRename`] (identity and
+    /// register-only conversions).
+    pub fn renames_only(&self) -> bool {
+        self.stages
+            .iter()
+            .all(|s| matches!(s, Stage::RegRename { .. }))
     }
     /// Whether the plan carries words between a [`Stage::Pack`] and a
     /// [`Stage::Unpack`] (the packed shuffle plans of `super::gather`).
@@ -558,7 +573,8 @@ impl Plan {
     /// [`Plan::packed_form`] recommends: [`super::pack::packed_cost`] or
     /// [`Plan::cost`].
     pub fn cost_for_width(&self, bits: u32) -> Cost {
-        if self.packed_form(bits) {
+        // packed_form without walking the packed lowering twice
+        if self.packed_kind() {
             if let Some(c) = super::pack::packed_cost(self, bits) {
                 return c;
             }

@@ -11,13 +11,19 @@
 //! same walk, and a test holds the emitted `__byte_perm` count to
 //! [`packed_cost`]): source words stay words; a shared-memory store takes its
 //! words straight from the registers when their slots line up, else builds
-//! them with a byte network; loaded words stay words; the destination words
-//! are built from what the last stage holds. Selects and shuffles work on
-//! single elements (taken out of their words; slot 0 is free, other slots a
+//! them (all the words of the stage, by one `prmt` program that shares
+//! intermediates between words, [`network`]); loaded words stay words; the
+//! destination words are built from what the last stage holds, likewise
+//! by one [`network`] (the packed form of a register-only conversion is
+//! only this step, a byte permutation inside the thread). Selects and shuffles work on single
+//! elements (taken out of their words; slot 0 is free, other slots a
 //! shift), and their results are loose elements, zero-extended into a word
 //! when a word is built from them.
 
 use super::ir::{Cost, Plan, SmemAccess, Stage};
+
+pub mod network;
+pub use network::{network, word_by_word, words_of, Tag, Want, WordProgram};
 
 /// `__byte_perm(a, b, s)` (PTX `prmt.b32` default mode): byte `k` of the
 /// result is byte `(s >> 4k) & 7` of the 8-byte value `b:a` (bytes 0..3 from
@@ -401,14 +407,7 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
             }
             Stage::SmemStore { access } => {
                 base.prmt -= access.pack_prmt();
-                let chunk = access_chunk(access);
-                for inst in &access.insts {
-                    for c in inst.regs.chunks(chunk) {
-                        let pieces: Vec<Piece<Key>> =
-                            c.iter().map(|&r| vals[r as usize].clone()).collect();
-                        prmt += word_of(&pieces, bits).1.prmts();
-                    }
-                }
+                prmt += words_of(&store_pieces(access, &vals), bits).1.prmts();
             }
             Stage::SmemLoad { access } => {
                 let chunk = access_chunk(access) as u32;
@@ -428,14 +427,49 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
     if vals.len() as u32 != plan.dst_regs {
         return None;
     }
-    for w in 0..plan.dst_regs / p {
-        let c: Vec<Piece<Key>> = (0..p)
-            .map(|s| vals[pd.register(w, s) as usize].clone())
-            .collect();
-        prmt += word_of(&c, bits).1.prmts();
-    }
+    prmt += words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits)
+        .1
+        .prmts();
     base.prmt += prmt;
     Some(base)
+}
+
+/// The pieces of each word a shared-memory store writes, instruction by
+/// instruction, [`access_chunk`] elements a word, from what the registers
+/// hold (`vals`): the words the packed lowering builds for the store, all
+/// of the stage's at once with one [`network`].
+pub fn store_pieces<K: Clone>(access: &SmemAccess, vals: &[Piece<K>]) -> Vec<Vec<Piece<K>>> {
+    let chunk = access_chunk(access);
+    access
+        .insts
+        .iter()
+        .flat_map(|inst| {
+            inst.regs
+                .chunks(chunk)
+                .map(|c| c.iter().map(|&r| vals[r as usize].clone()).collect())
+        })
+        .collect()
+}
+
+/// The pieces of each destination word (`dst_regs / (32 / bits)` of them),
+/// from what the last stage holds per destination register (`vals`) and the
+/// destination packing: the words the end of the packed lowering builds,
+/// all at once with one [`network`] (the whole packed form of a
+/// register-only conversion).
+pub fn dst_pieces<K: Clone>(
+    vals: &[Piece<K>],
+    pd: &PackMap,
+    dst_regs: u32,
+    bits: u32,
+) -> Vec<Vec<Piece<K>>> {
+    let p = 32 / bits;
+    (0..dst_regs / p)
+        .map(|w| {
+            (0..p)
+                .map(|s| vals[pd.register(w, s) as usize].clone())
+                .collect()
+        })
+        .collect()
 }
 
 /// For a plan that carries words ([`Plan::packs_words`]): whether its packed

@@ -1,15 +1,20 @@
 //! The packed form of an element plan (`_packed16`/`_packed8` helpers of
-//! shared-memory and element shuffle plans) run byte by byte: the packed
+//! shared-memory, element shuffle and register-only plans) run byte by byte: the packed
 //! lowering of [`crate::plan::pack`] (source words stay words, stores take
-//! words as they are or build them with `prmt` networks, loaded words stay
-//! words, destination words are built from what the last stage holds),
+//! words as they are or build them, loaded words stay words, destination
+//! words are built from what the last stage holds; the words a store stage
+//! or the end builds come from one shared `prmt` program,
+//! [`crate::plan::pack::network`]),
 //! evaluated on byte tags for every thread, with the shared-memory
 //! semantics of the element simulator (PTX ISA per-lane element slots).
 //! Every destination word must hold exactly the bytes of its elements, in
 //! slot order. Barrier placement is the element plan's and proven there.
 
 use super::{shfl_src, SimError, SimReport};
-use crate::plan::pack::{access_chunk, packed_words_io, per_word, plan_maps, word_of, Piece};
+use crate::plan::pack::{
+    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, words_of, Piece,
+    WordProgram,
+};
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
 
@@ -89,13 +94,13 @@ pub fn simulate_packed_form(
             out[..eb].copy_from_slice(&w[at..at + eb]);
             out
         };
-        let build = |words: &HashMap<Key, Word>, pieces: &[Piece<Key>]| -> Word {
-            let (keys, net) = word_of(pieces, bits);
+        // a prmt program run on one thread's words
+        let run = |words: &HashMap<Key, Word>, keys: &[Key], prog: &WordProgram| -> Vec<Word> {
             let inputs: Vec<Word> = keys
                 .iter()
                 .map(|k| words.get(k).copied().unwrap_or([u64::MAX; 4]))
                 .collect();
-            net.eval_bytes(&inputs)
+            prog.eval_bytes(&inputs)
         };
         let mut smem: HashMap<u32, [u64; 2]> = HashMap::new();
         for (si, st) in plan.stages.iter().enumerate() {
@@ -165,35 +170,27 @@ pub fn simulate_packed_form(
                 }
                 Stage::SmemStore { access } => {
                     let chunk = access_chunk(access);
+                    // the stage's words (instruction by instruction), one
+                    // program for every thread, run on each thread's words
+                    let (keys, prog) = words_of(&store_pieces(access, &vals), bits);
+                    let built: Vec<Vec<Word>> =
+                        words.iter().map(|w| run(w, &keys, &prog)).collect();
+                    let mut first = 0usize;
                     for (ii, inst) in access.insts.iter().enumerate() {
                         for warp in 0..warps {
                             let slots = access
                                 .element_slots(ii, warp)
                                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
-                            // the words each lane builds for this instruction
-                            let built: Vec<Vec<Word>> = (0..32usize)
-                                .map(|lane| {
-                                    let w = &words[warp as usize * 32 + lane];
-                                    inst.regs
-                                        .chunks(chunk)
-                                        .map(|c| {
-                                            let pcs: Vec<Piece<Key>> = c
-                                                .iter()
-                                                .map(|&r| vals[r as usize].clone())
-                                                .collect();
-                                            build(w, &pcs)
-                                        })
-                                        .collect()
-                                })
-                                .collect();
                             for (lane, e, off) in slots {
-                                let word = built[lane as usize][e as usize / chunk];
+                                let word =
+                                    built[(warp * 32 + lane) as usize][first + e as usize / chunk];
                                 let at = (e as usize % chunk) * eb;
                                 let mut v = [u64::MAX; 2];
                                 v[..eb].copy_from_slice(&word[at..at + eb]);
                                 smem.insert(off, v);
                             }
                         }
+                        first += inst.regs.chunks(chunk).count();
                     }
                 }
                 Stage::Barrier { .. } => {}
@@ -235,13 +232,13 @@ pub fn simulate_packed_form(
                 want: plan.dst_regs,
             });
         }
+        // the destination words: one program for all of them (the same for
+        // every thread), run on each thread's words
+        let (keys, prog) = words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits);
         for (t, w) in words.iter().enumerate() {
             let (warp, lane) = (t as u32 / 32, t as u32 % 32);
-            for j in 0..plan.dst_regs / p {
-                let pcs: Vec<Piece<Key>> = (0..p)
-                    .map(|s| vals[pd.register(j, s) as usize].clone())
-                    .collect();
-                let word = build(w, &pcs);
+            let built = run(w, &keys, &prog);
+            for (j, word) in (0..plan.dst_regs / p).zip(built) {
                 for s in 0..p {
                     let r = pd.register(j, s);
                     let want = an.dst.tag(r as u64, lane as u64, warp as u64, blk as u64);
