@@ -318,10 +318,9 @@ pub struct CorpusLayout {
     pub warps: u32,
 }
 
-/// Every distinct (layout, shape, warps) of the conversions in
-/// `corpus/pairs.mlir`, `corpus/ttgir/*.ttgir` and `tests/data/*.mlir`
-/// under `root`, in a fixed order.
-pub fn corpus_layouts(root: &Path) -> Vec<CorpusLayout> {
+/// The TTGIR files of `corpus/`, `corpus/ttgir/` and `tests/data/` under
+/// `root` (`.ttgir`, `.mlir`), sorted; missing folders are skipped.
+pub fn corpus_files(root: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for dir in ["corpus", "corpus/ttgir", "tests/data"] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
@@ -337,6 +336,14 @@ pub fn corpus_layouts(root: &Path) -> Vec<CorpusLayout> {
         }
     }
     files.sort();
+    files
+}
+
+/// Every distinct (layout, shape, warps) of the conversions in
+/// `corpus/pairs.mlir`, `corpus/ttgir/*.ttgir` and `tests/data/*.mlir`
+/// under `root`, in a fixed order.
+pub fn corpus_layouts(root: &Path) -> Vec<CorpusLayout> {
+    let files = corpus_files(root);
     let mut out: Vec<CorpusLayout> = Vec::new();
     for p in files {
         let Ok(text) = std::fs::read_to_string(&p) else {

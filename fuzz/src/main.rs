@@ -1428,21 +1428,7 @@ fn mutate(rng: &mut Rng, s: &[u8], pool: &Pool) -> Vec<u8> {
 
 fn seeds(root: &Path) -> Vec<(Target, Vec<u8>)> {
     let mut out = Vec::new();
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in ["corpus", "corpus/ttgir", "tests/data"] {
-        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
-            for e in rd.flatten() {
-                let p = e.path();
-                if matches!(
-                    p.extension().and_then(|x| x.to_str()),
-                    Some("ttgir" | "mlir")
-                ) {
-                    files.push(p);
-                }
-            }
-        }
-    }
-    files.sort();
+    let files = wf_fuzz::corpus_files(root);
     for p in files {
         let Ok(t) = std::fs::read_to_string(&p) else {
             continue;

@@ -11,7 +11,7 @@
 
 use minijinja::{context, Environment};
 use std::collections::BTreeSet;
-use synth::plan::pack::{word_of, words_of, Operand, Piece};
+use synth::plan::pack::{word_of, words_of, Operand, Piece, PrmtStep};
 use synth::plan::{
     AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
 };
@@ -410,23 +410,40 @@ pub(crate) fn prmt_net(
     bits: u32,
 ) -> String {
     let (keys, net) = word_of(pieces, bits);
+    let names = emit_prmt_steps(out, temps, &keys, &net.steps);
+    operand_name(net.result, &keys, &names)
+}
+
+/// Print `steps` as `const unsigned qN = __byte_perm(a, b, sel);` lines
+/// (inputs named by `keys`, earlier steps by their temporaries); returns the
+/// temporaries' names, one per step.
+fn emit_prmt_steps(
+    out: &mut Vec<String>,
+    temps: &mut usize,
+    keys: &[String],
+    steps: &[PrmtStep],
+) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    let name = |o: Operand, names: &Vec<String>| match o {
-        Operand::Input(k) => keys[k as usize].clone(),
-        Operand::Step(k) => names[k as usize].clone(),
-    };
-    for st in &net.steps {
+    for st in steps {
         let t = format!("q{}", *temps);
         *temps += 1;
         out.push(format!(
             "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
-            name(st.a, &names),
-            name(st.b, &names),
+            operand_name(st.a, keys, &names),
+            operand_name(st.b, keys, &names),
             st.selector
         ));
         names.push(t);
     }
-    name(net.result, &names)
+    names
+}
+
+/// The expression of a `prmt` operand: an input's key or a step's temporary.
+fn operand_name(o: Operand, keys: &[String], names: &[String]) -> String {
+    match o {
+        Operand::Input(k) => keys[k as usize].clone(),
+        Operand::Step(k) => names[k as usize].clone(),
+    }
 }
 
 /// Emit the `prmt` program that packs each entry of `words` (elements of
@@ -440,23 +457,11 @@ pub(crate) fn prmt_program(
     bits: u32,
 ) -> Vec<String> {
     let (keys, prog) = words_of(words, bits);
-    let mut names: Vec<String> = Vec::new();
-    let name = |o: Operand, names: &Vec<String>| match o {
-        Operand::Input(k) => keys[k as usize].clone(),
-        Operand::Step(k) => names[k as usize].clone(),
-    };
-    for st in &prog.steps {
-        let t = format!("q{}", *temps);
-        *temps += 1;
-        out.push(format!(
-            "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
-            name(st.a, &names),
-            name(st.b, &names),
-            st.selector
-        ));
-        names.push(t);
-    }
-    prog.outputs.iter().map(|&o| name(o, &names)).collect()
+    let names = emit_prmt_steps(out, temps, &keys, &prog.steps);
+    prog.outputs
+        .iter()
+        .map(|&o| operand_name(o, &keys, &names))
+        .collect()
 }
 
 /// One stage of a plan that carries 32-bit words (between `Pack` and

@@ -308,9 +308,21 @@ pub struct Piece<K> {
 /// from slot 0) into one word: its distinct input keys, in the order the
 /// network numbers them, and the network.
 pub fn word_of<K: Clone + PartialEq>(pieces: &[Piece<K>], bits: u32) -> (Vec<K>, WordNet) {
-    let eb = bits / 8;
     let mut keys: Vec<K> = Vec::new();
-    let mut want = [None; 4];
+    let want = want_of(pieces, bits, &mut keys);
+    (keys, assemble(&want))
+}
+
+/// The bytes one word of `pieces` (elements of `bits`, slot order from
+/// slot 0) wants, as (input, byte) tags; an input is the position of its
+/// key in `keys`, which gains the keys it has not seen.
+pub(crate) fn want_of<K: Clone + PartialEq>(
+    pieces: &[Piece<K>],
+    bits: u32,
+    keys: &mut Vec<K>,
+) -> Want {
+    let eb = bits / 8;
+    let mut want: Want = [None; 4];
     for (e, p) in pieces.iter().enumerate() {
         let k = match keys.iter().position(|x| *x == p.key) {
             Some(k) => k,
@@ -323,7 +335,7 @@ pub fn word_of<K: Clone + PartialEq>(pieces: &[Piece<K>], bits: u32) -> (Vec<K>,
             want[(e as u32 * eb + b) as usize] = Some((k, p.slot * eb + b));
         }
     }
-    (keys, assemble(&want))
+    want
 }
 
 /// Word keys of the packed lowering walk in [`packed_cost`].

@@ -543,26 +543,10 @@ pub fn network(wants: &[Want]) -> WordProgram {
 /// the distinct input keys in the order the program numbers them, and the
 /// program ([`network`]), output `j` holding word `j`.
 pub fn words_of<K: Clone + PartialEq>(words: &[Vec<Piece<K>>], bits: u32) -> (Vec<K>, WordProgram) {
-    let eb = bits / 8;
     let mut keys: Vec<K> = Vec::new();
     let wants: Vec<Want> = words
         .iter()
-        .map(|pieces| {
-            let mut want: Want = [None; 4];
-            for (e, p) in pieces.iter().enumerate() {
-                let k = match keys.iter().position(|x| *x == p.key) {
-                    Some(k) => k,
-                    None => {
-                        keys.push(p.key.clone());
-                        keys.len() - 1
-                    }
-                } as u32;
-                for b in 0..eb {
-                    want[(e as u32 * eb + b) as usize] = Some((k, p.slot * eb + b));
-                }
-            }
-            want
-        })
+        .map(|pieces| super::want_of(pieces, bits, &mut keys))
         .collect();
     (keys, network(&wants))
 }
