@@ -21,7 +21,7 @@
 
 use std::path::Path;
 use synth::encoding::Encoding;
-use synth::input::{parse_as, parse_layout, ttgir_text, Format, LayoutText};
+use synth::input::{parse_as, parse_layout, ttgir_text, warps_of, Format, LayoutText};
 use synth::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
 use synth::parse::{parse_attribute, parse_shape, parse_ttgir};
 
@@ -98,20 +98,6 @@ const DEFAULT_WARPS: u32 = 4;
 
 /// Shapes tried for layouts that carry none (the CLI takes `--shape`).
 const SHAPES: [&[i64]; 4] = [&[16, 16], &[128, 64], &[64], &[2, 32, 8]];
-
-/// Warps per CTA an encoding fixes (as `synth::input` says for TTGIR
-/// text): the product of warpsPerCTA, `2^(warp bases)`, the parent's.
-fn warps_of(e: &Encoding) -> Option<u32> {
-    match e {
-        Encoding::Blocked { warps_per_cta, .. } | Encoding::NvidiaMma { warps_per_cta, .. } => {
-            warps_per_cta
-                .iter()
-                .try_fold(1u32, |a, &w| a.checked_mul(w))
-        }
-        Encoding::Linear { warp, .. } => (warp.len() < 31).then(|| 1u32 << warp.len()),
-        Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => warps_of(parent),
-    }
-}
 
 fn small(shape: &[i64]) -> bool {
     let mut n: i64 = 1;

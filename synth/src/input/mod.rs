@@ -304,8 +304,10 @@ pub(crate) fn linear_text(
     }
 }
 
-/// Warps per CTA an encoding fixes, where it does.
-pub(crate) fn warps_of(e: &Encoding) -> Option<u32> {
+/// Warps per CTA an encoding fixes, where it does: the product of
+/// `warpsPerCTA` (blocked, mma), `2^(warp bases)` (linear), the parent's
+/// (slice, dot operand); `None` when that overflows 32 bits.
+pub fn warps_of(e: &Encoding) -> Option<u32> {
     match e {
         Encoding::Blocked { warps_per_cta, .. } | Encoding::NvidiaMma { warps_per_cta, .. } => {
             warps_per_cta
