@@ -20,7 +20,7 @@
 //! shift), and their results are loose elements, zero-extended into a word
 //! when a word is built from them.
 
-use super::ir::{Cost, Plan, SmemAccess, Stage};
+use super::ir::{Cost, Plan, SelEntry, ShflEntry, SmemAccess, Stage};
 
 pub mod network;
 pub use network::{network, word_by_word, words_of, Tag, Want, WordProgram};
@@ -338,12 +338,59 @@ pub(crate) fn want_of<K: Clone + PartialEq>(
     want
 }
 
-/// Word keys of the packed lowering walk in [`packed_cost`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Key {
+/// Which word a value lives in, the same for every thread (the program
+/// position that made it), as the packed lowering keys words: source word,
+/// word `e` loaded by instruction `ii` of stage `si`, or the loose element
+/// entry `k` of stage `si` made (a select or shuffle result, one element in
+/// slot 0). Shared by [`packed_cost`] and the packed simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Key {
     Src(u32),
     Loaded(usize, usize, u32),
     Loose(usize, usize),
+}
+
+/// Where each register's value is after select stage `si`: unchanged where
+/// both choices are the same register, else a loose element.
+pub(crate) fn after_select(
+    vals: &[Piece<Key>],
+    entries: &[SelEntry],
+    si: usize,
+) -> Vec<Piece<Key>> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            if e.if_set == e.if_clear {
+                vals[e.if_set as usize].clone()
+            } else {
+                Piece {
+                    key: Key::Loose(si, k),
+                    slot: 0,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Where each register's value is after shuffle stage `si`: unchanged where
+/// the entry only keeps a register, else a loose element.
+pub(crate) fn after_shuffle(
+    vals: &[Piece<Key>],
+    entries: &[ShflEntry],
+    si: usize,
+) -> Vec<Piece<Key>> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(k, e)| match e.arg {
+            None => vals[e.reg as usize].clone(),
+            Some(_) => Piece {
+                key: Key::Loose(si, k),
+                slot: 0,
+            },
+        })
+        .collect()
 }
 
 /// Elements per 32-bit word of one instruction of `access` (fewer than a
@@ -388,35 +435,8 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
             Stage::RegRename { map } => {
                 vals = map.iter().map(|&i| vals[i as usize].clone()).collect();
             }
-            Stage::Select { entries } => {
-                vals = entries
-                    .iter()
-                    .enumerate()
-                    .map(|(k, e)| {
-                        if e.if_set == e.if_clear {
-                            vals[e.if_set as usize].clone()
-                        } else {
-                            Piece {
-                                key: Key::Loose(si, k),
-                                slot: 0,
-                            }
-                        }
-                    })
-                    .collect();
-            }
-            Stage::Shuffle { entries, .. } => {
-                vals = entries
-                    .iter()
-                    .enumerate()
-                    .map(|(k, e)| match e.arg {
-                        None => vals[e.reg as usize].clone(),
-                        Some(_) => Piece {
-                            key: Key::Loose(si, k),
-                            slot: 0,
-                        },
-                    })
-                    .collect();
-            }
+            Stage::Select { entries } => vals = after_select(&vals, entries, si),
+            Stage::Shuffle { entries, .. } => vals = after_shuffle(&vals, entries, si),
             Stage::SmemStore { access } => {
                 base.prmt -= access.pack_prmt();
                 prmt += words_of(&store_pieces(access, &vals), bits).1.prmts();

@@ -12,8 +12,8 @@
 
 use super::{shfl_src, SimError, SimReport};
 use crate::plan::pack::{
-    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, words_of, Piece,
-    WordProgram,
+    access_chunk, after_select, after_shuffle, dst_pieces, packed_words_io, per_word, plan_maps,
+    store_pieces, words_of, Key, Piece, WordProgram,
 };
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
@@ -21,15 +21,6 @@ use std::collections::HashMap;
 /// Byte tags of one 32-bit word: `4 * t + i` for byte `i` of element `t`
 /// (`u64::MAX`: a byte nothing defined).
 type Word = [u64; 4];
-
-/// Which word a value lives in, the same for every thread (the program
-/// position that made it), as the packed lowering keys words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Key {
-    Src(u32),
-    Loaded(usize, usize, u32),
-    Loose(usize, usize),
-}
 
 /// Run the packed form of `plan` for elements of `bits` (8 or 16) and prove
 /// it. `Ok(None)` when the plan has no packed form of that width (or is a
@@ -124,20 +115,7 @@ pub fn simulate_packed_form(
                             }
                         }
                     }
-                    vals = entries
-                        .iter()
-                        .enumerate()
-                        .map(|(k, e)| {
-                            if e.if_set == e.if_clear {
-                                vals[e.if_set as usize].clone()
-                            } else {
-                                Piece {
-                                    key: Key::Loose(si, k),
-                                    slot: 0,
-                                }
-                            }
-                        })
-                        .collect();
+                    vals = after_select(&vals, entries, si);
                 }
                 Stage::Shuffle {
                     mode,
@@ -156,17 +134,7 @@ pub fn simulate_packed_form(
                             }
                         }
                     }
-                    vals = entries
-                        .iter()
-                        .enumerate()
-                        .map(|(k, e)| match e.arg {
-                            None => vals[e.reg as usize].clone(),
-                            Some(_) => Piece {
-                                key: Key::Loose(si, k),
-                                slot: 0,
-                            },
-                        })
-                        .collect();
+                    vals = after_shuffle(&vals, entries, si);
                 }
                 Stage::SmemStore { access } => {
                     let chunk = access_chunk(access);
