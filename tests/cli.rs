@@ -549,6 +549,57 @@ fn byte_transposes_are_prmt_networks_planned_emitted_and_proven() {
     }
 }
 
+/// Conversions out of layouts with broadcast lane and warp bits
+/// (tests/data/broadcast_stores.mlir, the reverse of the matmul epilogue's
+/// row statistics): each copy of a datum stores a different register, so the
+/// slice -> blocked plans store once per thread (8 copies of 8 registers:
+/// `/split3`, 7 selects) instead of four `st.shared.v2`, with the fewest
+/// wavefronts; the helper's selects are emitted and every plan is proven.
+#[test]
+fn broadcast_sources_split_their_stores_over_the_copies() {
+    let f = "tests/data/broadcast_stores.mlir";
+    let o = run(&["verify", "--cpu", "--ttgir", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("3 of 3 conversion(s) verified"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "plan",
+        "--json",
+        "--ttgir",
+        f,
+        "--name",
+        "row_stats_to_blocked",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert!(r["strategy"].as_str().unwrap().ends_with("/split3"), "{r}");
+    assert_eq!(r["cost"]["sts"], 1, "{r}");
+    assert_eq!(r["cost"]["lds"], 1, "{r}");
+    assert_eq!(r["cost"]["sel"], 7, "{r}");
+    assert_eq!(r["wavefronts"], r["min_wavefronts"], "{r}");
+    assert_eq!(r["bank_conflicts"], 0, "{r}");
+    let lb = &r["lower_bound"];
+    assert!(
+        lb["smem_wavefronts"].as_u64().unwrap() * 4 <= r["wavefronts"].as_u64().unwrap(),
+        "{r}"
+    );
+    let out = tempfile_dir().join("broadcast_stores.cuh");
+    let o = run(&["emit", "--ttgir", f, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let code = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        code.contains("const bool q0_warp0 = (warp >> 0u) & 1u;"),
+        "{code}"
+    );
+    assert!(
+        code.contains("broadcast copies store different registers"),
+        "{code}"
+    );
+}
+
 // ---- issue 9: layouts in every format, `warpforge draw` ----
 
 const MMA2_ATTR: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";

@@ -188,8 +188,11 @@ pub fn build_cases(
             let conv_k = renamed(c, &format!("{id}_k{k}"));
             let helper = emit_helper(&conv_k, &chosen_of(an, cand))?;
             // 8/16-bit data: the element form and the packed form, each timed
+            // (the packed round trip needs the reverse helper packed too; a
+            // reverse plan without a packed form, such as one whose stores
+            // choose registers by lane, leaves only the element form to time)
             let packed_cost = synth::plan::pack::packed_cost(&cand.plan, bits)
-                .filter(|_| helper.packed_form(bits).is_some());
+                .filter(|_| helper.packed_form(bits).is_some() && bwd.packed_form(bits).is_some());
             let recommend_packed = cand.plan.packed_form(bits) && packed_cost.is_some();
             let mut forms = vec![("elements", cand.plan.cost())];
             forms.extend(packed_cost.map(|c| ("packed", c)));

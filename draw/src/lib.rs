@@ -21,7 +21,7 @@
 #![forbid(unsafe_code)]
 
 use synth::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
-use synth::plan::{tag_columns, Analysis, Conversion, ShflMode, SmemAccess, SmemInstr, Stage};
+use synth::plan::{tag_columns, Analysis, Conversion, Dir, ShflMode, SmemAccess, SmemInstr, Stage};
 use synth::search::Chosen;
 
 pub mod svg;
@@ -444,8 +444,15 @@ fn smem_table(i: usize, s: &Stage, verb: &str, a: &SmemAccess) -> Panel {
                 .collect()
         })
         .collect();
-    let wf: u64 = (0..a.insts.len()).map(|k| a.wavefronts(k, 0)).sum();
-    let min = a.insts.len() as u64 * a.min_wavefronts();
+    let dir = if verb == "SmemStore" {
+        Dir::Store
+    } else {
+        Dir::Load
+    };
+    let wf: u64 = (0..a.insts.len()).map(|k| a.wavefronts(k, 0, dir)).sum();
+    let min: u64 = (0..a.insts.len())
+        .map(|k| a.min_wavefronts(k, 0, dir))
+        .sum();
     Panel::Table {
         title: format!(
             "stage {i}: {verb} {}; warp 0, bank (4-byte word mod 32) of each lane's {}; {wf} wavefronts per warp (minimum {min}, {} bank conflicts)",

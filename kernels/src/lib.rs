@@ -577,6 +577,39 @@ fn reg_stage(
     })
 }
 
+/// The predicates of a store's lane-dependent register choice
+/// ([`synth::plan::SmemAccess::reg_xor`]), declared into `out`: one
+/// `(predicate name, register XOR)` per lane or warp bit that has one.
+fn lane_choice(out: &mut Vec<String>, si: usize, access: &SmemAccess) -> Vec<(String, u32)> {
+    let mut v = Vec::new();
+    for (who, masks) in [
+        ("lane", &access.reg_xor.lane),
+        ("warp", &access.reg_xor.warp),
+    ] {
+        for (j, &m) in masks.iter().enumerate() {
+            if m != 0 {
+                let p = format!("q{si}_{who}{j}");
+                out.push(format!("const bool {p} = ({who} >> {j}u) & 1u;"));
+                v.push((p, m));
+            }
+        }
+    }
+    v
+}
+
+/// `names[r ^ XOR(predicate set: mask)]` as a tree of `?:` (one `SEL` per
+/// inner node, `2^k - 1` for `k` predicates).
+fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
+    match choice.split_first() {
+        None => names[r as usize].clone(),
+        Some(((p, m), rest)) => format!(
+            "({p} ? {} : {})",
+            pick_expr(names, r ^ m, rest),
+            pick_expr(names, r, rest)
+        ),
+    }
+}
+
 /// The statements of a helper body for `plan` (one per line).
 pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut out = vec![
@@ -647,11 +680,21 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
             }
             Stage::SmemStore { access } => {
                 let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
-                for (inst, addr) in access.insts.iter().zip(addrs) {
+                let choice = lane_choice(&mut out, si, access);
+                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
                     let vals: Vec<String> = inst
                         .regs
                         .iter()
-                        .map(|&r| names[r as usize].clone())
+                        .enumerate()
+                        .map(|(e, &r)| {
+                            if choice.is_empty() {
+                                return names[r as usize].clone();
+                            }
+                            let v = format!("c{si}_{ii}_{e}");
+                            let pick = pick_expr(&names, r, &choice);
+                            out.push(format!("const T {v} = {pick};"));
+                            v
+                        })
                         .collect();
                     let words = pack_words(&vals, access.width);
                     out.push(store_stmt(access, &addr, &words));

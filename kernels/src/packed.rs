@@ -76,6 +76,10 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return Ok(None);
     }
+    // no packed form for lane-dependent register choices in stores
+    if plan.stores_by_lane_choice() {
+        return Ok(None);
+    }
     let mut b = Body {
         out: vec![
             format!(

@@ -6,12 +6,16 @@
 //!   arrive through one `shfl.sync` (32 bits per lane per shuffle, PTX ISA
 //!   9.7.8.6), so a thread needs at least `ceil(moved elements x bits / 32)`
 //!   shuffles; the bound is the maximum over threads.
-//! - Shared memory: a warp must store every element it holds that some
-//!   thread needs and does not hold, at most 128 bytes per wavefront and 16
+//! - Shared memory: the warps must store every element some thread needs
+//!   and does not hold (an element several warps hold by any one of them,
+//!   `ir::SmemAccess::reg_xor`), at most 128 bytes per wavefront and 16
 //!   bytes per lane per instruction (`st.shared.v4`); each thread must load
-//!   every element it needs and does not hold, likewise. The bound counts
-//!   store plus load instructions of the busiest thread and wavefronts of
-//!   the busiest warp, plus one barrier.
+//!   every element it needs and does not hold, likewise (instructions), and
+//!   a warp must read the distinct elements its threads need, at most 128
+//!   bytes per wavefront (lanes that need the same element can share a
+//!   wavefront, `ir::SmemAccess::wavefronts`). The bound counts store plus
+//!   load instructions of the busiest thread and wavefronts of the busiest
+//!   warp, plus one barrier.
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.
@@ -52,7 +56,9 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     // Elements that move: needed by a thread that does not hold them.
     let mut moving: HashSet<u64> = HashSet::new();
     let mut max_moved = 0u64;
+    let mut max_warp_loaded = 0u64;
     for warp in 0..warps {
+        let mut warp_need: HashSet<u64> = HashSet::new();
         for lane in 0..32 {
             let held: HashSet<u64> = tags(&an.src, sr, lane, warp).into_iter().collect();
             let mut need: Vec<u64> = tags(&an.dst, dr, lane, warp)
@@ -62,10 +68,16 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
             need.sort_unstable();
             need.dedup();
             max_moved = max_moved.max(need.len() as u64);
+            warp_need.extend(need.iter().copied());
             moving.extend(need);
         }
+        max_warp_loaded = max_warp_loaded.max(warp_need.len() as u64);
     }
-    let mut max_stored = 0u64;
+    // Stores: an element several warps hold can be stored by any one of
+    // them, so the busiest warp stores at least its share of all moving
+    // elements and every element only it holds.
+    let mut holders: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut held_by: Vec<HashSet<u64>> = Vec::new();
     for warp in 0..warps {
         let mut mine: HashSet<u64> = HashSet::new();
         for lane in 0..32 {
@@ -75,13 +87,23 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
                     .filter(|t| moving.contains(t)),
             );
         }
-        max_stored = max_stored.max(mine.len() as u64);
+        for &t in &mine {
+            *holders.entry(t).or_default() += 1;
+        }
+        held_by.push(mine);
     }
+    let only_mine = held_by
+        .iter()
+        .map(|m| m.iter().filter(|t| holders[t] == 1).count() as u64)
+        .max()
+        .unwrap_or(0);
+    let max_stored = only_mine.max((moving.len() as u64).div_ceil(warps));
     let bytes = elem_bits as u64 / 8;
     let words = (max_moved * elem_bits as u64).div_ceil(32) as u32;
     let (store_b, load_b) = (max_stored * bytes, max_moved * bytes);
     let smem_accesses = (store_b.div_ceil(32 * 16) + load_b.div_ceil(16)) as u32;
-    let smem_wavefronts = (store_b.div_ceil(128) + (32 * load_b).div_ceil(128)) as u32;
+    let warp_load_b = max_warp_loaded * bytes;
+    let smem_wavefronts = (store_b.div_ceil(128) + warp_load_b.div_ceil(128)) as u32;
     let shfl_words = an.warp_local.then_some(words);
     let score = if max_moved == 0 {
         0.0

@@ -111,6 +111,17 @@ pub struct AddrMap {
 }
 
 impl AddrMap {
+    /// The map that is zero for every thread.
+    pub fn zero() -> AddrMap {
+        AddrMap {
+            lane: vec![],
+            warp: vec![],
+        }
+    }
+    /// Whether the map is zero for every thread.
+    pub fn is_zero(&self) -> bool {
+        self.base_bits() == 0
+    }
     /// The run-time part for one thread.
     pub fn base(&self, lane: u32, warp: u32) -> u32 {
         let mut a = 0;
@@ -169,6 +180,15 @@ pub struct SmemAccess {
     pub width: u32,
     pub addr: AddrMap,
     pub insts: Vec<SmemInst>,
+    /// Lane-dependent register choice (stores from a layout with broadcast
+    /// lane or warp bits): element `e` of instruction `i` of thread
+    /// `(lane, warp)` is register `insts[i].regs[e] ^ reg_xor.base(lane,
+    /// warp)`. Each copy of a broadcast datum then stores a different
+    /// register, so the copies share the stores instead of repeating them
+    /// (each paired lane or warp bit halves the instructions). Empty: every
+    /// thread moves `regs` as listed.
+    #[serde(skip_serializing_if = "AddrMap::is_zero")]
+    pub reg_xor: AddrMap,
 }
 
 impl SmemAccess {
@@ -233,6 +253,21 @@ impl SmemAccess {
         }
         Ok(out)
     }
+    /// `SEL`s per thread for [`SmemAccess::reg_xor`]: each element picks one
+    /// of the `2^k` registers its paired bits span with `2^k - 1` selects
+    /// (two per 64-bit element).
+    pub fn select_ops(&self) -> u32 {
+        let mut b = crate::gf2::XorBasis::default();
+        let k = self
+            .reg_xor
+            .lane
+            .iter()
+            .chain(&self.reg_xor.warp)
+            .filter(|&&m| b.insert(m as u64))
+            .count();
+        let per = (1u32 << k) - 1;
+        self.insts.len() as u32 * self.elems() * per * (self.width / 32).max(1)
+    }
     /// Bytes per thread per instruction.
     pub fn bytes(&self) -> u32 {
         self.elems() * self.width / 8
@@ -260,16 +295,62 @@ impl SmemAccess {
     }
     /// Wavefronts of one instruction of one warp (4-byte banks, 32 banks:
     /// the most distinct 4-byte words any bank serves, summed over phases).
-    pub fn wavefronts(&self, inst: usize, warp: u32) -> u64 {
-        self.phases(inst, warp)
-            .iter()
-            .map(|ph| phase_wavefronts(ph))
+    /// Loads of 64 and 128 bits merge two phases (the half warps of a `.v2`,
+    /// quarters 0+1 and 2+3 of a `.v4`) into one wavefront when each takes
+    /// one, no bank serves two words over both, and the two together name at
+    /// most 128 bytes of per-phase distinct addresses (16 `.v2` or 8 `.v4`
+    /// addresses), as lanes that share addresses (a broadcast destination)
+    /// allow; stores never merge. Measured with `ncu`
+    /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld`) and throughput on
+    /// an H100, `scripts/smem_broadcast.py`, `results/smem_broadcast_h100.txt`.
+    pub fn wavefronts(&self, inst: usize, warp: u32, dir: Dir) -> u64 {
+        let phases = self.phases(inst, warp);
+        let per: Vec<u64> = phases.iter().map(|ph| phase_wavefronts(ph)).collect();
+        let bytes = self.bytes();
+        if dir == Dir::Store || self.instr != SmemInstr::Vector || !(8..=16).contains(&bytes) {
+            return per.iter().sum();
+        }
+        let limit = 128 / bytes as usize;
+        let distinct = |ph: &[(u32, u32)]| {
+            let mut a: Vec<u32> = ph.iter().map(|r| r.0).collect();
+            a.sort_unstable();
+            a.dedup();
+            a.len()
+        };
+        (0..phases.len())
+            .step_by(2)
+            .map(|p| {
+                let (x, y) = (&phases[p], &phases[p + 1]);
+                let merge = per[p] == 1
+                    && per[p + 1] == 1
+                    && distinct(x) + distinct(y) <= limit
+                    && phase_wavefronts(&[&x[..], &y[..]].concat()) == 1;
+                if merge {
+                    1
+                } else {
+                    per[p] + per[p + 1]
+                }
+            })
             .sum()
     }
-    /// The fewest wavefronts one instruction can take: the bytes one warp
-    /// moves / 128 (at least 1; `count` for matrices).
-    pub fn min_wavefronts(&self) -> u64 {
+    /// The fewest wavefronts one instruction of warp `warp` can take. Stores:
+    /// the bytes one warp moves / 128 (at least 1; `count` for matrices).
+    /// Vector loads: the distinct 4-byte words they read / 32, and at least
+    /// 1 (2 for `.v4`, whose half warps never merge).
+    pub fn min_wavefronts(&self, inst: usize, warp: u32, dir: Dir) -> u64 {
         match self.instr {
+            SmemInstr::Vector if dir == Dir::Load => {
+                let mut words: Vec<u32> = self
+                    .phases(inst, warp)
+                    .iter()
+                    .flatten()
+                    .flat_map(|&(a, n)| a / 4..(a + n).div_ceil(4))
+                    .collect();
+                words.sort_unstable();
+                words.dedup();
+                let floor = if self.bytes() > 8 { 2 } else { 1 };
+                (words.len() as u64).div_ceil(32).max(floor)
+            }
             SmemInstr::Vector => (32 * self.bytes() as u64).div_ceil(128).max(1),
             SmemInstr::Matrix { count, .. } => count as u64,
         }
@@ -316,6 +397,14 @@ pub fn phase_wavefronts(ranges: &[(u32, u32)]) -> u64 {
         per_bank[(w % 32) as usize] += 1;
     }
     per_bank.iter().copied().max().unwrap_or(0).max(1)
+}
+
+/// Whether a [`SmemAccess`] stores or loads (wavefront phases of loads can
+/// merge, [`SmemAccess::wavefronts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Store,
+    Load,
 }
 
 /// Barrier scope.
@@ -420,6 +509,7 @@ impl Stage {
                     SmemInstr::Matrix { .. } => c.stsm = n,
                 }
                 c.prmt = access.pack_prmt();
+                c.sel = access.select_ops();
             }
             // `__syncwarp()` compiles to no `BAR` (a `WARPSYNC` at most).
             Stage::Barrier { scope } => c.bar = (*scope == BarrierScope::Cta) as u32,
@@ -529,12 +619,15 @@ impl Plan {
     pub fn wavefronts_per_warp(&self) -> (u64, u64) {
         let mut w = (0, 0);
         for s in &self.stages {
-            if let Stage::SmemStore { access } | Stage::SmemLoad { access } = s {
-                if !access.insts.is_empty() {
-                    let n = access.insts.len() as u64;
-                    w.0 += n * access.wavefronts(0, 0);
-                    w.1 += n * access.min_wavefronts();
-                }
+            let (access, dir) = match s {
+                Stage::SmemStore { access } => (access, Dir::Store),
+                Stage::SmemLoad { access } => (access, Dir::Load),
+                _ => continue,
+            };
+            if !access.insts.is_empty() {
+                let n = access.insts.len() as u64;
+                w.0 += n * access.wavefronts(0, 0, dir);
+                w.1 += n * access.min_wavefronts(0, 0, dir);
             }
         }
         w
@@ -563,6 +656,13 @@ impl Plan {
         self.stages
             .iter()
             .all(|s| matches!(s, Stage::RegRename { .. }))
+    }
+    /// Whether a store chooses its registers by lane or warp
+    /// ([`SmemAccess::reg_xor`]); such plans have no packed form.
+    pub fn stores_by_lane_choice(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| matches!(s, Stage::SmemStore { access } if !access.reg_xor.is_zero()))
     }
     /// Whether the plan carries words between a [`Stage::Pack`] and a
     /// [`Stage::Unpack`] (the packed shuffle plans of `super::gather`).
@@ -603,4 +703,65 @@ pub(crate) fn compact(stages: Vec<Stage>) -> Vec<Stage> {
         out.push(s);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One `st/ld.shared` of `n` 32-bit words per lane, lane bit `j` adding
+    /// `lane[j]` elements to the address.
+    fn vec_access(n: u32, lane: [u32; 5]) -> SmemAccess {
+        SmemAccess {
+            instr: SmemInstr::Vector,
+            width: 32,
+            addr: AddrMap {
+                lane: lane.to_vec(),
+                warp: vec![],
+            },
+            insts: vec![SmemInst {
+                regs: (0..n).collect(),
+                offset: 0,
+            }],
+            reg_xor: AddrMap::zero(),
+        }
+    }
+
+    /// The wavefronts `ncu` counted on an H100 for these address patterns
+    /// (results/smem_broadcast_h100.txt).
+    #[test]
+    fn wavefronts_follow_the_measured_broadcast_rules() {
+        let cases: [(u32, [u32; 5], Dir, u64); 12] = [
+            (1, [1, 2, 4, 8, 16], Dir::Load, 1),
+            (2, [2, 4, 8, 16, 32], Dir::Load, 2),  // v2_unique
+            (2, [0, 2, 4, 8, 16], Dir::Load, 1),   // v2_bcast2: halves merge
+            (2, [2, 4, 8, 16, 0], Dir::Load, 2),   // v2_lo16: 32 addresses
+            (2, [0, 2, 4, 8, 0], Dir::Load, 1),    // v2_halves_same8
+            (2, [0, 0, 0, 0, 0], Dir::Load, 1),    // v2_same
+            (4, [4, 8, 16, 32, 64], Dir::Load, 4), // v4_unique
+            (4, [0, 0, 4, 8, 16], Dir::Load, 2),   // v4_bcast4: quarter pairs merge
+            (4, [4, 8, 16, 0, 0], Dir::Load, 4),   // v4_lo8: 16 addresses per pair
+            (4, [0, 0, 0, 0, 0], Dir::Load, 2),    // v4_same: halves never merge
+            (2, [0, 2, 4, 8, 16], Dir::Store, 2),  // stores never merge
+            (4, [0, 0, 4, 8, 16], Dir::Store, 4),
+        ];
+        for (n, lane, dir, want) in cases {
+            let a = vec_access(n, lane);
+            assert_eq!(a.wavefronts(0, 0, dir), want, "v{n} {lane:?} {dir:?}");
+            assert!(a.min_wavefronts(0, 0, dir) <= want, "v{n} {lane:?} {dir:?}");
+        }
+    }
+
+    #[test]
+    fn store_choices_cost_a_select_tree_per_element() {
+        let mut a = vec_access(1, [0, 0, 1, 2, 4]);
+        assert_eq!(a.select_ops(), 0);
+        a.reg_xor = AddrMap {
+            lane: vec![4, 2, 0, 0, 0],
+            warp: vec![1],
+        };
+        assert_eq!(a.select_ops(), 7);
+        a.width = 64;
+        assert_eq!(a.select_ops(), 14);
+    }
 }

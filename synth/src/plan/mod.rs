@@ -50,7 +50,7 @@ pub mod shuffle;
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use ir::{
-    AddrMap, BarrierScope, Cost, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
+    AddrMap, BarrierScope, Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
     SmemInst, SmemInstr, Stage,
 };
 pub use shared::{shared_plans, SharedOptions};

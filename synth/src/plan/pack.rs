@@ -409,6 +409,11 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return None;
     }
+    // lane-dependent register choices in stores would need lane-dependent
+    // words: such plans keep the element form
+    if plan.stores_by_lane_choice() {
+        return None;
+    }
     let (ps, pd) = plan_maps(plan, bits);
     if plan.packs_words() {
         packed_words_io(plan, bits)?;

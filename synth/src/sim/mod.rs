@@ -8,7 +8,7 @@
 //! Shared-memory accesses are also counted in wavefronts (4-byte banks, 32
 //! banks): extra wavefronts are bank conflicts.
 
-use crate::plan::{Analysis, BarrierScope, Plan, ShflMode, Stage};
+use crate::plan::{Analysis, BarrierScope, Dir, Plan, ShflMode, Stage};
 
 mod packed;
 mod words;
@@ -235,8 +235,8 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                         size: plan.smem_elems,
                                     });
                                 }
-                                let value =
-                                    get(&regs[(w * 32 + lane) as usize], inst.regs[e as usize])?;
+                                let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
+                                let value = get(&regs[(w * 32 + lane) as usize], r)?;
                                 let ws = smem.entry(a).or_default();
                                 if ws.iter().any(|x| {
                                     x.races_with(w, &warp_phase, cta_phase) && x.value != value
@@ -251,10 +251,11 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 });
                             }
                             if blk == 0 {
-                                let wf = access.wavefronts(ii, w);
+                                let wf = access.wavefronts(ii, w, Dir::Store);
+                                let min = access.min_wavefronts(ii, w, Dir::Store);
                                 report.smem_wavefronts += wf;
-                                report.min_wavefronts += access.min_wavefronts();
-                                report.bank_conflicts += wf - access.min_wavefronts();
+                                report.min_wavefronts += min;
+                                report.bank_conflicts += wf - min;
                             }
                         }
                     }
@@ -300,10 +301,11 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                             }
                             base += inst.regs.len();
                             if blk == 0 {
-                                let wf = access.wavefronts(ii, w);
+                                let wf = access.wavefronts(ii, w, Dir::Load);
+                                let min = access.min_wavefronts(ii, w, Dir::Load);
                                 report.smem_wavefronts += wf;
-                                report.min_wavefronts += access.min_wavefronts();
-                                report.bank_conflicts += wf - access.min_wavefronts();
+                                report.min_wavefronts += min;
+                                report.bank_conflicts += wf - min;
                             }
                         }
                         for (lane, v) in per_lane.into_iter().enumerate() {

@@ -39,6 +39,10 @@ pub fn simulate_packed_form(
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 || plan.src_regs != an.src_regs() {
         return Ok(None);
     }
+    // no packed form for lane-dependent register choices in stores
+    if plan.stores_by_lane_choice() {
+        return Ok(None);
+    }
     let eb = (bits / 8) as usize;
     let (ps, pd) = plan_maps(plan, bits);
     let warps = 1u32 << an.src.hw.warp;

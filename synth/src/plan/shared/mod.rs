@@ -76,9 +76,77 @@ fn shared_plans_inner(
     if a.block != b.block || !matches!(opt.elem_bits, 8 | 16 | 32 | 64) {
         return vec![];
     }
-    let w = opt.elem_bits;
-    let xa = SideCols::of(a);
     let xb = SideCols::of(b);
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (vi, (xa, sel)) in store_variants(&SideCols::of(a)).into_iter().enumerate() {
+        plans_for_store_side(an, opt, &xa, &xb, &sel, vi, &mut seen, &mut out, min_bytes);
+    }
+    out
+}
+
+/// The store sides of a source layout with broadcast lane or warp bits, as
+/// (columns the store moves, [`SmemAccess::reg_xor`]): as it is, then with
+/// each broadcast lane bit (and then each broadcast warp bit too) paired
+/// with a register bit, highest first, that becomes a lane (warp) column
+/// for the store: copies of a datum that differ in that bit store different
+/// registers, halving the stores per pair (the selects that choose them are
+/// costed by [`SmemAccess::select_ops`]).
+fn store_variants(x: &SideCols) -> Vec<(SideCols, AddrMap)> {
+    let mut out = vec![(x.clone(), AddrMap::zero())];
+    let bl: Vec<usize> = (0..x.lane.len()).filter(|&j| x.lane[j] == 0).collect();
+    let bw: Vec<usize> = (0..x.warp.len()).filter(|&j| x.warp[j] == 0).collect();
+    let mut tries = Vec::new();
+    if !bl.is_empty() {
+        tries.push((bl.clone(), vec![]));
+    }
+    if !bw.is_empty() {
+        tries.push((bl, bw));
+    }
+    for (lanes, warps) in tries {
+        let mut y = x.clone();
+        let mut sel = AddrMap {
+            lane: vec![0; x.lane.len()],
+            warp: vec![0; x.warp.len()],
+        };
+        let mut regs = x.ind.iter().rev().copied();
+        let pairs = lanes
+            .iter()
+            .map(|&j| (true, j))
+            .chain(warps.iter().map(|&j| (false, j)));
+        for (is_lane, j) in pairs {
+            let Some(r) = regs.next() else { break };
+            y.ind.retain(|&b| b != r);
+            if is_lane {
+                y.lane[j] = x.reg[r];
+                sel.lane[j] = 1 << r;
+            } else {
+                y.warp[j] = x.reg[r];
+                sel.warp[j] = 1 << r;
+            }
+        }
+        if !sel.is_zero() && !out.iter().any(|(_, s)| *s == sel) {
+            out.push((y, sel));
+        }
+    }
+    out
+}
+
+/// [`shared_plans_inner`] for one store side `xa` (a [`store_variants`]
+/// entry, number `vi`).
+#[allow(clippy::too_many_arguments)]
+fn plans_for_store_side(
+    an: &Analysis,
+    opt: &SharedOptions,
+    xa: &SideCols,
+    xb: &SideCols,
+    sel: &AddrMap,
+    vi: usize,
+    seen: &mut std::collections::HashSet<(Vec<u64>, Form, Form, usize, usize)>,
+    out: &mut Vec<Plan>,
+    min_bytes: &mut Option<u64>,
+) {
+    let (a, w) = (&an.src, opt.elem_bits);
     let d = XorBasis::of(&[&a.reg[..], &a.lane, &a.warp].concat()).dim();
     let cols = |x: &SideCols| -> Vec<u64> { x.ind.iter().map(|&i| x.reg[i]).collect() };
     let (ra, rb) = (cols(&xa), cols(&xb));
@@ -124,16 +192,14 @@ fn shared_plans_inner(
     }
     dedup(&mut chunks);
     let bank_bits = (128 / (w / 8)).trailing_zeros() as usize;
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     for c in &chunks {
-        let mut fa = vector_forms(&xa, c, w);
+        let mut fa = vector_forms(xa, c, w);
         if opt.sm >= 90 {
-            fa.extend(matrix_forms(&xa, c, w));
+            fa.extend(matrix_forms(xa, c, w));
         }
-        let mut fb = vector_forms(&xb, c, w);
+        let mut fb = vector_forms(xb, c, w);
         if opt.sm >= 75 {
-            fb.extend(matrix_forms(&xb, c, w));
+            fb.extend(matrix_forms(xb, c, w));
         }
         for f_st in &fa {
             for f_ld in &fb {
@@ -143,9 +209,9 @@ fn shared_plans_inner(
                     continue;
                 }
                 let (long, lx) = if f_st.chunk.len() >= f_ld.chunk.len() {
-                    (f_st, &xa)
+                    (f_st, xa)
                 } else {
-                    (f_ld, &xb)
+                    (f_ld, xb)
                 };
                 // Round bits: register columns of both sides that neither
                 // access needs within one instruction (Triton's reps).
@@ -156,8 +222,8 @@ fn shared_plans_inner(
                         .map(|&b| x.reg[b])
                         .collect()
                 };
-                let ob = outer(&xb, f_ld);
-                let common_outer: Vec<u64> = outer(&xa, f_st)
+                let ob = outer(xb, f_ld);
+                let common_outer: Vec<u64> = outer(xa, f_st)
                     .into_iter()
                     .filter(|v| ob.contains(v))
                     .collect();
@@ -203,10 +269,10 @@ fn shared_plans_inner(
                         let Some(sl) = SharedLayout::new(an.tensor_bits, bases) else {
                             continue;
                         };
-                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r)) {
+                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r, vi)) {
                             continue;
                         }
-                        if let Some(p) = assemble(an, &xa, &xb, f_st, f_ld, &sl, w, sw, r) {
+                        if let Some(p) = assemble(an, xa, xb, sel, f_st, f_ld, &sl, w, sw, r) {
                             out.push(p);
                         }
                     }
@@ -214,7 +280,6 @@ fn shared_plans_inner(
             }
         }
     }
-    out
 }
 
 /// The columns of `x` outside `f`'s chunk: independent register bits not
@@ -239,7 +304,13 @@ fn reg_tag(x: &SideCols, r: u32) -> u64 {
 
 /// One side's access for form `f` over layout `sl`; `None` when an address
 /// would be misaligned for the form (a column with a component on the chunk).
-fn access(x: &SideCols, f: &Form, sl: &SharedLayout, width: u32) -> Option<SmemAccess> {
+fn access(
+    x: &SideCols,
+    f: &Form,
+    sl: &SharedLayout,
+    width: u32,
+    reg_xor: &AddrMap,
+) -> Option<SmemAccess> {
     let eb = (width / 8).max(1);
     let align_bits = match f.instr {
         SmemInstr::Vector => f.chunk.len() as u32,
@@ -309,6 +380,7 @@ fn access(x: &SideCols, f: &Form, sl: &SharedLayout, width: u32) -> Option<SmemA
         width,
         addr,
         insts,
+        reg_xor: reg_xor.clone(),
     })
 }
 
@@ -317,6 +389,7 @@ fn assemble(
     an: &Analysis,
     xa: &SideCols,
     xb: &SideCols,
+    sel: &AddrMap,
     f_st: &Form,
     f_ld: &Form,
     sl: &SharedLayout,
@@ -324,8 +397,8 @@ fn assemble(
     sw: Swizzle,
     round_bits: usize,
 ) -> Option<Plan> {
-    let st = access(xa, f_st, sl, width)?;
-    let ld = access(xb, f_ld, sl, width)?;
+    let st = access(xa, f_st, sl, width, sel)?;
+    let ld = access(xb, f_ld, sl, width, &AddrMap::zero())?;
     let low = sl.bits() - round_bits;
     let low_mask = ((1u64 << low) - 1) as u32;
     // Rounds: the top `round_bits` offset bits come from registers only.
@@ -349,7 +422,8 @@ fn assemble(
             .collect()
     };
     let (st_r, ld_r) = (split(&st), split(&ld));
-    let scope = if an.warp_local {
+    // Copies in other warps that store for this one make it cross warps.
+    let scope = if an.warp_local && sel.warp.iter().all(|&m| m == 0) {
         BarrierScope::Warp
     } else {
         BarrierScope::Cta
@@ -389,7 +463,7 @@ fn assemble(
     let names = format!("{}+{}", f_st.name(width), f_ld.name(width));
     let bases: Vec<String> = sl.bases[..low].iter().map(|b| format!("{b:#x}")).collect();
     let note = format!(
-        "shared layout (offset bit -> tensor index bits): [{}]; chunk {} bit(s); {}; store {} x{}, load {} x{}{}",
+        "shared layout (offset bit -> tensor index bits): [{}]; chunk {} bit(s); {}; store {} x{}{}, load {} x{}{}",
         bases.join(", "),
         f_st.chunk.len().max(f_ld.chunk.len()),
         match scope {
@@ -398,6 +472,14 @@ fn assemble(
         },
         access_name(&st, "st"),
         st.insts.len(),
+        if st.reg_xor.is_zero() {
+            String::new()
+        } else {
+            format!(
+                " (broadcast copies store different registers: lane bits -> register bits {:?}, warp bits -> {:?})",
+                st.reg_xor.lane, st.reg_xor.warp
+            )
+        },
         access_name(&ld, "ld"),
         ld.insts.len(),
         if round_bits > 0 {
@@ -410,8 +492,19 @@ fn assemble(
     Some(Plan {
         kind: Kind::Shared,
         strategy: format!(
-            "shared/{names}/{}{}",
+            "shared/{names}/{}{}{}",
             sw.name(),
+            match st
+                .reg_xor
+                .lane
+                .iter()
+                .chain(&st.reg_xor.warp)
+                .filter(|&&m| m != 0)
+                .count()
+            {
+                0 => String::new(),
+                k => format!("/split{k}"),
+            },
             if round_bits > 0 {
                 format!("/r{}", 1 << round_bits)
             } else {
