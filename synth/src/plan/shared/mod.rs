@@ -79,7 +79,16 @@ fn shared_plans_inner(
     let xb = SideCols::of(b);
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (vi, (xa, sel)) in store_variants(&SideCols::of(a)).into_iter().enumerate() {
+    // Split stores have no packed form (8/16-bit data held in 32-bit words,
+    // as Triton holds it, would have to be unpacked around them): only
+    // 32- and 64-bit elements take them.
+    let xa = SideCols::of(a);
+    let variants = if opt.elem_bits >= 32 {
+        store_variants(&xa)
+    } else {
+        vec![(xa, AddrMap::zero())]
+    };
+    for (vi, (xa, sel)) in variants.into_iter().enumerate() {
         plans_for_store_side(an, opt, &xa, &xb, &sel, vi, &mut seen, &mut out, min_bytes);
     }
     out
