@@ -24,7 +24,18 @@ fn main() {
         None => "unknown".into(),
     };
     println!("cargo:rustc-env=WARPFORGE_COMMIT={commit}");
-    for p in [".git/HEAD", ".git/index"] {
+    // the sources too, so that an edited tree is stamped `-dirty`
+    for p in [
+        ".git/HEAD",
+        ".git/index",
+        "src",
+        "synth/src",
+        "kernels/src",
+        "kernels/templates",
+        "verify/src",
+        "bench/src",
+        "draw/src",
+    ] {
         if std::path::Path::new(p).exists() {
             println!("cargo:rerun-if-changed={p}");
         }
