@@ -78,7 +78,6 @@ fn shared_plans_inner(
     }
     let xb = SideCols::of(b);
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     // Split stores have no packed form (8/16-bit data held in 32-bit words,
     // as Triton holds it, would have to be unpacked around them): only
     // 32- and 64-bit elements take them.
@@ -88,8 +87,8 @@ fn shared_plans_inner(
     } else {
         vec![(xa, AddrMap::zero())]
     };
-    for (vi, (xa, sel)) in variants.into_iter().enumerate() {
-        plans_for_store_side(an, opt, &xa, &xb, &sel, vi, &mut seen, &mut out, min_bytes);
+    for (xa, sel) in variants {
+        plans_for_store_side(an, opt, &xa, &xb, &sel, &mut out, min_bytes);
     }
     out
 }
@@ -141,24 +140,22 @@ fn store_variants(x: &SideCols) -> Vec<(SideCols, AddrMap)> {
     out
 }
 
-/// [`shared_plans_inner`] for one store side `xa` (a [`store_variants`]
-/// entry, number `vi`).
-#[allow(clippy::too_many_arguments)]
+/// [`shared_plans_inner`] for one store side `xa` with its register choice
+/// `sel` (a [`store_variants`] entry).
 fn plans_for_store_side(
     an: &Analysis,
     opt: &SharedOptions,
     xa: &SideCols,
     xb: &SideCols,
     sel: &AddrMap,
-    vi: usize,
-    seen: &mut std::collections::HashSet<(Vec<u64>, Form, Form, usize, usize)>,
     out: &mut Vec<Plan>,
     min_bytes: &mut Option<u64>,
 ) {
     let (a, w) = (&an.src, opt.elem_bits);
+    let mut seen = std::collections::HashSet::new();
     let d = XorBasis::of(&[&a.reg[..], &a.lane, &a.warp].concat()).dim();
     let cols = |x: &SideCols| -> Vec<u64> { x.ind.iter().map(|&i| x.reg[i]).collect() };
-    let (ra, rb) = (cols(&xa), cols(&xb));
+    let (ra, rb) = (cols(xa), cols(xb));
     let common_a: Vec<u64> = ra.iter().copied().filter(|v| rb.contains(v)).collect();
     let common_b: Vec<u64> = rb.iter().copied().filter(|v| ra.contains(v)).collect();
     let only = |x: &[u64], y: &[u64]| -> Vec<u64> {
@@ -179,7 +176,7 @@ fn plans_for_store_side(
     } else {
         0
     };
-    for x in [&xa, &xb] {
+    for x in [xa, xb] {
         if w > 32 {
             break;
         }
@@ -278,7 +275,7 @@ fn plans_for_store_side(
                         let Some(sl) = SharedLayout::new(an.tensor_bits, bases) else {
                             continue;
                         };
-                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r, vi)) {
+                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r)) {
                             continue;
                         }
                         if let Some(p) = assemble(an, xa, xb, sel, f_st, f_ld, &sl, w, sw, r) {
