@@ -11,7 +11,7 @@
 
 use minijinja::{context, Environment};
 use std::collections::BTreeSet;
-use synth::plan::pack::{word_of, words_of, Operand, Piece, PrmtStep};
+use synth::plan::pack::{words_of, Operand, Piece, PrmtStep};
 use synth::plan::{
     AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
 };
@@ -400,20 +400,6 @@ pub(crate) fn load_words(
     words
 }
 
-/// Emit the `prmt` network that packs `pieces` (elements of `bits`, slot
-/// order) into one word ([`word_of`]); returns the word's expression. The
-/// `__byte_perm` calls are exactly the network's `prmt`.
-pub(crate) fn prmt_net(
-    out: &mut Vec<String>,
-    temps: &mut usize,
-    pieces: &[Piece<String>],
-    bits: u32,
-) -> String {
-    let (keys, net) = word_of(pieces, bits);
-    let names = emit_prmt_steps(out, temps, &keys, &net.steps);
-    operand_name(net.result, &keys, &names)
-}
-
 /// Print `steps` as `const unsigned qN = __byte_perm(a, b, sel);` lines
 /// (inputs named by `keys`, earlier steps by their temporaries); returns the
 /// temporaries' names, one per step.
@@ -621,7 +607,6 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut names: Vec<String> = (0..plan.src_regs).map(|i| format!("src[{i}]")).collect();
     let mut preds: BTreeSet<u32> = BTreeSet::new();
     let mut smem_decl = false;
-    let mut temps = 0usize;
     // Between a Pack and an Unpack the registers are 32-bit words.
     let mut in_words = false;
     for (si, st) in plan.stages.iter().enumerate() {
@@ -655,16 +640,21 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 names = map.iter().map(|&i| names[i as usize].clone()).collect();
             }
             Stage::Pack { width, groups } => {
+                // Shifts and ORs of the zero-extended elements, not a
+                // `__byte_perm` network: ptxas emits the same PRMT/LOP3 for
+                // them, and NVVM can see through them, so an `Unpack` of one
+                // helper, element-wise arithmetic, and the `Pack` of the next
+                // fold into word operations (measured with nvcc 13.0 on
+                // sm_90: unpack, `^= 1` per byte, pack became one
+                // `LOP3 ^ 0x01010101` per word; with `__byte_perm` it stayed
+                // 3 PRMT + 4 LOP3 per word).
                 let mut next = Vec::with_capacity(groups.len());
-                for g in groups {
-                    let pieces: Vec<Piece<String>> = g
-                        .iter()
-                        .map(|&r| Piece {
-                            key: format!("detail::to_u32({})", names[r as usize]),
-                            slot: 0,
-                        })
-                        .collect();
-                    next.push(prmt_net(&mut out, &mut temps, &pieces, *width));
+                for (gi, g) in groups.iter().enumerate() {
+                    let vals: Vec<String> = g.iter().map(|&r| names[r as usize].clone()).collect();
+                    let word = pack_words(&vals, *width).remove(0);
+                    let v = format!("k{si}_{gi}");
+                    out.push(format!("const unsigned {v} = {word};"));
+                    next.push(v);
                 }
                 names = next;
                 in_words = true;
