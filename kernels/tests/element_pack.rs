@@ -1,0 +1,45 @@
+//! The element form (`T src[N]`) of a plan that shuffles packed words
+//! builds its words with shifts and ORs of the zero-extended elements, not
+//! with `__byte_perm`: ptxas emits the same PRMT/LOP3 for either, but NVVM
+//! can see through shifts and ORs, so a caller's per-element arithmetic
+//! between two helpers folds into word operations (measured with nvcc 13.0
+//! on an H100: `results/h2h_h100.md`, 8/16-bit shuffle cases 1.43x -> 0.94x
+//! of Triton's time in the reference harness).
+
+use synth::parse::parse_ttgir;
+use synth::plan::{Conversion, Stage, StrategyChoice};
+use synth::search::{plan_conversion, Weights};
+
+#[test]
+fn element_form_packs_words_with_shifts_not_byte_perm() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/pairs.mlir");
+    let f = parse_ttgir(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let conv = f
+        .converts
+        .iter()
+        .map(|op| Conversion::from_op(op).unwrap())
+        .find(|c| c.name.starts_with("mma3_to_dot_fp8"))
+        .expect("pairs.mlir has mma3_to_dot_fp8");
+    let ch = plan_conversion(&conv, StrategyChoice::Auto, &Weights::default()).unwrap();
+    assert!(
+        matches!(ch.plan.stages.first(), Some(Stage::Pack { width: 8, .. })),
+        "the fp8 attention operand shuffles packed words: {:?}",
+        ch.plan.strategy
+    );
+    let body = kernels::body(&conv.name, &ch.plan).unwrap();
+    let first_shfl = body
+        .iter()
+        .position(|l| l.contains("shfl"))
+        .expect("a shuffle plan shuffles");
+    let packs: Vec<&String> = body[..first_shfl]
+        .iter()
+        .filter(|l| l.contains("src["))
+        .collect();
+    // 64 elements into 16 words, each word one OR of 4 shifted elements
+    assert_eq!(packs.len(), 16, "{packs:#?}");
+    for l in &packs {
+        assert!(!l.contains("__byte_perm"), "{l}");
+        assert_eq!(l.matches("detail::to_u32(src[").count(), 4, "{l}");
+        assert_eq!(l.matches(" << ").count(), 3, "{l}");
+    }
+}
