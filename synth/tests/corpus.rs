@@ -117,6 +117,61 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
     assert!(checked >= 25, "{checked} shared-memory conversions checked");
 }
 
+/// Every 8- or 16-bit conversion that Triton 3.6 lowers with shuffles
+/// (`corpus/triton36_h200.jsonl`) is predicted at most Triton's SHFL and at
+/// most its SHFL+SEL+PRMT (issue 6); `fig3` takes at most 2 shuffles and
+/// `mma3_to_dot_fp8` (the fp8 attention P operand) at most 16.
+#[test]
+fn every_sub_word_shuffle_conversion_within_tritons_counts() {
+    let dir = format!("{}/../corpus", env!("CARGO_MANIFEST_DIR"));
+    let mut planned = std::collections::HashMap::new();
+    for f in ["pairs.mlir", "ttgir/attn_vfp8e4nv_sm90.ttgir"] {
+        let base = f.rsplit('/').next().unwrap().to_string();
+        for ch in corpus(f) {
+            planned.insert(format!("{base}:{}", ch.analysis.name), ch);
+        }
+    }
+    let text = std::fs::read_to_string(format!("{dir}/triton36_h200.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let t: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(ts) = t.get("triton_sass") else {
+            continue;
+        };
+        let n = |k: &str| ts[k].as_u64().unwrap() as u32;
+        let sub_word = matches!(t["dtype"].as_str(), Some("i8" | "i16" | "f16" | "bf16"))
+            || t["elem"]
+                .as_str()
+                .is_some_and(|e| e.starts_with("f8") || e == "f16");
+        if !sub_word || n("shfl") == 0 || n("sts") + n("lds") + n("stsm") + n("ldsm") > 0 {
+            continue;
+        }
+        for name in t["conversions"].as_array().unwrap() {
+            let name = name.as_str().unwrap();
+            let ch = planned
+                .get(name)
+                .unwrap_or_else(|| panic!("{name} not planned"));
+            let c = ch.cost;
+            assert!(
+                c.shfl <= n("shfl") && c.shfl + c.sel + c.prmt <= n("shfl") + n("sel") + n("prmt"),
+                "{name}: {c} ({}) vs Triton {} SHFL + {} SEL + {} PRMT",
+                ch.plan.strategy,
+                n("shfl"),
+                n("sel"),
+                n("prmt")
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked, 5,
+        "the five 8/16-bit shuffle conversions of the corpus"
+    );
+    let v = corpus("pairs.mlir");
+    assert!(by_func(&v, "fig3").cost.shfl <= 2);
+    assert!(by_func(&v, "mma3_to_dot_fp8").cost.shfl <= 16);
+}
+
 #[test]
 fn ttgir_files_all_verify() {
     for f in [
