@@ -1,6 +1,7 @@
 //! Every conversion of the bundled corpus (copies of `shared/corpus`) is
 //! parsed, planned and proven on the CPU simulator.
 
+use std::collections::HashMap;
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, Kind, StrategyChoice};
 use synth::search::{plan_conversion, Chosen, Weights};
@@ -67,6 +68,48 @@ fn pairs_all_verify_and_meet_triton_budgets() {
 /// simulator; every one Triton 3.6 lowers through shared memory
 /// (`corpus/triton36_h200.jsonl`) is predicted at most Triton's
 /// STS+LDS+STSM+LDSM and BAR, with zero bank conflicts.
+/// The chosen plans of `files` (paths under `corpus/`), keyed
+/// `file:func:line` as `corpus/triton36_h200.jsonl` names conversions.
+fn planned(files: &[String]) -> HashMap<String, Chosen> {
+    let mut planned = HashMap::new();
+    for f in files {
+        let base = f.rsplit('/').next().unwrap().to_string();
+        for ch in corpus(f) {
+            planned.insert(format!("{base}:{}", ch.analysis.name), ch);
+        }
+    }
+    planned
+}
+
+/// What Triton 3.6 emits, per row of `corpus/triton36_h200.jsonl` that has
+/// SASS counts: the row's conversion names, its element type and its
+/// counts by lower-case SASS class (`shfl`, `sel`, `prmt`, `sts`, ...).
+fn triton_rows() -> Vec<(Vec<String>, String, HashMap<String, u32>)> {
+    let path = format!(
+        "{}/../corpus/triton36_h200.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let t: serde_json::Value = serde_json::from_str(line).unwrap();
+            let counts = t.get("triton_sass")?.as_object()?;
+            let names = t["conversions"].as_array().unwrap();
+            Some((
+                names
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_string())
+                    .collect(),
+                t["elem"].as_str().unwrap().to_string(),
+                counts
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_u64().unwrap() as u32))
+                    .collect(),
+            ))
+        })
+        .collect()
+}
+
 #[test]
 fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
     let dir = format!("{}/../corpus", env!("CARGO_MANIFEST_DIR"));
@@ -77,38 +120,25 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
         .collect();
     ttgir.sort();
     files.extend(ttgir);
-    let mut planned = std::collections::HashMap::new();
-    for f in &files {
-        let base = f.rsplit('/').next().unwrap().to_string();
-        for ch in corpus(f) {
-            planned.insert(format!("{base}:{}", ch.analysis.name), ch);
-        }
-    }
+    let planned = planned(&files);
     assert!(planned.len() >= 45, "{} conversions", planned.len());
-    let text = std::fs::read_to_string(format!("{dir}/triton36_h200.jsonl")).unwrap();
     let mut checked = 0;
-    for line in text.lines() {
-        let t: serde_json::Value = serde_json::from_str(line).unwrap();
-        let Some(ts) = t.get("triton_sass") else {
-            continue;
-        };
-        let n = |k: &str| ts[k].as_u64().unwrap() as u32;
-        let t_acc = n("sts") + n("lds") + n("stsm") + n("ldsm");
+    for (names, _, n) in triton_rows() {
+        let t_acc = n["sts"] + n["lds"] + n["stsm"] + n["ldsm"];
         if t_acc == 0 {
             continue;
         }
-        for name in t["conversions"].as_array().unwrap() {
-            let name = name.as_str().unwrap();
+        for name in &names {
             let ch = planned
                 .get(name)
                 .unwrap_or_else(|| panic!("{name} not planned"));
             let c = ch.cost;
             assert!(
-                c.sts + c.lds + c.stsm + c.ldsm <= t_acc && c.bar <= n("bar"),
+                c.sts + c.lds + c.stsm + c.ldsm <= t_acc && c.bar <= n["bar"],
                 "{name}: {} ({}) vs Triton {t_acc} accesses, {} BAR",
                 c,
                 ch.plan.strategy,
-                n("bar")
+                n["bar"]
             );
             assert_eq!(ch.sim.bank_conflicts, 0, "{name}: {}", ch.plan.strategy);
             checked += 1;
@@ -123,42 +153,26 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
 /// `mma3_to_dot_fp8` (the fp8 attention P operand) at most 16.
 #[test]
 fn every_sub_word_shuffle_conversion_within_tritons_counts() {
-    let dir = format!("{}/../corpus", env!("CARGO_MANIFEST_DIR"));
-    let mut planned = std::collections::HashMap::new();
-    for f in ["pairs.mlir", "ttgir/attn_vfp8e4nv_sm90.ttgir"] {
-        let base = f.rsplit('/').next().unwrap().to_string();
-        for ch in corpus(f) {
-            planned.insert(format!("{base}:{}", ch.analysis.name), ch);
-        }
-    }
-    let text = std::fs::read_to_string(format!("{dir}/triton36_h200.jsonl")).unwrap();
+    let planned = planned(&["pairs.mlir".into(), "ttgir/attn_vfp8e4nv_sm90.ttgir".into()]);
     let mut checked = 0;
-    for line in text.lines() {
-        let t: serde_json::Value = serde_json::from_str(line).unwrap();
-        let Some(ts) = t.get("triton_sass") else {
-            continue;
-        };
-        let n = |k: &str| ts[k].as_u64().unwrap() as u32;
-        let sub_word = matches!(t["dtype"].as_str(), Some("i8" | "i16" | "f16" | "bf16"))
-            || t["elem"]
-                .as_str()
-                .is_some_and(|e| e.starts_with("f8") || e == "f16");
-        if !sub_word || n("shfl") == 0 || n("sts") + n("lds") + n("stsm") + n("ldsm") > 0 {
+    for (names, elem, n) in triton_rows() {
+        let sub_word =
+            elem.starts_with("f8") || matches!(elem.as_str(), "i8" | "i16" | "f16" | "bf16");
+        if !sub_word || n["shfl"] == 0 || n["sts"] + n["lds"] + n["stsm"] + n["ldsm"] > 0 {
             continue;
         }
-        for name in t["conversions"].as_array().unwrap() {
-            let name = name.as_str().unwrap();
+        for name in &names {
             let ch = planned
                 .get(name)
                 .unwrap_or_else(|| panic!("{name} not planned"));
             let c = ch.cost;
             assert!(
-                c.shfl <= n("shfl") && c.shfl + c.sel + c.prmt <= n("shfl") + n("sel") + n("prmt"),
+                c.shfl <= n["shfl"] && c.shfl + c.sel + c.prmt <= n["shfl"] + n["sel"] + n["prmt"],
                 "{name}: {c} ({}) vs Triton {} SHFL + {} SEL + {} PRMT",
                 ch.plan.strategy,
-                n("shfl"),
-                n("sel"),
-                n("prmt")
+                n["shfl"],
+                n["sel"],
+                n["prmt"]
             );
             checked += 1;
         }
