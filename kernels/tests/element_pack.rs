@@ -12,23 +12,30 @@ use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, Stage, StrategyChoice};
 use synth::search::{plan_conversion, Weights};
 
-#[test]
-fn element_form_packs_words_with_shifts_not_byte_perm() {
+/// The chosen plan of the `pairs.mlir` conversion whose name starts with
+/// `name`, and its element-form body.
+fn planned(name: &str) -> (synth::plan::Plan, Vec<String>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/pairs.mlir");
     let f = parse_ttgir(&std::fs::read_to_string(path).unwrap()).unwrap();
     let conv = f
         .converts
         .iter()
         .map(|op| Conversion::from_op(op).unwrap())
-        .find(|c| c.name.starts_with("mma3_to_dot_fp8"))
-        .expect("pairs.mlir has mma3_to_dot_fp8");
+        .find(|c| c.name.starts_with(name))
+        .unwrap_or_else(|| panic!("pairs.mlir has {name}"));
     let ch = plan_conversion(&conv, StrategyChoice::Auto, &Weights::default()).unwrap();
-    assert!(
-        matches!(ch.plan.stages.first(), Some(Stage::Pack { width: 8, .. })),
-        "the fp8 attention operand shuffles packed words: {:?}",
-        ch.plan.strategy
-    );
     let body = kernels::body(&conv.name, &ch.plan).unwrap();
+    (ch.plan, body)
+}
+
+#[test]
+fn element_form_packs_words_with_shifts_not_byte_perm() {
+    let (plan, body) = planned("mma3_to_dot_fp8");
+    assert!(
+        matches!(plan.stages.first(), Some(Stage::Pack { width: 8, .. })),
+        "the fp8 attention operand shuffles packed words: {:?}",
+        plan.strategy
+    );
     let first_shfl = body
         .iter()
         .position(|l| l.contains("shfl"))
@@ -55,7 +62,10 @@ fn element_form_packs_words_with_shifts_not_byte_perm() {
         assert!(l.contains("src_w["), "{l}");
     }
     assert!(!body.iter().any(|l| l.contains("src[")), "no element reads");
-    assert!(!body.iter().any(|l| l.starts_with("dst[")), "no element writes");
+    assert!(
+        !body.iter().any(|l| l.starts_with("dst[")),
+        "no element writes"
+    );
     let tail = &body[body.len() - 18..];
     assert_eq!(tail[0], "unsigned dst_w[16];");
     assert_eq!(tail[17], "memcpy(dst, dst_w, sizeof(dst_w));");
@@ -69,18 +79,12 @@ fn element_form_packs_words_with_shifts_not_byte_perm() {
 /// form measured slower (`kernels::PUN_MIN_ELEMS`).
 #[test]
 fn small_byte_arrays_are_not_read_as_words() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/pairs.mlir");
-    let f = parse_ttgir(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let conv = f
-        .converts
-        .iter()
-        .map(|op| Conversion::from_op(op).unwrap())
-        .find(|c| c.name.starts_with("mma2_acc_to_dot_a_i8"))
-        .expect("pairs.mlir has mma2_acc_to_dot_a_i8");
-    let ch = plan_conversion(&conv, StrategyChoice::Auto, &Weights::default()).unwrap();
-    assert!(matches!(ch.plan.stages.first(), Some(Stage::Pack { width: 8, .. })));
-    assert!(ch.plan.src_regs < kernels::PUN_MIN_ELEMS);
-    let body = kernels::body(&conv.name, &ch.plan).unwrap();
+    let (plan, body) = planned("mma2_acc_to_dot_a_i8");
+    assert!(matches!(
+        plan.stages.first(),
+        Some(Stage::Pack { width: 8, .. })
+    ));
+    assert!(plan.src_regs < kernels::PUN_MIN_ELEMS);
     assert!(!body.iter().any(|l| l.contains("memcpy(")), "{body:#?}");
     assert!(body.iter().any(|l| l.contains("detail::to_u32(src[")));
     assert!(body.iter().any(|l| l.starts_with("dst[")));
