@@ -610,9 +610,28 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     // arrays in 32-bit registers too, loop-carried ones included, instead of
     // one register per byte (measured in `../shared/tools/h2h` on an H100,
     // `results/h2h_registers.md`: `mma3_to_dot_fp8`, 64 bytes per thread,
-    // 208 -> 168 registers, 1.14x -> 1.00x Triton's time). Only for large
-    // arrays: [`PUN_MIN_ELEMS`].
+    // 208 -> 168 registers, 1.14x -> 1.00x Triton's time; with the words
+    // built by `prmt` below, 0.65x). Only from [`PUN_MIN_ELEMS`] elements.
     let pun = word_pun(plan);
+    // With natural words: where each register's byte lives (a word's
+    // expression and its byte), while it is a byte of a word, so that `Pack`
+    // and the final store build words by `prmt` programs straight from the
+    // words the bytes sit in (`prmt_program`: one `prmt` for bytes from two
+    // words) rather than by shifts and ORs of extracted bytes, which NVVM
+    // turned into about twice the instructions (`results/h2h_registers.md`).
+    let mut origin: Vec<Option<Piece<String>>> = if pun {
+        (0..plan.src_regs)
+            .map(|i| {
+                Some(Piece {
+                    key: format!("src_w[{}]", i / 4),
+                    slot: i % 4,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut temps = 0usize;
     let mut names: Vec<String> = if pun {
         out.push(format!(
             "unsigned src_w[{}]; memcpy(src_w, src, sizeof(src_w));",
@@ -634,6 +653,17 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     for (si, st) in plan.stages.iter().enumerate() {
         if in_words {
             if let Stage::Unpack { width, map } = st {
+                if pun {
+                    origin = map
+                        .iter()
+                        .map(|&(w, slot)| {
+                            (*width == 8).then(|| Piece {
+                                key: names[w as usize].clone(),
+                                slot,
+                            })
+                        })
+                        .collect();
+                }
                 names = map
                     .iter()
                     .map(|&(w, slot)| {
@@ -657,9 +687,42 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
             }
             continue;
         }
+        if pun && !matches!(st, Stage::RegRename { .. } | Stage::Pack { .. }) {
+            // an element-level stage: its registers are no longer bytes of
+            // known words (the final store falls back to shifts and ORs)
+            origin.clear();
+        }
         match st {
             Stage::RegRename { map } => {
                 names = map.iter().map(|&i| names[i as usize].clone()).collect();
+                if pun && !origin.is_empty() {
+                    origin = map.iter().map(|&i| origin[i as usize].clone()).collect();
+                }
+            }
+            Stage::Pack { width: 8, groups }
+                if pun
+                    && !origin.is_empty()
+                    && groups
+                        .iter()
+                        .flatten()
+                        .all(|&r| origin[r as usize].is_some()) =>
+            {
+                let words: Vec<Vec<Piece<String>>> = groups
+                    .iter()
+                    .map(|g| {
+                        g.iter()
+                            .map(|&r| origin[r as usize].clone().expect("checked above"))
+                            .collect()
+                    })
+                    .collect();
+                let exprs = prmt_program(&mut out, &mut temps, &words, 8);
+                names = Vec::with_capacity(exprs.len());
+                for (gi, e) in exprs.into_iter().enumerate() {
+                    let v = format!("k{si}_{gi}");
+                    out.push(format!("const unsigned {v} = {e};"));
+                    names.push(v);
+                }
+                in_words = true;
             }
             Stage::Pack { width, groups } => {
                 // Shifts and ORs of the zero-extended elements, not a
@@ -742,8 +805,21 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
         }
     }
     if pun {
+        let words = if origin.len() == names.len() && origin.iter().all(Option::is_some) {
+            let pieces: Vec<Vec<Piece<String>>> = origin
+                .chunks(4)
+                .map(|c| {
+                    c.iter()
+                        .map(|o| o.clone().expect("checked above"))
+                        .collect()
+                })
+                .collect();
+            prmt_program(&mut out, &mut temps, &pieces, 8)
+        } else {
+            pack_words(&names, 8)
+        };
         out.push(format!("unsigned dst_w[{}];", plan.dst_regs / 4));
-        for (k, w) in pack_words(&names, 8).iter().enumerate() {
+        for (k, w) in words.iter().enumerate() {
             out.push(format!("dst_w[{k}] = {w};"));
         }
         out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
@@ -772,12 +848,12 @@ fn word_pun(plan: &Plan) -> bool {
 
 /// Elements per thread from which [`body`] reads and writes 8-bit arrays as
 /// words. Measured in `../shared/tools/h2h` on an H100
-/// (`results/h2h_registers.md`): with 64 bytes per thread the punned form
-/// took 0.88x the time of the byte form (208 -> 168 registers), with 16 bytes
-/// 1.06x and with 4 bytes 1.5x (there NVVM already folds the caller's
-/// per-byte work into the words, and the byte order of the natural words
-/// costs a `prmt` each way).
-pub const PUN_MIN_ELEMS: u32 = 32;
+/// (`results/h2h_registers.md`), with the words built by `prmt` programs
+/// straight from the natural words: 64 bytes per thread (`mma3_to_dot_fp8`)
+/// 1.003x -> 0.651x Triton's time, 16 bytes (`mma2_acc_to_dot_a_i8`)
+/// 0.924x -> 0.623x, but 4 bytes (`mma2_to_blocked_i8`) 0.71x -> 0.74x (there
+/// NVVM already folds the caller's per-byte work into the words).
+pub const PUN_MIN_ELEMS: u32 = 16;
 
 fn layout_lines(l: &synth::LinearLayout) -> Vec<String> {
     l.to_string()
@@ -825,8 +901,16 @@ pub fn emit_helper_widths_as(
     let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
     // Bodies per width, merged where identical.
     let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
+    // What the element form costs beyond its plan, per width.
+    let mut form_notes: Vec<String> = Vec::new();
     for (bits, ch) in variants {
         let b = body(&conv.name, &ch.plan)?;
+        if word_pun(&ch.plan) {
+            let prmt = b.iter().filter(|l| l.contains("__byte_perm(")).count();
+            form_notes.push(format!(
+                "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy), and {prmt} prmt per thread build the plan's words from them and the destination words from the plan's, on top of the {bits}-bit plan's cost"
+            ));
+        }
         let specific = ch.plan.elem_bits != 0;
         match groups.iter_mut().find(|g| g.1 == b) {
             Some(g) => {
@@ -973,6 +1057,7 @@ pub fn emit_helper_widths_as(
         strategy => plan.strategy,
         notes => plan.notes,
         others => others,
+        form_notes => form_notes,
         stages => stages.join(" -> "),
         cost => chosen.cost.to_string(),
         smem => smem_elems > 0,

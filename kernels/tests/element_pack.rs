@@ -1,12 +1,13 @@
-//! The element form (`T src[N]`) of a plan that shuffles packed words
-//! builds its words with shifts and ORs of the zero-extended elements, not
-//! with `__byte_perm`: ptxas emits the same PRMT/LOP3 for either, but NVVM
-//! can see through shifts and ORs, so a caller's per-element arithmetic
-//! between two helpers folds into word operations (measured with nvcc 13.0
-//! on an H100: `results/h2h_h100.md`, 8/16-bit shuffle cases 1.43x -> 0.94x
-//! of Triton's time in the reference harness). Its 8-bit arrays are read
-//! and written as natural 32-bit words (`memcpy`), so the caller's arrays
-//! stay in 32-bit registers (`results/h2h_registers.md`).
+//! The element form (`T src[N]`) of a plan that shuffles packed 8-bit
+//! words reads and writes the caller's arrays as natural 32-bit words
+//! (`memcpy`) from `kernels::PUN_MIN_ELEMS` elements per thread, and builds
+//! the plan's words from them, and the destination words from the plan's,
+//! by `__byte_perm` programs: one `prmt` per word that takes bytes from two
+//! words. Measured in the reference harness on an H100
+//! (`results/h2h_registers.md`): `mma3_to_dot_fp8` 1.003x -> 0.651x of
+//! Triton's time. Smaller arrays stay elements, packed with shifts and ORs
+//! that NVVM sees through, so a caller's per-element arithmetic between two
+//! helpers folds into word operations.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, Stage, StrategyChoice};
@@ -28,8 +29,15 @@ fn planned(name: &str) -> (synth::plan::Plan, Vec<String>) {
     (ch.plan, body)
 }
 
+/// `__byte_perm` operands of a line: `(a, b)`.
+fn perm_args(l: &str) -> Option<(String, String)> {
+    let i = l.find("__byte_perm(")? + "__byte_perm(".len();
+    let mut it = l[i..].split(", ");
+    Some((it.next()?.to_string(), it.next()?.to_string()))
+}
+
 #[test]
-fn element_form_packs_words_with_shifts_not_byte_perm() {
+fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     let (plan, body) = planned("mma3_to_dot_fp8");
     assert!(
         matches!(plan.stages.first(), Some(Stage::Pack { width: 8, .. })),
@@ -49,37 +57,68 @@ fn element_form_packs_words_with_shifts_not_byte_perm() {
         ["unsigned src_w[16]; memcpy(src_w, src, sizeof(src_w));"],
         "the 64 source bytes are read as 16 natural words"
     );
-    let packs: Vec<&String> = body[..first_shfl]
+    // The plan packs register bits 0 and 3, the natural words bits 0 and 1:
+    // each plan word takes two bytes from each of two natural words, one
+    // prmt each, straight from the natural words.
+    let before: Vec<&String> = body[..first_shfl]
         .iter()
-        .filter(|l| l.starts_with("const unsigned k0_"))
+        .filter(|l| l.contains("__byte_perm("))
         .collect();
-    // 64 elements into 16 words, each word one OR of 4 shifted elements
-    assert_eq!(packs.len(), 16, "{packs:#?}");
-    for l in &packs {
-        assert!(!l.contains("__byte_perm"), "{l}");
-        assert_eq!(l.matches("detail::to_u32(").count(), 4, "{l}");
-        assert_eq!(l.matches(" << ").count(), 3, "{l}");
-        assert!(l.contains("src_w["), "{l}");
+    assert_eq!(before.len(), 16, "{before:#?}");
+    for l in &before {
+        let (a, b) = perm_args(l).unwrap();
+        assert!(
+            a.starts_with("src_w[") && b.starts_with("src_w[") && a != b,
+            "{l}"
+        );
     }
+    assert!(
+        !body
+            .iter()
+            .any(|l| l.contains("detail::to_u32(") || l.contains("from_u32")),
+        "no byte is extracted or shifted: {body:#?}"
+    );
     assert!(!body.iter().any(|l| l.contains("src[")), "no element reads");
     assert!(
         !body.iter().any(|l| l.starts_with("dst[")),
         "no element writes"
     );
+    // 16 destination words, one prmt each from two of the plan's words
+    let after: Vec<&String> = body[first_shfl..]
+        .iter()
+        .filter(|l| l.contains("__byte_perm("))
+        .collect();
+    assert_eq!(after.len(), 16, "{after:#?}");
     let tail = &body[body.len() - 18..];
     assert_eq!(tail[0], "unsigned dst_w[16];");
     assert_eq!(tail[17], "memcpy(dst, dst_w, sizeof(dst_w));");
     for (k, l) in tail[1..17].iter().enumerate() {
-        assert!(l.starts_with(&format!("dst_w[{k}] = ")), "{l}");
-        assert_eq!(l.matches("detail::to_u32(").count(), 4, "{l}");
+        assert!(l.starts_with(&format!("dst_w[{k}] = q")), "{l}");
     }
 }
 
-/// Small 8-bit arrays stay elements: with 16 bytes per thread the punned
-/// form measured slower (`kernels::PUN_MIN_ELEMS`).
+/// From [`kernels::PUN_MIN_ELEMS`] (16) bytes per thread the arrays move as
+/// words; the 4-byte `mma2_to_blocked_i8` stays elements (measured slower
+/// as words).
 #[test]
-fn small_byte_arrays_are_not_read_as_words() {
+fn byte_arrays_move_as_words_from_the_threshold() {
     let (plan, body) = planned("mma2_acc_to_dot_a_i8");
+    assert!(matches!(
+        plan.stages.first(),
+        Some(Stage::Pack { width: 8, .. })
+    ));
+    assert_eq!(plan.src_regs, kernels::PUN_MIN_ELEMS);
+    assert!(
+        body.iter()
+            .any(|l| l == "unsigned src_w[4]; memcpy(src_w, src, sizeof(src_w));"),
+        "{body:#?}"
+    );
+    assert!(body
+        .iter()
+        .any(|l| l == "memcpy(dst, dst_w, sizeof(dst_w));"));
+    assert!(!body.iter().any(|l| l.contains("src[")));
+
+    let (plan, body) = planned("mma2_to_blocked_i8");
     assert!(matches!(
         plan.stages.first(),
         Some(Stage::Pack { width: 8, .. })
