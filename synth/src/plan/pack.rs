@@ -292,7 +292,7 @@ pub fn common_ascending(a: &[u64], b: &[u64]) -> Vec<u64> {
 
 /// Elements of `bits` per 32-bit word (`bits` 8 or 16), else `None`.
 pub fn per_word(bits: u32) -> Option<u32> {
-    matches!(bits, 8 | 16).then_some(32 / bits)
+    matches!(bits, 8 | 16).then(|| 32 / bits)
 }
 
 /// Where one element value lives in the packed lowering: slot `slot` of the
@@ -557,6 +557,16 @@ pub fn plan_maps(plan: &Plan, bits: u32) -> (PackMap, PackMap) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn per_word_is_none_for_other_widths_without_dividing() {
+        assert_eq!(per_word(8), Some(4));
+        assert_eq!(per_word(16), Some(2));
+        // 0 is an element-agnostic plan's width: no division by zero
+        for bits in [0, 1, 32, 64] {
+            assert_eq!(per_word(bits), None, "{bits}");
+        }
+    }
 
     #[test]
     fn byte_perm_matches_the_ptx_definition() {
