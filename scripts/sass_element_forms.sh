@@ -20,5 +20,5 @@ extern "C" __global__ void k(const uint4* __restrict__ x, uint4* __restrict__ y)
 CU
   nvcc -std=c++17 -O3 -arch=sm_90 -cubin -o $T/$f.cubin $T/$f.cu -I $D 2>&1 | head -5
   cuobjdump -sass $T/$f.cubin > $T/$f.sass
-  echo "$f ($n bytes): SHFL $(grep -c 'SHFL' $T/$f.sass) SEL $(grep -c ' SEL ' $T/$f.sass) PRMT $(grep -c 'PRMT' $T/$f.sass) LDL/STL $(grep -cE 'LDL|STL' $T/$f.sass); predicted: $(grep -A2 "void wf_$f(" $D/h2h_w4.cuh >/dev/null; grep -B4 "void wf_$f(" $D/h2h_w4.cuh | grep -o 'predicted cost per thread: [^,]*' ) + $(grep -B4 "void wf_$f(" $D/h2h_w4.cuh | grep -o 'and [0-9]* prmt')"
+  echo "$f ($n bytes): SHFL $(grep -c 'SHFL' $T/$f.sass) SEL $(grep -c ' SEL ' $T/$f.sass) PRMT $(grep -c 'PRMT' $T/$f.sass) LDL/STL $(grep -cE 'LDL|STL' $T/$f.sass); helper comment: $(grep -B6 "void wf_$f(" $D/h2h_w4.cuh | grep -o 'predicted per thread [0-9a-z +]*')"
 done

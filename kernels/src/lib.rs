@@ -10,7 +10,7 @@
 //! the plan IR, one per instruction the cost model counts.
 
 use minijinja::{context, Environment};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use synth::plan::pack::{words_of, Operand, Piece, PrmtStep};
 use synth::plan::{
     AddrMap, BarrierScope, Conversion, Plan, ShflMode, SmemAccess, SmemInstr, Stage,
@@ -650,6 +650,9 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut smem_decl = false;
     // Between a Pack and an Unpack the registers are 32-bit words.
     let mut in_words = false;
+    // With natural words: the word selects of the plan (`w = p ? a : b`, by
+    // name), which the destination words may fold ([`select_folded_words`]).
+    let mut sel_def: SelDefs = BTreeMap::new();
     for (si, st) in plan.stages.iter().enumerate() {
         if in_words {
             if let Stage::Unpack { width, map } = st {
@@ -677,6 +680,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                     .collect();
                 in_words = false;
             } else {
+                let before = if pun { names.clone() } else { Vec::new() };
                 names = word_stage(&mut out, &mut preds, si, st, names).map_err(|kind| {
                     EmitError::Unsupported {
                         name: name.into(),
@@ -684,6 +688,20 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         kind,
                     }
                 })?;
+                if let (true, Stage::Select { entries }) = (pun, st) {
+                    for (e, v) in entries.iter().zip(&names) {
+                        if e.if_set != e.if_clear {
+                            sel_def.insert(
+                                v.clone(),
+                                (
+                                    e.lane_mask,
+                                    before[e.if_set as usize].clone(),
+                                    before[e.if_clear as usize].clone(),
+                                ),
+                            );
+                        }
+                    }
+                }
             }
             continue;
         }
@@ -814,7 +832,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         .collect()
                 })
                 .collect();
-            prmt_program(&mut out, &mut temps, &pieces, 8)
+            select_folded_words(&mut out, &mut temps, &pieces, &sel_def)
         } else {
             pack_words(&names, 8)
         };
@@ -823,12 +841,135 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
             out.push(format!("dst_w[{k}] = {w};"));
         }
         out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
+        drop_unused_selects(&mut out, &sel_def);
     } else {
         for (j, n) in names.iter().enumerate() {
             out.push(format!("dst[{j}] = {n};"));
         }
     }
     Ok(out)
+}
+
+/// Word selects of a plan by the name of their result: `(lane mask, word if
+/// the lane predicate is set, word if clear)`.
+type SelDefs = BTreeMap<String, (u32, String, String)>;
+
+/// The destination words of the punned element form (8-bit slots), each
+/// from the bytes `words[j]` names. A word whose bytes come from selects on
+/// one lane predicate `p{m}` (and plain words) and, for either value of the
+/// predicate, from at most two words is one `prmt` of those words with a
+/// lane-dependent selector `p{m} ? s1 : s0` (computed once per distinct
+/// pair): the select folds into the byte permute, as in Triton's
+/// `prmt`-based transpositions (PRs 7809/7933/9713,
+/// `getTranspositionSelectors`). On `mma3_to_dot_fp8` that turns the 16
+/// selects after the shuffle and the 16 `prmt` that build the destination
+/// words into 16 `prmt`. Other words go through [`prmt_program`]; a word
+/// that is one select unchanged stays that select.
+fn select_folded_words(
+    out: &mut Vec<String>,
+    temps: &mut usize,
+    words: &[Vec<Piece<String>>],
+    sel_def: &SelDefs,
+) -> Vec<String> {
+    let mut result: Vec<Option<String>> = vec![None; words.len()];
+    let mut selectors: Vec<(u32, u32, u32)> = Vec::new();
+    for (j, w) in words.iter().enumerate() {
+        let masks: BTreeSet<u32> = w
+            .iter()
+            .filter_map(|p| sel_def.get(&p.key).map(|d| d.0))
+            .collect();
+        let whole = w.iter().all(|p| p.key == w[0].key)
+            && w.iter().enumerate().all(|(i, p)| p.slot == i as u32);
+        if masks.len() != 1 || whole || w.len() != 4 {
+            continue;
+        }
+        let m = *masks.iter().next().expect("one mask");
+        let resolve = |p: &Piece<String>, set: bool| -> String {
+            match sel_def.get(&p.key) {
+                Some((_, a, b)) => if set { a } else { b }.clone(),
+                None => p.key.clone(),
+            }
+        };
+        let mut ops: Vec<String> = Vec::new();
+        for set in [true, false] {
+            for p in w {
+                let k = resolve(p, set);
+                if !ops.contains(&k) {
+                    ops.push(k);
+                }
+            }
+        }
+        if ops.len() > 2 {
+            continue;
+        }
+        let selector = |set: bool| -> u32 {
+            w.iter().enumerate().fold(0, |acc, (i, p)| {
+                let k = resolve(p, set);
+                let o = ops.iter().position(|x| *x == k).expect("an operand") as u32;
+                acc | (4 * o + p.slot) << (4 * i)
+            })
+        };
+        let (s1, s0) = (selector(true), selector(false));
+        let sel = if s1 == s0 {
+            format!("{s1:#06x}u")
+        } else {
+            let key = (m, s1, s0);
+            let n = match selectors.iter().position(|x| *x == key) {
+                Some(n) => n,
+                None => {
+                    out.push(format!(
+                        "const unsigned ps{} = p{m} ? {s1:#06x}u : {s0:#06x}u;",
+                        selectors.len()
+                    ));
+                    selectors.push(key);
+                    selectors.len() - 1
+                }
+            };
+            format!("ps{n}")
+        };
+        let t = format!("q{}", *temps);
+        *temps += 1;
+        let b = ops.get(1).unwrap_or(&ops[0]);
+        out.push(format!(
+            "const unsigned {t} = __byte_perm({}, {b}, {sel});",
+            ops[0]
+        ));
+        result[j] = Some(t);
+    }
+    let rest: Vec<usize> = (0..words.len()).filter(|&j| result[j].is_none()).collect();
+    let rest_words: Vec<Vec<Piece<String>>> = rest.iter().map(|&j| words[j].clone()).collect();
+    for (j, n) in rest
+        .into_iter()
+        .zip(prmt_program(out, temps, &rest_words, 8))
+    {
+        result[j] = Some(n);
+    }
+    result
+        .into_iter()
+        .map(|x| x.expect("every word built"))
+        .collect()
+}
+
+/// Remove the definitions of selects in `sel_def` that no other line of
+/// `out` reads any more (their words were folded by
+/// [`select_folded_words`]), so the source states what runs.
+fn drop_unused_selects(out: &mut Vec<String>, sel_def: &SelDefs) {
+    let uses = |name: &str, line: &str| {
+        line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|t| *t == name)
+            .count()
+    };
+    let dead: BTreeSet<&String> = sel_def
+        .keys()
+        .filter(|v| out.iter().map(|l| uses(v, l)).sum::<usize>() == 1)
+        .collect();
+    out.retain(|l| {
+        !dead.iter().any(|v| {
+            l.strip_prefix("const unsigned ")
+                .and_then(|r| r.strip_prefix(v.as_str()))
+                .is_some_and(|r| r.starts_with(" = "))
+        })
+    });
 }
 
 /// Whether [`body`] reads and writes the caller's arrays as natural 32-bit
@@ -906,9 +1047,12 @@ pub fn emit_helper_widths_as(
     for (bits, ch) in variants {
         let b = body(&conv.name, &ch.plan)?;
         if word_pun(&ch.plan) {
-            let prmt = b.iter().filter(|l| l.contains("__byte_perm(")).count();
+            let count = |pat: &str| b.iter().filter(|l| l.contains(pat)).count();
             form_notes.push(format!(
-                "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy), and {prmt} prmt per thread build the plan's words from them and the destination words from the plan's, on top of the {bits}-bit plan's cost"
+                "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread {} shfl + {} sel + {} prmt",
+                count("detail::shfl_"),
+                count(" ? "),
+                count("__byte_perm(")
             ));
         }
         let specific = ch.plan.elem_bits != 0;

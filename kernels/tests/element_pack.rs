@@ -3,9 +3,11 @@
 //! (`memcpy`) from `kernels::PUN_MIN_ELEMS` elements per thread, and builds
 //! the plan's words from them, and the destination words from the plan's,
 //! by `__byte_perm` programs: one `prmt` per word that takes bytes from two
-//! words. Measured in the reference harness on an H100
+//! words; a select of the plan that feeds a destination word folds into
+//! that `prmt` as a lane-dependent selector (Triton's transposition
+//! selectors). Measured in the reference harness on an H100
 //! (`results/h2h_registers.md`): `mma3_to_dot_fp8` 1.003x -> 0.651x of
-//! Triton's time. Smaller arrays stay elements, packed with shifts and ORs
+//! Triton's time with the `prmt` programs. Smaller arrays stay elements, packed with shifts and ORs
 //! that NVVM sees through, so a caller's per-element arithmetic between two
 //! helpers folds into word operations.
 
@@ -83,12 +85,34 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
         !body.iter().any(|l| l.starts_with("dst[")),
         "no element writes"
     );
-    // 16 destination words, one prmt each from two of the plan's words
+    // 16 destination words, one prmt each straight from two shuffled words:
+    // the plan's select after the shuffle folds into a lane-dependent
+    // selector (two of them, one select each), so no other select is left
+    // after the shuffles, and the whole form is Triton's 16 SHFL + 18 SEL +
+    // 32 PRMT
     let after: Vec<&String> = body[first_shfl..]
         .iter()
         .filter(|l| l.contains("__byte_perm("))
         .collect();
     assert_eq!(after.len(), 16, "{after:#?}");
+    for l in &after {
+        let (a, b) = perm_args(l).unwrap();
+        assert!(a.starts_with("w2_") && b.starts_with("w2_"), "{l}");
+        assert!(l.ends_with(", ps0);") || l.ends_with(", ps1);"), "{l}");
+    }
+    let selects_after: Vec<&String> = body[first_shfl..]
+        .iter()
+        .filter(|l| l.contains(" ? "))
+        .collect();
+    assert_eq!(selects_after.len(), 2, "{selects_after:#?}");
+    assert!(selects_after
+        .iter()
+        .all(|l| l.starts_with("const unsigned ps")));
+    let count = |pat: &str| body.iter().filter(|l| l.contains(pat)).count();
+    assert_eq!(
+        (count("detail::shfl_"), count(" ? "), count("__byte_perm(")),
+        (16, 18, 32)
+    );
     let tail = &body[body.len() - 18..];
     assert_eq!(tail[0], "unsigned dst_w[16];");
     assert_eq!(tail[17], "memcpy(dst, dst_w, sizeof(dst_w));");
