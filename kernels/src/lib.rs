@@ -653,6 +653,13 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     // With natural words: the word selects of the plan (`w = p ? a : b`, by
     // name), which the destination words may fold ([`select_folded_words`]).
     let mut sel_def: SelDefs = BTreeMap::new();
+    // With natural words: the plan's words that are one `prmt` of natural
+    // words (`(a, b, selector)`), which a select of two of them folds into.
+    let mut pack_def: BTreeMap<String, (String, String, u32)> = BTreeMap::new();
+    // Lane-dependent `prmt` selectors declared so far: (mask, if set, if clear).
+    let mut selectors: Vec<(u32, u32, u32)> = Vec::new();
+    // Names whose definitions a fold may have left unread.
+    let mut folded: Vec<String> = Vec::new();
     for (si, st) in plan.stages.iter().enumerate() {
         if in_words {
             if let Stage::Unpack { width, map } = st {
@@ -690,16 +697,33 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                 })?;
                 if let (true, Stage::Select { entries }) = (pun, st) {
                     for (e, v) in entries.iter().zip(&names) {
-                        if e.if_set != e.if_clear {
-                            sel_def.insert(
-                                v.clone(),
-                                (
-                                    e.lane_mask,
-                                    before[e.if_set as usize].clone(),
-                                    before[e.if_clear as usize].clone(),
-                                ),
-                            );
+                        if e.if_set == e.if_clear {
+                            continue;
                         }
+                        let (a, b) = (&before[e.if_set as usize], &before[e.if_clear as usize]);
+                        if let (Some(da), Some(db)) = (pack_def.get(a), pack_def.get(b)) {
+                            let head = format!("const unsigned {v} = ");
+                            let at = out.iter().position(|l| l.starts_with(&head));
+                            // a new selector is declared just before its first use
+                            let mut decl = Vec::new();
+                            if let (Some(i), Some(line)) = (
+                                at,
+                                fold_select_of_prmts(
+                                    &mut decl,
+                                    &mut selectors,
+                                    v,
+                                    e.lane_mask,
+                                    da,
+                                    db,
+                                ),
+                            ) {
+                                out[i] = line;
+                                out.splice(i..i, decl);
+                                folded.extend([a.clone(), b.clone()]);
+                                continue;
+                            }
+                        }
+                        sel_def.insert(v.clone(), (e.lane_mask, a.clone(), b.clone()));
                     }
                 }
             }
@@ -733,11 +757,23 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                             .collect()
                     })
                     .collect();
+                let from = out.len();
                 let exprs = prmt_program(&mut out, &mut temps, &words, 8);
+                let steps = prmt_lines(&out[from..]);
                 names = Vec::with_capacity(exprs.len());
                 for (gi, e) in exprs.into_iter().enumerate() {
                     let v = format!("k{si}_{gi}");
                     out.push(format!("const unsigned {v} = {e};"));
+                    // one prmt of natural words, or a natural word as it is
+                    match steps.get(&e) {
+                        Some(d) if d.0.starts_with("src_w[") && d.1.starts_with("src_w[") => {
+                            pack_def.insert(v.clone(), d.clone());
+                        }
+                        None if e.starts_with("src_w[") => {
+                            pack_def.insert(v.clone(), (e.clone(), e.clone(), 0x3210));
+                        }
+                        _ => {}
+                    }
                     names.push(v);
                 }
                 in_words = true;
@@ -832,7 +868,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         .collect()
                 })
                 .collect();
-            select_folded_words(&mut out, &mut temps, &pieces, &sel_def)
+            select_folded_words(&mut out, &mut temps, &mut selectors, &pieces, &sel_def)
         } else {
             pack_words(&names, 8)
         };
@@ -841,7 +877,8 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
             out.push(format!("dst_w[{k}] = {w};"));
         }
         out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
-        drop_unused_selects(&mut out, &sel_def);
+        folded.extend(sel_def.keys().cloned());
+        drop_unread(&mut out, &folded);
     } else {
         for (j, n) in names.iter().enumerate() {
             out.push(format!("dst[{j}] = {n};"));
@@ -868,11 +905,11 @@ type SelDefs = BTreeMap<String, (u32, String, String)>;
 fn select_folded_words(
     out: &mut Vec<String>,
     temps: &mut usize,
+    selectors: &mut Vec<(u32, u32, u32)>,
     words: &[Vec<Piece<String>>],
     sel_def: &SelDefs,
 ) -> Vec<String> {
     let mut result: Vec<Option<String>> = vec![None; words.len()];
-    let mut selectors: Vec<(u32, u32, u32)> = Vec::new();
     for (j, w) in words.iter().enumerate() {
         let masks: BTreeSet<u32> = w
             .iter()
@@ -910,23 +947,7 @@ fn select_folded_words(
             })
         };
         let (s1, s0) = (selector(true), selector(false));
-        let sel = if s1 == s0 {
-            format!("{s1:#06x}u")
-        } else {
-            let key = (m, s1, s0);
-            let n = match selectors.iter().position(|x| *x == key) {
-                Some(n) => n,
-                None => {
-                    out.push(format!(
-                        "const unsigned ps{} = p{m} ? {s1:#06x}u : {s0:#06x}u;",
-                        selectors.len()
-                    ));
-                    selectors.push(key);
-                    selectors.len() - 1
-                }
-            };
-            format!("ps{n}")
-        };
+        let sel = lane_selector(out, selectors, m, s1, s0);
         let t = format!("q{}", *temps);
         *temps += 1;
         let b = ops.get(1).unwrap_or(&ops[0]);
@@ -950,26 +971,136 @@ fn select_folded_words(
         .collect()
 }
 
-/// Remove the definitions of selects in `sel_def` that no other line of
-/// `out` reads any more (their words were folded by
-/// [`select_folded_words`]), so the source states what runs.
-fn drop_unused_selects(out: &mut Vec<String>, sel_def: &SelDefs) {
-    let uses = |name: &str, line: &str| {
+/// The `prmt` selector `p{m} ? s1 : s0` (a constant when they agree), as
+/// a name declared once per distinct triple.
+fn lane_selector(
+    out: &mut Vec<String>,
+    selectors: &mut Vec<(u32, u32, u32)>,
+    m: u32,
+    s1: u32,
+    s0: u32,
+) -> String {
+    if s1 == s0 {
+        return format!("{s1:#06x}u");
+    }
+    let key = (m, s1, s0);
+    let n = match selectors.iter().position(|x| *x == key) {
+        Some(n) => n,
+        None => {
+            out.push(format!(
+                "const unsigned ps{} = p{m} ? {s1:#06x}u : {s0:#06x}u;",
+                selectors.len()
+            ));
+            selectors.push(key);
+            selectors.len() - 1
+        }
+    };
+    format!("ps{n}")
+}
+
+/// `(a, b, selector)` of every `const unsigned q = __byte_perm(a, b, 0x....u);`
+/// line of `lines` (what [`emit_prmt_steps`] writes), by the name `q`.
+fn prmt_lines(lines: &[String]) -> BTreeMap<String, (String, String, u32)> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let (name, rest) = l
+                .strip_prefix("const unsigned ")?
+                .split_once(" = __byte_perm(")?;
+            let args = rest.strip_suffix(");")?;
+            let mut it = args.split(", ");
+            let (a, b, sel) = (it.next()?, it.next()?, it.next()?);
+            let sel = u32::from_str_radix(sel.strip_prefix("0x")?.strip_suffix('u')?, 16).ok()?;
+            Some((name.to_string(), (a.to_string(), b.to_string(), sel)))
+        })
+        .collect()
+}
+
+/// `v = p{m} ? prmt(da) : prmt(db)` as one `prmt` with a lane-dependent
+/// selector, when the two byte permutes read at most two words between them
+/// (the select before a shuffle whose two words are byte permutes of the
+/// same natural words, as on the reverse of `mma3_to_dot_fp8`). Returns the
+/// line that defines `v`, or `None`.
+fn fold_select_of_prmts(
+    out: &mut Vec<String>,
+    selectors: &mut Vec<(u32, u32, u32)>,
+    v: &str,
+    m: u32,
+    da: &(String, String, u32),
+    db: &(String, String, u32),
+) -> Option<String> {
+    let mut ops: Vec<&String> = Vec::new();
+    for w in [&da.0, &da.1, &db.0, &db.1] {
+        if !ops.contains(&w) {
+            ops.push(w);
+        }
+    }
+    if ops.len() > 2 {
+        return None;
+    }
+    let remap = |d: &(String, String, u32)| -> Option<u32> {
+        (0..4).try_fold(0u32, |acc, i| {
+            let n = d.2 >> (4 * i) & 0xf;
+            let (w, byte) = match n {
+                0..=3 => (&d.0, n),
+                4..=7 => (&d.1, n - 4),
+                _ => return None,
+            };
+            let o = ops.iter().position(|x| *x == w)? as u32;
+            Some(acc | (4 * o + byte) << (4 * i))
+        })
+    };
+    let (s1, s0) = (remap(da)?, remap(db)?);
+    let sel = lane_selector(out, selectors, m, s1, s0);
+    Some(format!(
+        "const unsigned {v} = __byte_perm({}, {}, {sel});",
+        ops[0],
+        ops.get(1).unwrap_or(&ops[0])
+    ))
+}
+
+/// Remove the definitions (`const unsigned name = ...;`) of the names in
+/// `names` that no other line of `out` reads, repeatedly (a removed line
+/// may have been the last reader of another), so the source states what
+/// runs after [`select_folded_words`] and [`fold_select_of_prmts`].
+fn drop_unread(out: &mut Vec<String>, names: &[String]) {
+    let reads = |name: &str, line: &str| {
         line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .filter(|t| *t == name)
             .count()
     };
-    let dead: BTreeSet<&String> = sel_def
-        .keys()
-        .filter(|v| out.iter().map(|l| uses(v, l)).sum::<usize>() == 1)
-        .collect();
-    out.retain(|l| {
-        !dead.iter().any(|v| {
-            l.strip_prefix("const unsigned ")
-                .and_then(|r| r.strip_prefix(v.as_str()))
-                .is_some_and(|r| r.starts_with(" = "))
-        })
-    });
+    let def_of = |l: &str| -> Option<String> {
+        let r = l.strip_prefix("const unsigned ")?;
+        let (n, _) = r.split_once(" = ")?;
+        Some(n.to_string())
+    };
+    let mut cands: BTreeSet<String> = names.iter().cloned().collect();
+    loop {
+        let dead: BTreeSet<String> = cands
+            .iter()
+            .filter(|v| out.iter().map(|l| reads(v, l)).sum::<usize>() == 1)
+            .filter(|v| out.iter().any(|l| def_of(l).as_deref() == Some(v.as_str())))
+            .cloned()
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        // what the dead lines read may die next
+        let mut next: BTreeSet<String> = BTreeSet::new();
+        out.retain(|l| match def_of(l) {
+            Some(n) if dead.contains(&n) => {
+                let rhs = l.split_once(" = ").map(|x| x.1).unwrap_or("");
+                next.extend(
+                    rhs.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|t| t.starts_with('q') || t.starts_with('k') || t.starts_with('w'))
+                        .map(str::to_string),
+                );
+                false
+            }
+            _ => true,
+        });
+        cands = next;
+    }
 }
 
 /// Whether [`body`] reads and writes the caller's arrays as natural 32-bit

@@ -18,6 +18,12 @@ use synth::search::{plan_conversion, Weights};
 /// The chosen plan of the `pairs.mlir` conversion whose name starts with
 /// `name`, and its element-form body.
 fn planned(name: &str) -> (synth::plan::Plan, Vec<String>) {
+    planned_dir(name, false)
+}
+
+/// [`planned`], or of the reverse conversion (destination to source) when
+/// `reverse`.
+fn planned_dir(name: &str, reverse: bool) -> (synth::plan::Plan, Vec<String>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/pairs.mlir");
     let f = parse_ttgir(&std::fs::read_to_string(path).unwrap()).unwrap();
     let conv = f
@@ -26,6 +32,12 @@ fn planned(name: &str) -> (synth::plan::Plan, Vec<String>) {
         .map(|op| Conversion::from_op(op).unwrap())
         .find(|c| c.name.starts_with(name))
         .unwrap_or_else(|| panic!("pairs.mlir has {name}"));
+    let mut conv = conv;
+    if reverse {
+        std::mem::swap(&mut conv.src, &mut conv.dst);
+        std::mem::swap(&mut conv.src_text, &mut conv.dst_text);
+        conv.name = format!("{}_reverse", conv.name);
+    }
     let ch = plan_conversion(&conv, StrategyChoice::Auto, &Weights::default()).unwrap();
     let body = kernels::body(&conv.name, &ch.plan).unwrap();
     (ch.plan, body)
@@ -119,6 +131,56 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     for (k, l) in tail[1..17].iter().enumerate() {
         assert!(l.starts_with(&format!("dst_w[{k}] = q")), "{l}");
     }
+}
+
+/// The reverse of `mma3_to_dot_fp8` selects between two words before its
+/// shuffles that are byte permutes of the same two natural words: each
+/// select folds with them into one `prmt` of the natural words with a
+/// lane-dependent selector, declared before its first use, and the plan's
+/// unfolded words are gone from the source. Again Triton's 16 SHFL + 18 SEL +
+/// 32 PRMT.
+#[test]
+fn selects_before_the_shuffle_fold_into_the_natural_word_prmt() {
+    let (plan, body) = planned_dir("mma3_to_dot_fp8", true);
+    assert!(matches!(
+        plan.stages.first(),
+        Some(Stage::Pack { width: 8, .. })
+    ));
+    let first_shfl = body.iter().position(|l| l.contains("shfl")).unwrap();
+    let before: Vec<&String> = body[..first_shfl]
+        .iter()
+        .filter(|l| l.contains("__byte_perm("))
+        .collect();
+    assert_eq!(before.len(), 16, "{body:#?}");
+    for l in &before {
+        let (a, b) = perm_args(l).unwrap();
+        assert!(a.starts_with("src_w[") && b.starts_with("src_w["), "{l}");
+        assert!(
+            l.starts_with("const unsigned w1_"),
+            "the shuffled words: {l}"
+        );
+        assert!(l.ends_with(", ps0);") || l.ends_with(", ps1);"), "{l}");
+    }
+    for ps in ["ps0", "ps1"] {
+        let decl = body
+            .iter()
+            .position(|l| l.starts_with(&format!("const unsigned {ps} = p")))
+            .unwrap_or_else(|| panic!("{ps} declared: {body:#?}"));
+        let first_use = body
+            .iter()
+            .position(|l| l.ends_with(&format!(", {ps});")))
+            .unwrap();
+        assert!(decl < first_use, "{ps} declared before it is read");
+    }
+    assert!(
+        !body.iter().any(|l| l.starts_with("const unsigned k0_")),
+        "the plan's unfolded words are not left in the source: {body:#?}"
+    );
+    let count = |pat: &str| body.iter().filter(|l| l.contains(pat)).count();
+    assert_eq!(
+        (count("detail::shfl_"), count(" ? "), count("__byte_perm(")),
+        (16, 18, 32)
+    );
 }
 
 /// From [`kernels::PUN_MIN_ELEMS`] (16) bytes per thread the arrays move as
