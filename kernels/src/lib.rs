@@ -442,12 +442,43 @@ pub(crate) fn prmt_program(
     words: &[Vec<Piece<String>>],
     bits: u32,
 ) -> Vec<String> {
+    prmt_program_steps(out, temps, words, bits).0
+}
+
+/// A `prmt` step as emitted: `(a, b, selector)` by operand expression.
+type PrmtDef = (String, String, u32);
+
+/// [`prmt_program`], and the `(a, b, selector)` of each step it emitted, by
+/// the step's temporary.
+fn prmt_program_steps(
+    out: &mut Vec<String>,
+    temps: &mut usize,
+    words: &[Vec<Piece<String>>],
+    bits: u32,
+) -> (Vec<String>, BTreeMap<String, PrmtDef>) {
     let (keys, prog) = words_of(words, bits);
     let names = emit_prmt_steps(out, temps, &keys, &prog.steps);
-    prog.outputs
+    let defs = prog
+        .steps
+        .iter()
+        .zip(&names)
+        .map(|(st, n)| {
+            (
+                n.clone(),
+                (
+                    operand_name(st.a, &keys, &names),
+                    operand_name(st.b, &keys, &names),
+                    st.selector,
+                ),
+            )
+        })
+        .collect();
+    let outs = prog
+        .outputs
         .iter()
         .map(|&o| operand_name(o, &keys, &names))
-        .collect()
+        .collect();
+    (outs, defs)
 }
 
 /// One stage of a plan that carries 32-bit words (between `Pack` and
@@ -655,7 +686,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     let mut sel_def: SelDefs = BTreeMap::new();
     // With natural words: the plan's words that are one `prmt` of natural
     // words (`(a, b, selector)`), which a select of two of them folds into.
-    let mut pack_def: BTreeMap<String, (String, String, u32)> = BTreeMap::new();
+    let mut pack_def: BTreeMap<String, PrmtDef> = BTreeMap::new();
     // Lane-dependent `prmt` selectors declared so far: (mask, if set, if clear).
     let mut selectors: Vec<(u32, u32, u32)> = Vec::new();
     // Names whose definitions a fold may have left unread.
@@ -757,9 +788,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                             .collect()
                     })
                     .collect();
-                let from = out.len();
-                let exprs = prmt_program(&mut out, &mut temps, &words, 8);
-                let steps = prmt_lines(&out[from..]);
+                let (exprs, steps) = prmt_program_steps(&mut out, &mut temps, &words, 8);
                 names = Vec::with_capacity(exprs.len());
                 for (gi, e) in exprs.into_iter().enumerate() {
                     let v = format!("k{si}_{gi}");
@@ -998,24 +1027,6 @@ fn lane_selector(
     format!("ps{n}")
 }
 
-/// `(a, b, selector)` of every `const unsigned q = __byte_perm(a, b, 0x....u);`
-/// line of `lines` (what [`emit_prmt_steps`] writes), by the name `q`.
-fn prmt_lines(lines: &[String]) -> BTreeMap<String, (String, String, u32)> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let (name, rest) = l
-                .strip_prefix("const unsigned ")?
-                .split_once(" = __byte_perm(")?;
-            let args = rest.strip_suffix(");")?;
-            let mut it = args.split(", ");
-            let (a, b, sel) = (it.next()?, it.next()?, it.next()?);
-            let sel = u32::from_str_radix(sel.strip_prefix("0x")?.strip_suffix('u')?, 16).ok()?;
-            Some((name.to_string(), (a.to_string(), b.to_string(), sel)))
-        })
-        .collect()
-}
-
 /// `v = p{m} ? prmt(da) : prmt(db)` as one `prmt` with a lane-dependent
 /// selector, when the two byte permutes read at most two words between them
 /// (the select before a shuffle whose two words are byte permutes of the
@@ -1026,8 +1037,8 @@ fn fold_select_of_prmts(
     selectors: &mut Vec<(u32, u32, u32)>,
     v: &str,
     m: u32,
-    da: &(String, String, u32),
-    db: &(String, String, u32),
+    da: &PrmtDef,
+    db: &PrmtDef,
 ) -> Option<String> {
     let mut ops: Vec<&String> = Vec::new();
     for w in [&da.0, &da.1, &db.0, &db.1] {
@@ -1038,7 +1049,7 @@ fn fold_select_of_prmts(
     if ops.len() > 2 {
         return None;
     }
-    let remap = |d: &(String, String, u32)| -> Option<u32> {
+    let remap = |d: &PrmtDef| -> Option<u32> {
         (0..4).try_fold(0u32, |acc, i| {
             let n = d.2 >> (4 * i) & 0xf;
             let (w, byte) = match n {

@@ -43,6 +43,28 @@ fn planned_dir(name: &str, reverse: bool) -> (synth::plan::Plan, Vec<String>) {
     (ch.plan, body)
 }
 
+/// Index of the first shuffle line of a shuffle plan's body.
+fn first_shuffle(body: &[String]) -> usize {
+    body.iter()
+        .position(|l| l.contains("shfl"))
+        .expect("a shuffle plan shuffles")
+}
+
+/// The `__byte_perm` lines of `lines`.
+fn byte_perms(lines: &[String]) -> Vec<&String> {
+    lines
+        .iter()
+        .filter(|l| l.contains("__byte_perm("))
+        .collect()
+}
+
+/// Shuffles, selects (`?:`, lane selectors included) and byte permutes in a
+/// body: what its SASS has as SHFL, SEL and PRMT.
+fn shfl_sel_prmt(body: &[String]) -> (usize, usize, usize) {
+    let count = |pat: &str| body.iter().filter(|l| l.contains(pat)).count();
+    (count("detail::shfl_"), count(" ? "), count("__byte_perm("))
+}
+
 /// `__byte_perm` operands of a line: `(a, b)`.
 fn perm_args(l: &str) -> Option<(String, String)> {
     let i = l.find("__byte_perm(")? + "__byte_perm(".len();
@@ -58,10 +80,7 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
         "the fp8 attention operand shuffles packed words: {:?}",
         plan.strategy
     );
-    let first_shfl = body
-        .iter()
-        .position(|l| l.contains("shfl"))
-        .expect("a shuffle plan shuffles");
+    let first_shfl = first_shuffle(&body);
     let pun: Vec<&String> = body[..first_shfl]
         .iter()
         .filter(|l| l.contains("memcpy("))
@@ -74,10 +93,7 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     // The plan packs register bits 0 and 3, the natural words bits 0 and 1:
     // each plan word takes two bytes from each of two natural words, one
     // prmt each, straight from the natural words.
-    let before: Vec<&String> = body[..first_shfl]
-        .iter()
-        .filter(|l| l.contains("__byte_perm("))
-        .collect();
+    let before = byte_perms(&body[..first_shfl]);
     assert_eq!(before.len(), 16, "{before:#?}");
     for l in &before {
         let (a, b) = perm_args(l).unwrap();
@@ -102,10 +118,7 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     // selector (two of them, one select each), so no other select is left
     // after the shuffles, and the whole form is Triton's 16 SHFL + 18 SEL +
     // 32 PRMT
-    let after: Vec<&String> = body[first_shfl..]
-        .iter()
-        .filter(|l| l.contains("__byte_perm("))
-        .collect();
+    let after = byte_perms(&body[first_shfl..]);
     assert_eq!(after.len(), 16, "{after:#?}");
     for l in &after {
         let (a, b) = perm_args(l).unwrap();
@@ -120,11 +133,7 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     assert!(selects_after
         .iter()
         .all(|l| l.starts_with("const unsigned ps")));
-    let count = |pat: &str| body.iter().filter(|l| l.contains(pat)).count();
-    assert_eq!(
-        (count("detail::shfl_"), count(" ? "), count("__byte_perm(")),
-        (16, 18, 32)
-    );
+    assert_eq!(shfl_sel_prmt(&body), (16, 18, 32));
     let tail = &body[body.len() - 18..];
     assert_eq!(tail[0], "unsigned dst_w[16];");
     assert_eq!(tail[17], "memcpy(dst, dst_w, sizeof(dst_w));");
@@ -146,11 +155,8 @@ fn selects_before_the_shuffle_fold_into_the_natural_word_prmt() {
         plan.stages.first(),
         Some(Stage::Pack { width: 8, .. })
     ));
-    let first_shfl = body.iter().position(|l| l.contains("shfl")).unwrap();
-    let before: Vec<&String> = body[..first_shfl]
-        .iter()
-        .filter(|l| l.contains("__byte_perm("))
-        .collect();
+    let first_shfl = first_shuffle(&body);
+    let before = byte_perms(&body[..first_shfl]);
     assert_eq!(before.len(), 16, "{body:#?}");
     for l in &before {
         let (a, b) = perm_args(l).unwrap();
@@ -176,11 +182,7 @@ fn selects_before_the_shuffle_fold_into_the_natural_word_prmt() {
         !body.iter().any(|l| l.starts_with("const unsigned k0_")),
         "the plan's unfolded words are not left in the source: {body:#?}"
     );
-    let count = |pat: &str| body.iter().filter(|l| l.contains(pat)).count();
-    assert_eq!(
-        (count("detail::shfl_"), count(" ? "), count("__byte_perm(")),
-        (16, 18, 32)
-    );
+    assert_eq!(shfl_sel_prmt(&body), (16, 18, 32));
 }
 
 /// From [`kernels::PUN_MIN_ELEMS`] (16) bytes per thread the arrays move as

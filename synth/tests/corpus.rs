@@ -81,6 +81,13 @@ fn planned(files: &[String]) -> HashMap<String, Chosen> {
     planned
 }
 
+/// The chosen plan of `name` among `planned`; panics naming it if absent.
+fn chosen<'a>(planned: &'a HashMap<String, Chosen>, name: &str) -> &'a Chosen {
+    planned
+        .get(name)
+        .unwrap_or_else(|| panic!("{name} not planned"))
+}
+
 /// What Triton 3.6 emits, per row of `corpus/triton36_h200.jsonl` that has
 /// SASS counts: the row's conversion names, its element type and its
 /// counts by lower-case SASS class (`shfl`, `sel`, `prmt`, `sts`, ...).
@@ -129,9 +136,7 @@ fn every_corpus_conversion_proven_and_within_tritons_shared_counts() {
             continue;
         }
         for name in &names {
-            let ch = planned
-                .get(name)
-                .unwrap_or_else(|| panic!("{name} not planned"));
+            let ch = chosen(&planned, name);
             let c = ch.cost;
             assert!(
                 c.sts + c.lds + c.stsm + c.ldsm <= t_acc && c.bar <= n["bar"],
@@ -162,9 +167,7 @@ fn every_sub_word_shuffle_conversion_within_tritons_counts() {
             continue;
         }
         for name in &names {
-            let ch = planned
-                .get(name)
-                .unwrap_or_else(|| panic!("{name} not planned"));
+            let ch = chosen(&planned, name);
             let c = ch.cost;
             assert!(
                 c.shfl <= n["shfl"] && c.shfl + c.sel + c.prmt <= n["shfl"] + n["sel"] + n["prmt"],
