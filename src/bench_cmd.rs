@@ -56,6 +56,14 @@ pub struct BenchArgs {
     /// Write the SVG chart here.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Keep what was timed in this directory (created if missing): per
+    /// conversion `<id>.cu` (the NVRTC source: header and one timing kernel
+    /// per candidate), `<id>.cubin` and `<id>.sass`, Triton's
+    /// `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each
+    /// id's file, conversion and candidate kernels. For reading the SASS of
+    /// both sides of a ratio.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
 }
 
 /// Arguments of `warpforge fit`.
@@ -123,6 +131,13 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
     }
     check_outputs(&outs, &ins)?;
     let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
+    if let Some(d) = &a.keep {
+        if d.exists() && !d.is_dir() {
+            bail!("--keep {}: exists and is not a directory", d.display());
+        }
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("--keep {}: cannot create the directory", d.display()))?;
+    }
     let weights = weights_of(&a.cost_model)?;
     let sm = (info.sm.0 * 10 + info.sm.1) as u32;
     let mut convs = Vec::new();
@@ -165,6 +180,9 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
     let pb = bar(cases.len(), "compile");
     let compiled = compile_all(&cases, info.sm, &|| pb.inc(1));
     pb.finish();
+    if let Some(d) = &a.keep {
+        keep_warpforge(d, &cases, &compiled)?;
+    }
     let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
     let pb = bar(n_cand, "warpforge");
     let mut measured = Vec::new();
@@ -187,9 +205,14 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         None
     } else {
         let pb = bar(cases.len(), "triton");
-        let r = bench::triton::run_triton(&a.python, &cases, &t, gpu.sms * t.ctas_per_sm, &|| {
-            pb.inc(1)
-        });
+        let r = bench::triton::run_triton(
+            &a.python,
+            &cases,
+            &t,
+            gpu.sms * t.ctas_per_sm,
+            a.keep.as_deref(),
+            &|| pb.inc(1),
+        );
         pb.finish();
         match r {
             Ok((v, res)) => {
@@ -264,6 +287,47 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// `--keep DIR`: each case's NVRTC source, cubin and SASS, and an index.
+fn keep_warpforge(
+    dir: &Path,
+    cases: &[bench::cases::BenchCase],
+    compiled: &[Result<bench::gpu::Compiled>],
+) -> Result<()> {
+    let mut index = Vec::new();
+    for (c, m) in cases.iter().zip(compiled) {
+        write_file(&dir.join(format!("{}.cu", c.id)), &c.source)?;
+        if let Ok(m) = m {
+            let cubin = dir.join(format!("{}.cubin", c.id));
+            std::fs::write(&cubin, &m.cubin)
+                .with_context(|| format!("{}: cannot write", cubin.display()))?;
+            if let Some((text, _)) = verify::sass_of(&m.cubin) {
+                write_file(&dir.join(format!("{}.sass", c.id)), &text)?;
+            }
+        }
+        let cands: Vec<serde_json::Value> = c
+            .candidates
+            .iter()
+            .map(
+                |k| serde_json::json!({"strategy": k.strategy, "form": k.form, "kernel": k.kernel}),
+            )
+            .collect();
+        index.push(
+            serde_json::json!({"id": c.id, "file": c.file, "name": c.name,
+            "bits": c.bits, "bwd": c.bwd_strategy, "candidates": cands}),
+        );
+    }
+    write_file(
+        &dir.join("index.json"),
+        &(serde_json::to_string_pretty(&index)? + "\n"),
+    )?;
+    note!(
+        "warpforge: kept {} case(s) in {}",
+        cases.len(),
+        dir.display()
+    );
+    Ok(())
 }
 
 pub fn fit(a: FitArgs) -> Result<i32> {
