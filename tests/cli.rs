@@ -381,6 +381,20 @@ fn bench_without_a_gpu_fails_clearly() {
         &["bench", "--ttgir", "corpus/pairs.mlir"],
         &["warpforge bench needs a GPU"],
     );
+    // `--keep DIR` is created only once there is something to keep
+    let keep = tempfile_dir().join("keep-without-gpu");
+    let _ = std::fs::remove_dir_all(&keep);
+    expect_error(
+        &[
+            "bench",
+            "--ttgir",
+            "corpus/pairs.mlir",
+            "--keep",
+            keep.to_str().unwrap(),
+        ],
+        &["warpforge bench needs a GPU"],
+    );
+    assert!(!keep.exists(), "{} was created", keep.display());
 }
 
 /// `warpforge fit` on the committed H100 timings writes a model the planner
