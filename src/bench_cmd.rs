@@ -181,7 +181,8 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
     let compiled = compile_all(&cases, info.sm, &|| pb.inc(1));
     pb.finish();
     if let Some(d) = &a.keep {
-        keep_warpforge(d, &cases, &compiled)?;
+        bench::keep::cases(d, &cases, &compiled)?;
+        note!("warpforge: keeping what is timed in {}", d.display());
     }
     let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
     let pb = bar(n_cand, "warpforge");
@@ -287,47 +288,6 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
-}
-
-/// `--keep DIR`: each case's NVRTC source, cubin and SASS, and an index.
-fn keep_warpforge(
-    dir: &Path,
-    cases: &[bench::cases::BenchCase],
-    compiled: &[Result<bench::gpu::Compiled>],
-) -> Result<()> {
-    let mut index = Vec::new();
-    for (c, m) in cases.iter().zip(compiled) {
-        write_file(&dir.join(format!("{}.cu", c.id)), &c.source)?;
-        if let Ok(m) = m {
-            let cubin = dir.join(format!("{}.cubin", c.id));
-            std::fs::write(&cubin, &m.cubin)
-                .with_context(|| format!("{}: cannot write", cubin.display()))?;
-            if let Some((text, _)) = verify::sass_of(&m.cubin) {
-                write_file(&dir.join(format!("{}.sass", c.id)), &text)?;
-            }
-        }
-        let cands: Vec<serde_json::Value> = c
-            .candidates
-            .iter()
-            .map(
-                |k| serde_json::json!({"strategy": k.strategy, "form": k.form, "kernel": k.kernel}),
-            )
-            .collect();
-        index.push(
-            serde_json::json!({"id": c.id, "file": c.file, "name": c.name,
-            "bits": c.bits, "bwd": c.bwd_strategy, "candidates": cands}),
-        );
-    }
-    write_file(
-        &dir.join("index.json"),
-        &(serde_json::to_string_pretty(&index)? + "\n"),
-    )?;
-    note!(
-        "warpforge: kept {} case(s) in {}",
-        cases.len(),
-        dir.display()
-    );
-    Ok(())
 }
 
 pub fn fit(a: FitArgs) -> Result<i32> {

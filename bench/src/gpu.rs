@@ -42,7 +42,10 @@ pub struct Measured {
 /// A compiled module of one case.
 pub struct Compiled {
     pub cubin: Vec<u8>,
+    /// SASS counts per kernel, and the whole `cuobjdump -sass` text (empty
+    /// when cuobjdump is missing).
     pub sass: BTreeMap<String, SassCounts>,
+    pub sass_text: String,
 }
 
 /// Compile every case's module for the GPU of `sm` (in parallel), calling
@@ -58,8 +61,12 @@ pub fn compile_all(
             let r = verify::compile_cubin(&c.source, sm, &[])
                 .map_err(|e| anyhow!("{} ({}): {e}", c.name, c.file))
                 .map(|cubin| {
-                    let sass = verify::sass_of(&cubin).map(|x| x.1).unwrap_or_default();
-                    Compiled { cubin, sass }
+                    let (sass_text, sass) = verify::sass_of(&cubin).unwrap_or_default();
+                    Compiled {
+                        cubin,
+                        sass,
+                        sass_text,
+                    }
                 });
             tick();
             r

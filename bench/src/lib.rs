@@ -1,13 +1,14 @@
 //! Benchmarks. `warpforge bench` times, on the GPU, every candidate plan of
 //! each conversion and Triton's own lowering of the same conversion in the
 //! same loop ([`cases`], [`gpu`], [`triton`]), writes JSON, markdown and an
-//! SVG chart ([`report`]), and [`fit`] fits the planner's cost model to
+//! SVG chart ([`report`]) and, on request, what it timed ([`keep`]), and [`fit`] fits the planner's cost model to
 //! those timings. `benches/planner.rs` holds the criterion benches of
 //! planning, simulation and emission (CPU).
 
 pub mod cases;
 pub mod fit;
 pub mod gpu;
+pub mod keep;
 pub mod report;
 pub mod triton;
 

@@ -41,27 +41,6 @@ fn bases(l: &synth::LinearLayout) -> Value {
     })
 }
 
-/// Copy the `loop_cubin`/`once_cubin` a result line names into `dir`, with
-/// their SASS.
-fn keep_cubins(dir: &Path, id: &str, v: &Value) -> Result<()> {
-    for which in ["loop", "once"] {
-        let Some(src) = v[format!("{which}_cubin")].as_str() else {
-            continue;
-        };
-        let Ok(bytes) = std::fs::read(src) else {
-            continue;
-        };
-        let dst = dir.join(format!("{id}_triton_{which}.cubin"));
-        std::fs::write(&dst, &bytes).with_context(|| format!("{}: cannot write", dst.display()))?;
-        if let Some((text, _)) = verify::sass_of(&bytes) {
-            let sass = dst.with_extension("sass");
-            std::fs::write(&sass, text)
-                .with_context(|| format!("{}: cannot write", sass.display()))?;
-        }
-    }
-    Ok(())
-}
-
 fn sass_file(path: &str) -> Option<SassCounts> {
     let bytes = std::fs::read(path).ok()?;
     let (_, m) = verify::sass_of(&bytes)?;
@@ -122,7 +101,7 @@ pub fn run_triton(
             lines += 1;
             let id = v["id"].as_str().unwrap_or_default().to_string();
             if let Some(k) = keep {
-                keep_cubins(k, &id, &v)?;
+                crate::keep::triton_cubins(k, &id, &v)?;
             }
             let r = if let Some(e) = v.get("error").and_then(Value::as_str) {
                 Err(e.to_string())
