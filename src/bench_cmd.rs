@@ -47,6 +47,12 @@ pub struct BenchArgs {
     /// Time only warpforge's candidates.
     #[arg(long)]
     no_triton: bool,
+    /// Where Triton's loop kernel is timed: `interleaved` launches its
+    /// cubin here, in the same rounds as the candidates on the same input;
+    /// `python` times it in the Python process after all candidates (the
+    /// earlier harness, for comparison).
+    #[arg(long, value_enum, default_value = "interleaved")]
+    triton_timing: bench::triton::TritonTiming,
     /// Write one JSON object per conversion here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -184,25 +190,8 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         bench::keep::cases(d, &cases, &compiled)?;
         note!("warpforge: keeping what is timed in {}", d.display());
     }
-    let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
-    let pb = bar(n_cand, "warpforge");
-    let mut measured = Vec::new();
-    let mut failures = Vec::new();
-    for (c, m) in cases.iter().zip(&compiled) {
-        let r: Vec<Result<bench::gpu::Measured, String>> = match m {
-            Ok(m) => time_case(&gpu, c, m, &t)?
-                .into_iter()
-                .map(|r| r.map_err(|e| format!("{e:#}")))
-                .collect(),
-            Err(e) => c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
-        };
-        failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
-        pb.inc(c.candidates.len() as u64);
-        measured.push(r);
-    }
-    pb.finish();
     let mut triton_version = "not run (--no-triton)".to_string();
-    let triton = if a.no_triton {
+    let mut triton = if a.no_triton {
         None
     } else {
         let pb = bar(cases.len(), "triton");
@@ -210,6 +199,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
             &a.python,
             &cases,
             &t,
+            a.triton_timing,
             gpu.sms * t.ctas_per_sm,
             a.keep.as_deref(),
             &|| pb.inc(1),
@@ -227,6 +217,52 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
             }
         }
     };
+    let interleaved = a.triton_timing == bench::triton::TritonTiming::Interleaved;
+    let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
+    let pb = bar(n_cand, "timing");
+    let mut measured = Vec::new();
+    let mut failures = Vec::new();
+    for (c, m) in cases.iter().zip(&compiled) {
+        // Triton's kernel joins the case's rounds when it compiled, passed
+        // its checks and can be launched from here
+        let tri = triton.as_mut().and_then(|t| t.get_mut(&c.id));
+        let tk = match (&tri, interleaved) {
+            (Some(Ok(tr)), true) => tr.launch.as_ref().ok().cloned(),
+            _ => None,
+        };
+        let (r, tm): (Vec<Result<bench::gpu::Measured, String>>, _) = match m {
+            Ok(m) => {
+                let (r, tm) = time_case(&gpu, c, m, &t, tk.as_ref())?;
+                (
+                    r.into_iter()
+                        .map(|r| r.map_err(|e| format!("{e:#}")))
+                        .collect(),
+                    tm,
+                )
+            }
+            Err(e) => (
+                c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
+                None,
+            ),
+        };
+        if let (Some(slot), true) = (tri, interleaved) {
+            let res = std::mem::replace(slot, Err(String::new()));
+            *slot = res.and_then(|mut tr| match (&tr.launch, tm) {
+                (_, Some(Ok(x))) => {
+                    tr.ms = x.ms;
+                    tr.ns = x.ns;
+                    Ok(tr)
+                }
+                (_, Some(Err(e))) => Err(format!("Triton's loop kernel, launched here: {e:#}")),
+                (Err(why), None) => Err(format!("cannot time Triton's loop kernel here: {why}")),
+                (Ok(_), None) => Err(format!("not timed: {}'s module did not compile", c.id)),
+            });
+        }
+        failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
+        pb.inc(c.candidates.len() as u64);
+        measured.push(r);
+    }
+    pb.finish();
     let rows: Vec<Row> = cases
         .iter()
         .zip(&measured)
@@ -239,7 +275,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
          - date: {}; warpforge {} (commit {})\n\
          - loop: {} CTAs ({} per SM) x {} round trips `A -> B`, xor 1, `B -> A` per launch; \
          median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
-         every output checked. A candidate's round trip pairs it (forward) with the chosen plan of the \
+         every output checked. {} A candidate's round trip pairs it (forward) with the chosen plan of the \
          reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
          region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does. \
          8- and 16-bit data moves in the helpers' packed form (32-bit words in registers, as Triton \
@@ -259,7 +295,15 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         gpu.sms * t.ctas_per_sm,
         t.ctas_per_sm,
         t.iters,
-        t.runs
+        t.runs,
+        if interleaved {
+            "Triton's loop kernel (compiled and checked by Triton, its cubin launched here) runs in the \
+             same rounds as the candidates, on the same input: each round launches every kernel once, \
+             in alternating order, so a drift of clock or temperature weighs on all alike."
+        } else {
+            "Triton's loop kernel is timed by Triton's Python process (PyTorch CUDA events) after all \
+             candidates, on its own random input."
+        }
     );
     let mut out = Stdout::new();
     writeln!(out, "{}", report::summary(&rows))?;

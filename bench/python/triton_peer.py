@@ -10,13 +10,17 @@ warps, bits, src, dst}, layouts as {register, lane, warp} bases), builds
 Gluon kernels whose tensors are `DistributedLinearLayout`s of those bases:
 `once` (load in src, convert_layout to dst, store) checked bit-exactly, and
 `loop` (CTAS CTAs x ITERS round trips src -> dst, xor 1, dst -> src, as
-warpforge's timing kernel), timed with CUDA events around each of RUNS
-launches enqueued back to back after two warm-up launches; the median is
-reported. Writes each kernel's cubin to OUTDIR (warpforge counts its SASS
-the same way as its own) and prints one JSON line per case. A layout Triton
-rejects may abort the process; warpforge restarts it after that case.
+warpforge's timing kernel), checked bit-exactly too. With RUNS > 0 the loop
+is timed here, with CUDA events around each of RUNS launches enqueued back
+to back after two warm-up launches (the median is reported); with RUNS = 0
+it is not, and `loop_launch` (the kernel's name, dynamic shared bytes,
+warps, PTX parameter types and hidden scratch sizes) lets warpforge launch
+the loop cubin itself, interleaved with its own kernels. Writes each
+kernel's cubin to OUTDIR (warpforge counts its SASS the same way as its own)
+and prints one JSON line per case. A layout Triton rejects may abort the
+process; warpforge restarts it after that case.
 """
-import json, os, sys
+import json, os, re, sys
 
 import torch
 import triton  # noqa: F401  (the Gluon front end needs it loaded)
@@ -72,6 +76,31 @@ def median_ms(f, runs):
     return t[len(t) // 2]
 
 
+def entry_params(ptx, name):
+    """PTX types of the `.entry NAME(...)` parameters, in order (PTX ISA 5.1.6.1)."""
+    m = re.search(r"\.entry\s+%s\s*\((.*?)\)" % re.escape(name), ptx, re.S)
+    if not m:
+        return None
+    return re.findall(r"\.param\s+\.(\w+)", m.group(1))
+
+
+def launch_info(k):
+    md = k.metadata
+    try:
+        ptx = k.asm["ptx"]
+    except Exception:  # a build that keeps no PTX: warpforge then cannot launch it
+        ptx = ""
+    name = getattr(md, "name", None) or getattr(k, "name", "")
+    return {
+        "name": name,
+        "shared": int(md.shared),
+        "num_warps": int(md.num_warps),
+        "params": entry_params(ptx, name),
+        "global_scratch_size": int(getattr(md, "global_scratch_size", 0) or 0),
+        "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0) or 0),
+    }
+
+
 def run(c, iters, runs, ctas, outdir):
     rank = len(c["shape"])
     M, N = (1, c["shape"][0]) if rank == 1 else c["shape"]
@@ -86,7 +115,9 @@ def run(c, iters, runs, ctas, outdir):
     kl = loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw)
     torch.cuda.synchronize()
     res["loop_ok"] = bool(torch.equal(xs ^ (iters & 1), ys))
-    res["ms"] = median_ms(lambda: loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw), runs)
+    if runs > 0:
+        res["ms"] = median_ms(lambda: loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw), runs)
+    res["loop_launch"] = launch_info(kl)
     for tag, k in (("once", ko), ("loop", kl)):
         path = os.path.join(outdir, "%s_%s.cubin" % (c["id"], tag))
         with open(path, "wb") as f:

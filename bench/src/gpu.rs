@@ -1,12 +1,12 @@
 //! Timing on the GPU (DESIGN.md section 7): every candidate's kernel of a
 //! conversion in one NVRTC module (modules compile in parallel), launched
-//! over `ctas_per_sm` CTAs per SM; two warm-up launches, then `runs`
-//! launches enqueued back to back between CUDA events, so the GPU never
-//! waits for the host between them; the median is reported. Each output is
-//! checked (`out == in ^ (iters & 1)`), so no time is reported for a wrong
-//! kernel.
+//! over `ctas_per_sm` CTAs per SM, with Triton's loop kernel of the same
+//! conversion in the same rounds (see [`time_case`]); the median of `runs`
+//! launches is reported. Each output is checked (`out == in ^ (iters &
+//! 1)`), so no time is reported for a wrong kernel.
 
 use crate::cases::BenchCase;
+use crate::triton::TritonKernel;
 use anyhow::{anyhow, bail, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
@@ -90,13 +90,42 @@ impl Gpu {
     }
 }
 
-/// Time every candidate of one case; one result per candidate, in order.
+/// A case's times: one per candidate, in order, and Triton's loop kernel's
+/// when it was in the rounds.
+pub type CaseTimes = (Vec<Result<Measured>>, Option<Result<Measured>>);
+
+/// One kernel in a case's timing rounds.
+struct Timed {
+    f: cudarc::driver::CudaFunction,
+    cfg: LaunchConfig,
+    /// Null pointers appended after `(in, out, iters)` (Triton's hidden
+    /// scratch parameters; 0 for warpforge's kernels).
+    hidden_ptrs: usize,
+    /// Bytes of the output the kernel writes, checked against the input
+    /// with bit 0 of every element flipped `iters` times.
+    checked: usize,
+    registers: i32,
+    sass: Option<SassCounts>,
+    name: String,
+}
+
+/// Time every candidate of one case, and Triton's loop kernel when given,
+/// in the same rounds: all kernels read the same input; after two warm-up
+/// launches of each, every one of `runs` rounds launches each kernel once,
+/// between its own pair of CUDA events, alternating the order (forward,
+/// then backward) so that no kernel always follows the same one; all are
+/// enqueued back to back, so the GPU never waits for the host. A drift of
+/// the GPU's clock or temperature over the run then weighs on every kernel
+/// alike. Each kernel's median is reported; a candidate whose output is
+/// wrong has no time. Returns one result per candidate, in order, and
+/// Triton's.
 pub fn time_case(
     gpu: &Gpu,
     c: &BenchCase,
     m: &Compiled,
     t: &TimingOptions,
-) -> Result<Vec<Result<Measured>>> {
+    triton: Option<&TritonKernel>,
+) -> Result<CaseTimes> {
     let stream = gpu.ctx.default_stream();
     let module = gpu.ctx.load_module(Ptx::from_binary(m.cubin.clone()))?;
     let bytes = (c.bits / 8) as usize;
@@ -119,55 +148,133 @@ pub fn time_case(
         }
     }
     let din = stream.clone_htod(&input)?;
+    let len = input.len();
     let smem_bytes = |h: &kernels::EmittedHelper| h.smem_elems * bytes as u64;
-    let mut out = Vec::new();
+    let set_smem = |f: &cudarc::driver::CudaFunction, smem: u32| -> Result<()> {
+        if smem > 48 * 1024 {
+            f.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem as i32,
+            )?;
+        }
+        Ok(())
+    };
+    // one slot per candidate, then Triton's: the kernel, or why it has none
+    let mut slots: Vec<Result<Timed>> = Vec::new();
     for cand in &c.candidates {
-        let r = (|| -> Result<Measured> {
+        slots.push((|| -> Result<Timed> {
             let f = module.load_function(&cand.kernel)?;
             let smem = smem_bytes(&cand.helper).max(smem_bytes(&c.bwd)) as u32;
-            if smem > 48 * 1024 {
-                f.set_attribute(
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    smem as i32,
-                )?;
+            set_smem(&f, smem)?;
+            Ok(Timed {
+                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                f,
+                cfg: LaunchConfig {
+                    grid_dim: (grid, 1, 1),
+                    block_dim: (threads, 1, 1),
+                    shared_mem_bytes: smem,
+                },
+                hidden_ptrs: 0,
+                checked: len,
+                sass: m.sass.get(&cand.kernel).cloned(),
+                name: cand.kernel.clone(),
+            })
+        })());
+    }
+    let triton_module = triton.map(|k| gpu.ctx.load_module(Ptx::from_binary(k.cubin.clone())));
+    if let (Some(k), Some(tm)) = (triton, triton_module) {
+        slots.push((|| -> Result<Timed> {
+            let f = tm?.load_function(&k.name)?;
+            set_smem(&f, k.shared)?;
+            let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
+            let checked = grid as usize * elems * bytes;
+            if checked > len {
+                bail!("Triton's loop kernel reads {checked} bytes, the input has {len}");
             }
-            let registers = f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
-            let mut dout = stream.alloc_zeros::<u8>(input.len())?;
-            let cfg = LaunchConfig {
-                grid_dim: (grid, 1, 1),
-                block_dim: (threads, 1, 1),
-                shared_mem_bytes: smem,
-            };
-            let iters = t.iters as i32;
-            let launch = |dout: &mut cudarc::driver::CudaSlice<u8>| -> Result<()> {
-                let mut b = stream.launch_builder(&f);
-                b.arg(&din);
-                b.arg(dout);
-                b.arg(&iters);
-                unsafe { b.launch(cfg) }?;
-                Ok(())
-            };
-            launch(&mut dout)?;
-            launch(&mut dout)?;
-            let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-            let mut evs = Vec::with_capacity(t.runs);
-            for _ in 0..t.runs {
-                let (s, e) = (gpu.ctx.new_event(flags)?, gpu.ctx.new_event(flags)?);
-                s.record(&stream)?;
-                launch(&mut dout)?;
-                e.record(&stream)?;
-                evs.push((s, e));
-            }
-            stream.synchronize()?;
-            let got = stream.clone_dtoh(&dout)?;
-            if let Some(k) = (0..got.len()).find(|&k| got[k] != expect[k]) {
-                let e = k / bytes;
+            Ok(Timed {
+                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                f,
+                cfg: LaunchConfig {
+                    grid_dim: (grid, 1, 1),
+                    block_dim: (32 * k.warps, 1, 1),
+                    shared_mem_bytes: k.shared,
+                },
+                hidden_ptrs: k.hidden_ptrs,
+                checked,
+                sass: None,
+                name: k.name.clone(),
+            })
+        })());
+    }
+    let live: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_ok()).collect();
+    let timed: Vec<&Timed> = live
+        .iter()
+        .map(|&i| slots[i].as_ref().expect("live"))
+        .collect();
+    let mut outs = timed
+        .iter()
+        .map(|_| stream.alloc_zeros::<u8>(len))
+        .collect::<Result<Vec<_>, _>>()?;
+    let iters = t.iters as i32;
+    let null = 0u64;
+    let launch = |k: &Timed, dout: &mut cudarc::driver::CudaSlice<u8>| -> Result<()> {
+        let mut b = stream.launch_builder(&k.f);
+        b.arg(&din);
+        b.arg(dout);
+        b.arg(&iters);
+        for _ in 0..k.hidden_ptrs {
+            b.arg(&null);
+        }
+        unsafe { b.launch(k.cfg) }?;
+        Ok(())
+    };
+    // a launch that fails leaves the context unusable: the whole case fails
+    for _ in 0..2 {
+        for (k, dout) in timed.iter().zip(outs.iter_mut()) {
+            launch(k, dout)?;
+        }
+    }
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let mut evs: Vec<Vec<_>> = timed.iter().map(|_| Vec::with_capacity(t.runs)).collect();
+    for r in 0..t.runs {
+        let order: Vec<usize> = if r % 2 == 0 {
+            (0..timed.len()).collect()
+        } else {
+            (0..timed.len()).rev().collect()
+        };
+        for j in order {
+            let (s, e) = (gpu.ctx.new_event(flags)?, gpu.ctx.new_event(flags)?);
+            s.record(&stream)?;
+            launch(timed[j], &mut outs[j])?;
+            e.record(&stream)?;
+            evs[j].push((s, e));
+        }
+    }
+    stream.synchronize()?;
+    let mut results: Vec<Option<Result<Measured>>> = slots
+        .iter()
+        .map(|s| s.as_ref().err().map(|e| Err(anyhow!("{e:#}"))))
+        .collect();
+    for (j, &i) in live.iter().enumerate() {
+        let k = timed[j];
+        let r = (|| -> Result<Measured> {
+            let got = stream.clone_dtoh(&outs[j])?;
+            if let Some(x) = (0..k.checked).find(|&x| got[x] != expect[x]) {
+                let e = x / bytes;
+                let at = format!(
+                    "element {e} (register {}, thread {}) byte {}",
+                    e / nt,
+                    e % nt,
+                    x % bytes
+                );
                 bail!(
-                    "timing kernel {} output wrong: element {} (register {}, thread {}) byte {} is {:#x}, expected {:#x}",
-                    cand.kernel, e, e / nt, e % nt, k % bytes, got[k], expect[k]
+                    "timing kernel {} output wrong: {at} is {:#x}, expected {:#x}",
+                    k.name,
+                    got[x],
+                    expect[x]
                 );
             }
-            let mut ms: Vec<f64> = evs
+            let mut ms: Vec<f64> = evs[j]
                 .iter()
                 .map(|(s, e)| s.elapsed_ms(e).map(|x| x as f64))
                 .collect::<Result<_, _>>()?;
@@ -176,11 +283,23 @@ pub fn time_case(
             Ok(Measured {
                 ms: med,
                 ns: med * 1e6 / t.iters as f64,
-                registers,
-                sass: m.sass.get(&cand.kernel).cloned(),
+                registers: k.registers,
+                sass: k.sass.clone(),
             })
         })();
-        out.push(r.map_err(|e| anyhow!("{} ({}), {}: {e:#}", c.name, c.file, cand.strategy)));
+        results[i] = Some(r);
     }
-    Ok(out)
+    let mut results: Vec<Result<Measured>> = results
+        .into_iter()
+        .map(|r| r.expect("every slot has a result"))
+        .collect();
+    let tri = triton.map(|_| results.pop().expect("Triton's slot"));
+    let cands = results
+        .into_iter()
+        .zip(&c.candidates)
+        .map(|(r, cand)| {
+            r.map_err(|e| anyhow!("{} ({}), {}: {e:#}", c.name, c.file, cand.strategy))
+        })
+        .collect();
+    Ok((cands, tri))
 }

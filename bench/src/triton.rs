@@ -1,10 +1,16 @@
-//! Triton's own lowering of the same conversions, timed in the same loop
-//! shape (`python/triton_peer.py`, shipped inside the binary): Gluon kernels
-//! with `DistributedLinearLayout`s built from the same bases, run by the
-//! Python given with `--python` (needs Triton >= 3.6 with Gluon, PyTorch).
-//! Triton aborts on layouts it rejects; the script is then restarted after
-//! that case, which is reported as crashed. SASS is counted from Triton's
-//! cubins with the same counter as warpforge's (`verify::count_sass`).
+//! Triton's own lowering of the same conversions, in the same loop shape
+//! (`python/triton_peer.py`, shipped inside the binary): Gluon kernels with
+//! `DistributedLinearLayout`s built from the same bases, compiled and checked
+//! by the Python given with `--python` (needs Triton >= 3.6 with Gluon,
+//! PyTorch). By default ([`TritonTiming::Interleaved`]) the Python only
+//! compiles and checks, and its loop cubin comes back as a [`TritonKernel`]
+//! that [`crate::gpu::time_case`] launches itself, interleaved with
+//! warpforge's candidates on the same input; [`TritonTiming::Python`] times
+//! it in the Python process instead (the earlier harness, kept for
+//! comparison). Triton aborts on layouts it rejects; the script is then
+//! restarted after that case, which is reported as crashed. SASS is counted
+//! from Triton's cubins with the same counter as warpforge's
+//! (`verify::count_sass`).
 
 use crate::cases::BenchCase;
 use crate::gpu::TimingOptions;
@@ -17,17 +23,97 @@ use verify::SassCounts;
 
 const SCRIPT: &str = include_str!("../python/triton_peer.py");
 
+/// Where Triton's loop kernel is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TritonTiming {
+    /// Launched by warpforge from Triton's cubin, in the same process and
+    /// stream as the candidates, on the same input, in the same rounds.
+    Interleaved,
+    /// Timed by the Python process with PyTorch's CUDA events, after all of
+    /// warpforge's candidates (the harness before the interleaved one).
+    Python,
+}
+
+/// Triton's loop kernel, ready to launch from its cubin: `(x, y, iters)`
+/// followed by `hidden_ptrs` pointer parameters that Triton appends (global
+/// and profile scratch, passed as null: both sizes are 0).
+#[derive(Clone, Debug)]
+pub struct TritonKernel {
+    pub cubin: Vec<u8>,
+    /// Entry name in the cubin.
+    pub name: String,
+    /// Dynamic shared memory, bytes.
+    pub shared: u32,
+    pub warps: u32,
+    pub hidden_ptrs: usize,
+}
+
+impl TritonKernel {
+    /// The launch of a result line's `loop_launch` (see `triton_peer.py`),
+    /// or why warpforge cannot launch it: a parameter list other than
+    /// `(u64, u64, u32, u64...)`, a hidden scratch buffer it would have to
+    /// allocate, or a missing cubin.
+    fn of(v: &Value, warps: u32) -> Result<TritonKernel, String> {
+        let l = &v["loop_launch"];
+        let name = l["name"].as_str().unwrap_or_default().to_string();
+        let params: Vec<&str> = l["params"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if name.is_empty() || params.len() < 3 || params[..3] != ["u64", "u64", "u32"] {
+            return Err(format!(
+                "Triton's loop kernel `{name}` has parameters {params:?}, not (x, y, iters, ...)"
+            ));
+        }
+        if params[3..].iter().any(|p| *p != "u64") {
+            return Err(format!(
+                "Triton's loop kernel `{name}` has hidden parameters {:?}, not pointers",
+                &params[3..]
+            ));
+        }
+        for k in ["global_scratch_size", "profile_scratch_size"] {
+            if l[k].as_i64().unwrap_or(0) != 0 {
+                return Err(format!(
+                    "Triton's loop kernel `{name}` needs {k} = {} bytes",
+                    l[k]
+                ));
+            }
+        }
+        if l["num_warps"].as_u64() != Some(warps as u64) {
+            return Err(format!(
+                "Triton's loop kernel `{name}` has {} warps, the case {warps}",
+                l["num_warps"]
+            ));
+        }
+        let path = v["loop_cubin"].as_str().unwrap_or_default();
+        let cubin = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        Ok(TritonKernel {
+            cubin,
+            name,
+            shared: l["shared"].as_u64().unwrap_or(0) as u32,
+            warps,
+            hidden_ptrs: params.len() - 3,
+        })
+    }
+}
+
 /// Triton's result for one conversion.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TritonResult {
     /// Median launch time, ms; `ns` per round trip (`ms * 1e6 / iters`).
+    /// NaN until timed (interleaved timing fills them in).
     pub ms: f64,
     pub ns: f64,
+    pub timing: TritonTiming,
     pub registers: i64,
     pub smem_bytes: i64,
     /// SASS of the timing loop kernel, and of a single conversion (`once`).
     pub sass: Option<SassCounts>,
     pub sass_once: Option<SassCounts>,
+    /// The loop kernel to launch (interleaved timing), or why it cannot be.
+    #[serde(skip)]
+    pub launch: Result<TritonKernel, String>,
 }
 
 /// Per case id: Triton's result or why there is none.
@@ -47,14 +133,16 @@ fn sass_file(path: &str) -> Option<SassCounts> {
     m.into_values().next()
 }
 
-/// Run Triton's side for every case. `Err` when the Python cannot run
-/// Triton at all (the caller reports the Triton column as missing). With
-/// `keep`, Triton's cubins of each case are copied there as
+/// Run Triton's side for every case: compile and check both kernels, and
+/// with [`TritonTiming::Python`] time the loop there. `Err` when the Python
+/// cannot run Triton at all (the caller reports the Triton column as
+/// missing). With `keep`, Triton's cubins of each case are copied there as
 /// `<id>_triton_{loop,once}.cubin`, with their SASS beside them (`.sass`).
 pub fn run_triton(
     python: &Path,
     cases: &[BenchCase],
     t: &TimingOptions,
+    timing: TritonTiming,
     ctas: u32,
     keep: Option<&Path>,
     tick: &dyn Fn(),
@@ -83,7 +171,10 @@ pub fn run_triton(
             .args([
                 start.to_string(),
                 t.iters.to_string(),
-                t.runs.to_string(),
+                match timing {
+                    TritonTiming::Python => t.runs.to_string(),
+                    TritonTiming::Interleaved => "0".to_string(),
+                },
                 ctas.to_string(),
             ])
             .arg(dir.path())
@@ -112,9 +203,15 @@ pub fn run_triton(
                 ))
             } else {
                 let ms = v["ms"].as_f64().unwrap_or(f64::NAN);
+                let warps = cases
+                    .iter()
+                    .find(|c| c.id == id)
+                    .map_or(0, |c| c.conv.num_warps);
                 Ok(TritonResult {
                     ms,
                     ns: ms * 1e6 / t.iters as f64,
+                    timing,
+                    launch: TritonKernel::of(&v, warps),
                     registers: v["registers"].as_i64().unwrap_or(0),
                     smem_bytes: v["smem_bytes"].as_i64().unwrap_or(0),
                     sass: v["loop_cubin"].as_str().and_then(sass_file),

@@ -103,6 +103,8 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
             smem_bytes: 0,
             sass: None,
             sass_once: None,
+            timing: bench::triton::TritonTiming::Interleaved,
+            launch: Err("not launched in this test".into()),
         });
         rows.push(report::row(c, &m, Some(&t)));
     }
