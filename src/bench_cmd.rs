@@ -227,7 +227,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
         // its checks and can be launched from here
         let tri = triton.as_mut().and_then(|t| t.get_mut(&c.id));
         let tk = match (&tri, interleaved) {
-            (Some(Ok(tr)), true) => tr.launch.as_ref().ok().cloned(),
+            (Some(Ok(tr)), true) => tr.kernel().cloned(),
             _ => None,
         };
         let (r, tm): (Vec<Result<bench::gpu::Measured, String>>, _) = match m {
@@ -246,17 +246,7 @@ pub fn bench(a: BenchArgs) -> Result<i32> {
             ),
         };
         if let (Some(slot), true) = (tri, interleaved) {
-            let res = std::mem::replace(slot, Err(String::new()));
-            *slot = res.and_then(|mut tr| match (&tr.launch, tm) {
-                (_, Some(Ok(x))) => {
-                    tr.ms = x.ms;
-                    tr.ns = x.ns;
-                    Ok(tr)
-                }
-                (_, Some(Err(e))) => Err(format!("Triton's loop kernel, launched here: {e:#}")),
-                (Err(why), None) => Err(format!("cannot time Triton's loop kernel here: {why}")),
-                (Ok(_), None) => Err(format!("not timed: {}'s module did not compile", c.id)),
-            });
+            bench::triton::record_interleaved(slot, tm, &c.id);
         }
         failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
         pb.inc(c.candidates.len() as u64);

@@ -116,6 +116,38 @@ pub struct TritonResult {
     pub launch: Result<TritonKernel, String>,
 }
 
+impl TritonResult {
+    /// The loop kernel to put in the case's timing rounds, when it can be
+    /// launched from here.
+    pub fn kernel(&self) -> Option<&TritonKernel> {
+        self.launch.as_ref().ok()
+    }
+}
+
+/// Record the interleaved timing of a case's Triton kernel in its result:
+/// the time when it ran and its output was right, else why there is none
+/// (it failed here, it cannot be launched here, or the case's own module
+/// did not compile, so nothing was timed). A result that is already an
+/// error stays as it is.
+pub fn record_interleaved(
+    r: &mut Result<TritonResult, String>,
+    timed: Option<anyhow::Result<crate::gpu::Measured>>,
+    case: &str,
+) {
+    let Ok(tr) = r else { return };
+    let why = match (timed, &tr.launch) {
+        (Some(Ok(x)), _) => {
+            tr.ms = x.ms;
+            tr.ns = x.ns;
+            return;
+        }
+        (Some(Err(e)), _) => format!("Triton's loop kernel, launched here: {e:#}"),
+        (None, Err(why)) => format!("cannot time Triton's loop kernel here: {why}"),
+        (None, Ok(_)) => format!("not timed: {case}'s module did not compile"),
+    };
+    *r = Err(why);
+}
+
 /// Per case id: Triton's result or why there is none.
 pub type TritonResults = BTreeMap<String, Result<TritonResult, String>>;
 
@@ -239,4 +271,82 @@ pub fn run_triton(
         }
     }
     Ok((version, got))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(launch: Result<TritonKernel, String>) -> Result<TritonResult, String> {
+        Ok(TritonResult {
+            ms: f64::NAN,
+            ns: f64::NAN,
+            timing: TritonTiming::Interleaved,
+            registers: 47,
+            smem_bytes: 16384,
+            sass: None,
+            sass_once: None,
+            launch,
+        })
+    }
+
+    fn kernel() -> TritonKernel {
+        TritonKernel {
+            cubin: vec![],
+            name: "loop".into(),
+            shared: 16384,
+            warps: 4,
+            hidden_ptrs: 2,
+        }
+    }
+
+    #[test]
+    fn interleaved_times_fill_in_or_say_why_not() {
+        let measured = crate::gpu::Measured {
+            ms: 2.0,
+            ns: 2000.0,
+            registers: 47,
+            sass: None,
+        };
+        let mut r = result(Ok(kernel()));
+        record_interleaved(&mut r, Some(Ok(measured)), "c0");
+        let tr = r.unwrap();
+        assert_eq!((tr.ms, tr.ns), (2.0, 2000.0));
+
+        let mut r = result(Ok(kernel()));
+        record_interleaved(&mut r, Some(Err(anyhow::anyhow!("output wrong"))), "c0");
+        assert!(r.unwrap_err().contains("launched here: output wrong"));
+
+        let mut r = result(Err("needs global_scratch_size = 64 bytes".into()));
+        record_interleaved(&mut r, None, "c0");
+        assert!(r.unwrap_err().contains("cannot time"));
+
+        let mut r = result(Ok(kernel()));
+        record_interleaved(&mut r, None, "c3");
+        assert!(r.unwrap_err().contains("c3's module did not compile"));
+
+        let mut r: Result<TritonResult, String> = Err("Triton crashed".into());
+        record_interleaved(&mut r, None, "c0");
+        assert_eq!(r.unwrap_err(), "Triton crashed");
+    }
+
+    #[test]
+    fn a_loop_kernel_with_an_unexpected_signature_is_not_launched() {
+        let line = |params: Value, scratch: i64| {
+            json!({"loop_cubin": "/nonexistent/loop.cubin", "loop_launch": {
+                "name": "loop", "shared": 0, "num_warps": 4, "params": params,
+                "global_scratch_size": scratch, "profile_scratch_size": 0}})
+        };
+        let e = TritonKernel::of(&line(json!(["u64", "u32"]), 0), 4).unwrap_err();
+        assert!(e.contains("not (x, y, iters"), "{e}");
+        let e = TritonKernel::of(&line(json!(["u64", "u64", "u32", "f32"]), 0), 4).unwrap_err();
+        assert!(e.contains("not pointers"), "{e}");
+        let e = TritonKernel::of(&line(json!(["u64", "u64", "u32", "u64"]), 64), 4).unwrap_err();
+        assert!(e.contains("global_scratch_size"), "{e}");
+        let e = TritonKernel::of(&line(json!(["u64", "u64", "u32", "u64"]), 0), 8).unwrap_err();
+        assert!(e.contains("4 warps, the case 8"), "{e}");
+        let e =
+            TritonKernel::of(&line(json!(["u64", "u64", "u32", "u64", "u64"]), 0), 4).unwrap_err();
+        assert!(e.contains("/nonexistent/loop.cubin"), "{e}");
+    }
 }
