@@ -1260,3 +1260,4 @@ fn draw_svg_has_one_group_per_plan_stage_with_its_lanes() {
         }
     }
 }
+

@@ -13,7 +13,6 @@ pub mod report;
 pub mod triton;
 
 use std::path::PathBuf;
-use synth::parse::parse_ttgir;
 use synth::plan::Conversion;
 
 /// Path of a file of the bundled corpus (`corpus/` at the workspace root).
@@ -29,13 +28,13 @@ pub fn conversions(rel: &str) -> anyhow::Result<Vec<Conversion>> {
     conversions_at(&corpus_path(rel))
 }
 
-/// Every conversion of a TTGIR file. Errors name the file and line.
+/// Every conversion of a TTGIR file, read as the CLI reads it
+/// ([`pipeline::load_files`], [`pipeline::conversions`]). Errors name the
+/// file and line.
 pub fn conversions_at(p: &std::path::Path) -> anyhow::Result<Vec<Conversion>> {
-    let text = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-    let f =
-        parse_ttgir(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", p.display(), e.line, e.msg))?;
-    f.converts
-        .iter()
-        .map(|op| Conversion::from_op(op).map_err(|e| anyhow::anyhow!("{e}")))
-        .collect()
+    let loaded = pipeline::load_files(&[p.to_path_buf()], None)?;
+    Ok(pipeline::conversions(&loaded)?
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect())
 }

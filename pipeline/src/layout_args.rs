@@ -2,14 +2,17 @@
 //! any format `synth::input` reads, and the tensor shape and warp count
 //! they imply together with `--shape` and `--warps`.
 
-use super::diag::SourceError;
+use crate::diag::SourceError;
 use anyhow::{anyhow, bail, Result};
 use synth::input::{read_layout, LayoutText};
 use synth::parse::parse_shape;
 
 /// Read the layout of flag `flag` (e.g. `--src`): TTGIR attribute,
 /// `LinearLayout::toString` text, JSON bases, Gluon constructor or `@FILE`.
-pub(crate) fn read(flag: &str, text: &str) -> Result<LayoutText> {
+///
+/// Errors: a malformed TTGIR attribute is a [`SourceError`] pointing into
+/// `text`; other formats' errors are prefixed with `flag`.
+pub fn read(flag: &str, text: &str) -> Result<LayoutText> {
     // a TTGIR attribute's errors point into the flag's text, underlined
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     if body.trim_start().starts_with('#') {
@@ -23,7 +26,7 @@ pub(crate) fn read(flag: &str, text: &str) -> Result<LayoutText> {
 
 /// The tensor shape: `--shape` when given (it must agree with the shape a
 /// layout carries), else the shape the layouts carry (they must agree).
-pub(crate) fn shape(flag: Option<&str>, layouts: &[(&str, &LayoutText)]) -> Result<Vec<i64>> {
+pub fn shape(flag: Option<&str>, layouts: &[(&str, &LayoutText)]) -> Result<Vec<i64>> {
     let carried: Vec<(&str, &Vec<i64>)> = layouts
         .iter()
         .filter_map(|(f, l)| l.shape.as_ref().map(|s| (*f, s)))
@@ -84,7 +87,7 @@ pub(crate) fn shape(flag: Option<&str>, layouts: &[(&str, &LayoutText)]) -> Resu
 /// Warps per CTA: `--warps` when given, else what the first layout that
 /// fixes it says (bases formats: 2^warp bases; blocked and MMA: the product
 /// of warpsPerCTA), else 4.
-pub(crate) fn warps(flag: Option<u32>, layouts: &[&LayoutText]) -> u32 {
+pub fn warps(flag: Option<u32>, layouts: &[&LayoutText]) -> u32 {
     flag.or_else(|| layouts.iter().find_map(|l| l.num_warps))
-        .unwrap_or(super::DEFAULT_WARPS)
+        .unwrap_or(crate::DEFAULT_WARPS)
 }

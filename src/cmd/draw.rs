@@ -1,9 +1,11 @@
 //! `warpforge draw`: an SVG (or a text table) of a layout, or of a
 //! conversion with its plan (planned exactly as `warpforge plan` does).
 
-use super::{check_outputs_against, layout_args, load, note, output, plan_all, Input};
+use super::{check_outputs_against, Input};
+use crate::output;
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
+use pipeline::layout_args;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -34,7 +36,7 @@ pub(crate) struct DrawArgs {
     output: Option<PathBuf>,
 }
 
-pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
+pub(crate) fn run(a: DrawArgs) -> Result<i32> {
     if a.input.json {
         bail!("--json: draw writes SVG or text; choose with --format svg|txt");
     }
@@ -54,13 +56,13 @@ pub(crate) fn draw(a: DrawArgs) -> Result<i32> {
             bail!("give --attr LAYOUT, --src LAYOUT --dst LAYOUT, or --ttgir FILE [--name NAME]");
         }
         // `--name` with --ttgir picks conversions (in `load`)
-        let loaded = load(src)?;
-        check_outputs_against(&[("-o", a.output.as_deref())], &loaded, &a.input)?;
+        let loaded = src.load()?;
+        check_outputs_against(&[("-o", a.output.as_deref())], &loaded, &a.input.model)?;
         let origin = loaded.origin.clone();
         if loaded.ops.is_empty() {
             bail!("{origin}: no ttg.convert_layout to draw");
         }
-        let planned = plan_all(&a.input, &loaded, false)?;
+        let planned = a.input.plan(&loaded, false)?;
         let mut pics = Vec::new();
         for p in &planned {
             pics.push(

@@ -1,0 +1,291 @@
+//! Reading inputs: every `ttg.convert_layout` of TTGIR files, or one
+//! source/destination layout pair, each side checked once so that an error
+//! points at the attribute (and the field at fault) in its text.
+
+use crate::diag::SourceError;
+use crate::layout_args;
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::{Path, PathBuf};
+use synth::encoding::{Encoding, EncodingError};
+use synth::input::LayoutText;
+use synth::parse::{locate_field, parse_ttgir, ConvertOp, ElemType, Span};
+
+/// The conversions of an input and the texts they came from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// A description of the origin, for headers: the files, or `command line`.
+    pub origin: String,
+    /// `(file, op)` for every conversion, in input order (`file` is
+    /// `command line` for a pair).
+    pub ops: Vec<(String, ConvertOp)>,
+    /// The text of each input by the name errors use (a path, `--src`, `--dst`).
+    pub texts: Vec<(String, String)>,
+    /// Where the warp count of a pair came from ([`WarpsFrom::Flag`] for files).
+    pub warps_default: WarpsFrom,
+    /// The input paths (empty for a pair), for refusing them as outputs.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Loaded {
+    /// The text of input `name` (a path, `--src`, `--dst`).
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+
+    /// A planning error message in the user's terms: for a pair, "the
+    /// module has N warps" is the `--warps` flag, saying when the default
+    /// applied.
+    pub fn in_user_terms(&self, msg: &str) -> String {
+        if self.paths.is_empty() {
+            cli_warps_terms(msg, self.warps_default)
+        } else {
+            msg.to_string()
+        }
+    }
+}
+
+/// Where the warp count of a pair (or of `layout --attr`) came from, for
+/// errors in the user's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpsFrom {
+    /// `--warps` (or a TTGIR module's `ttg.num-warps`).
+    Flag,
+    /// Not given: the warps the layout of this flag fixes.
+    Layout(&'static str),
+    /// Not given and no layout fixes it: [`crate::DEFAULT_WARPS`].
+    Default,
+}
+
+impl WarpsFrom {
+    /// The flag, the first layout that fixes the warps, or the default.
+    pub fn of(flag: Option<u32>, layouts: &[(&'static str, &LayoutText)]) -> WarpsFrom {
+        if flag.is_some() {
+            return WarpsFrom::Flag;
+        }
+        layouts
+            .iter()
+            .find(|(_, l)| l.num_warps.is_some())
+            .map_or(WarpsFrom::Default, |(f, _)| WarpsFrom::Layout(f))
+    }
+}
+
+/// `msg` with "the module has N warps" said as the `--warps` flag, and
+/// where its value came from.
+pub fn cli_warps_terms(msg: &str, warps_default: WarpsFrom) -> String {
+    let Some(i) = msg.find("the module has ") else {
+        return msg.to_string();
+    };
+    let rest = &msg[i + "the module has ".len()..];
+    let Some(j) = rest.find(" warps") else {
+        return msg.to_string();
+    };
+    let n = &rest[..j];
+    let flag = match warps_default {
+        WarpsFrom::Default => format!(
+            "--warps is {n} (the default {} applied: --warps was not given)",
+            crate::DEFAULT_WARPS
+        ),
+        WarpsFrom::Layout(f) => {
+            format!("--warps is {n} (--warps was not given: {n} is what {f} fixes)")
+        }
+        WarpsFrom::Flag => format!("--warps is {n}"),
+    };
+    format!("{}{flag}{}", &msg[..i], &rest[j + " warps".len()..])
+}
+
+/// Read a file as UTF-8 text without a leading byte-order mark.
+///
+/// Errors: the file cannot be read, or is not UTF-8 (naming the offset of
+/// the first invalid byte).
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text,
+    })
+}
+
+/// Turn one side's encoding into a layout once, so that an error points at
+/// the attribute (the field at fault where there is one) in `text`, the
+/// contents of `name`. `side` is `source`, `destination`, or `the` (one
+/// layout alone). `warps_default`: `Some` for a pair, where warps come from
+/// `--warps` (or its default).
+///
+/// Errors: a [`SourceError`] when the encoding has no layout for the op's
+/// shape and warps.
+pub fn check_side(
+    name: &str,
+    text: &str,
+    (side, enc, at): (&str, &Encoding, Span),
+    op: &ConvertOp,
+    warps_default: Option<WarpsFrom>,
+) -> Result<()> {
+    let Err(e) = enc.to_linear_layout(&op.shape, op.num_warps) else {
+        return Ok(());
+    };
+    let mut msg = if side == "the" {
+        e.to_string()
+    } else if op.line > 0 {
+        format!("{side} layout of `{}` (line {}): {e}", op.name, op.line)
+    } else {
+        format!("{side} layout: {e}")
+    };
+    if let Some(d) = warps_default {
+        msg = cli_warps_terms(&msg, d);
+    }
+    let (span, label) = match &e {
+        EncodingError::Field { field, .. } => {
+            let f = field.strip_prefix("parent ").unwrap_or(field);
+            match locate_field(text, at, f) {
+                Some(sp) => (sp, format!("this `{f}`")),
+                None => (at, format!("`{f}` of this layout")),
+            }
+        }
+        _ if side == "the" => (at, "the layout".to_string()),
+        _ => (at, format!("the {side} layout")),
+    };
+    Err(SourceError::new(name, text, span, msg, &label).into())
+}
+
+/// Every `ttg.convert_layout` of each TTGIR file in `paths`, in order; with
+/// `pick`, only the conversions it names (`func:line`, or a function name).
+///
+/// Errors: a file that cannot be read or parsed (a [`SourceError`] at the
+/// place), a file with no conversion, a layout with no linear layout for
+/// its op, a `pick` that names nothing.
+pub fn load_files(paths: &[PathBuf], pick: Option<&str>) -> Result<Loaded> {
+    let mut all = Vec::new();
+    let mut texts = Vec::new();
+    for path in paths {
+        let file = path.display().to_string();
+        let text = read_text(path)?;
+        let f = parse_ttgir(&text)
+            .map_err(|e| SourceError::new(&file, &text, e.span(), e.msg.clone(), "here"))?;
+        if f.converts.is_empty() {
+            bail!(
+                "{file}: no ttg.convert_layout found: nothing to do (is this a TTGIR dump? `triton` writes them with MLIR_ENABLE_DUMP=1 or in its cache as *.ttgir)"
+            );
+        }
+        for op in &f.converts {
+            check_side(&file, &text, ("source", &op.src, op.src_at), op, None)?;
+            check_side(&file, &text, ("destination", &op.dst, op.dst_at), op, None)?;
+        }
+        all.extend(f.converts.into_iter().map(|op| (file.clone(), op)));
+        texts.push((file, text));
+    }
+    if let Some(pick) = pick {
+        let there: Vec<String> = all.iter().map(|(_, op)| op.name.clone()).collect();
+        all.retain(|(_, op)| op.name == *pick || op.func == *pick);
+        if all.is_empty() {
+            bail!(
+                "--name {pick}: no such conversion in the --ttgir input (there: {})",
+                there.join(", ")
+            );
+        }
+    }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Ok(Loaded {
+        origin: names.join(", "),
+        ops: all,
+        texts,
+        warps_default: WarpsFrom::Flag,
+        paths: paths.to_vec(),
+    })
+}
+
+/// One conversion given as two layouts, as `--src`/`--dst` take them.
+#[derive(Clone, Debug, Default)]
+pub struct Pair {
+    /// Source layout: a TTGIR attribute, `LinearLayout::toString` text,
+    /// JSON bases, a Gluon constructor, or `@FILE` holding any of these.
+    pub src: String,
+    /// Destination layout (the same formats).
+    pub dst: String,
+    /// Tensor shape such as `64x32`; `None`: the shape the layouts carry.
+    pub shape: Option<String>,
+    /// Element type (`f32`, `f16`, `i8`, ...); `None`: `f32`.
+    pub dtype: Option<String>,
+    /// Warps per CTA; `None`: what the layouts fix, else [`crate::DEFAULT_WARPS`].
+    pub warps: Option<u32>,
+    /// The conversion's name; `None`: `convert_` and a hash of the layouts,
+    /// shape, type and warps, so two different conversions never share one.
+    pub name: Option<String>,
+}
+
+/// The conversion of a [`Pair`]. Errors name the flag whose text is at
+/// fault (`--src`, `--dst`, `--shape`, `--dtype`).
+pub fn load_pair(pair: &Pair) -> Result<Loaded> {
+    let (src, dst) = (&pair.src, &pair.dst);
+    let s = layout_args::read("--src", src)?;
+    let d = layout_args::read("--dst", dst)?;
+    let shape = layout_args::shape(pair.shape.as_deref(), &[("--src", &s), ("--dst", &d)])?;
+    let shape_text: Vec<String> = shape.iter().map(|x| x.to_string()).collect();
+    let dtype = pair.dtype.as_deref().unwrap_or("f32");
+    let elem =
+        ElemType::parse(dtype).ok_or_else(|| anyhow!("--dtype: unknown element type `{dtype}`"))?;
+    // the default applied only when neither --warps nor a layout fixes the warps
+    let warps_default = WarpsFrom::of(pair.warps, &[("--src", &s), ("--dst", &d)]);
+    let warps = layout_args::warps(pair.warps, &[&s, &d]);
+    let name = match &pair.name {
+        Some(n) => n.clone(),
+        None => format!(
+            "convert_{:08x}",
+            kernels::stable_hash(&[
+                src.trim(),
+                dst.trim(),
+                &shape_text.join("x"),
+                dtype,
+                &warps.to_string()
+            ]) >> 32
+        ),
+    };
+    let op = ConvertOp {
+        name: name.clone(),
+        line: 0,
+        func: name,
+        shape,
+        elem,
+        src: s.encoding,
+        dst: d.encoding,
+        src_text: s.ttgir,
+        dst_text: d.ttgir,
+        src_at: whole_text(src),
+        dst_at: whole_text(dst),
+        num_warps: warps,
+        num_ctas: 1,
+        doc: String::new(),
+    };
+    // an error in one side points into that flag's text
+    let wd = Some(warps_default);
+    check_side("--src", src, ("source", &op.src, op.src_at), &op, wd)?;
+    check_side("--dst", dst, ("destination", &op.dst, op.dst_at), &op, wd)?;
+    Ok(Loaded {
+        origin: "command line".into(),
+        ops: vec![("command line".into(), op)],
+        texts: vec![("--src".into(), src.clone()), ("--dst".into(), dst.clone())],
+        warps_default,
+        paths: vec![],
+    })
+}
+
+/// The span of a flag's whole text (past a byte-order mark and leading
+/// blanks), for errors about the layout as a whole.
+fn whole_text(t: &str) -> Span {
+    let body = t.trim_start_matches('\u{feff}');
+    let lead = t.len() - body.trim_start().len();
+    Span {
+        line: 1,
+        col: lead + 1,
+        len: body.trim().len(),
+    }
+}

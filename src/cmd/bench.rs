@@ -1,0 +1,315 @@
+//! `warpforge bench` (every candidate plan and Triton's lowering, timed on
+//! the GPU in one loop shape) and `warpforge fit` (the cost model fitted to
+//! those timings). The work is in the `bench` crate; this is argument
+//! handling, progress and output.
+
+use super::{check_outputs_against, Model, Source};
+use crate::output::{write_file, Stdout};
+use anyhow::{anyhow, bail, Context, Result};
+use bench::cases::{build_cases, BenchCase, CaseOptions};
+use bench::gpu::{compile_all, time_case, Compiled, Gpu, Measured, TimingOptions};
+use bench::report::{self, Row};
+use bench::triton::{TritonResults, TritonTiming};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::PathBuf;
+use synth::plan::SharedOptions;
+
+/// Arguments of `warpforge bench`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Most shared-memory scratch a helper may use, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_smem: Option<u64>,
+    /// The model that ranks (and prunes) candidates.
+    #[command(flatten)]
+    model: Model,
+    /// Round trips per launch.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    iters: u32,
+    /// Timed launches per kernel (the median is reported).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    runs: u64,
+    /// CTAs per SM in the grid.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    ctas_per_sm: u32,
+    /// Shared-memory candidates timed per conversion (best scores first;
+    /// shuffle candidates are all timed).
+    #[arg(long, default_value_t = synth::search::SHARED_CANDIDATES_PROVEN)]
+    shared_candidates: usize,
+    /// Python with Triton >= 3.6 (Gluon) and PyTorch, for Triton's column.
+    #[arg(long, default_value = "python3")]
+    python: PathBuf,
+    /// Time only warpforge's candidates.
+    #[arg(long)]
+    no_triton: bool,
+    /// Where Triton's loop kernel is timed: `interleaved` launches its
+    /// cubin here, in the same rounds as the candidates on the same input;
+    /// `python` times it in the Python process after all candidates (the
+    /// earlier harness, for comparison).
+    #[arg(long, value_enum, default_value = "interleaved")]
+    triton_timing: TritonTiming,
+    /// Write one JSON object per conversion here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the markdown report here.
+    #[arg(long, value_name = "FILE")]
+    md: Option<PathBuf>,
+    /// Write the SVG chart here.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Keep what was timed in this directory (created if missing): per
+    /// conversion `<id>.cu` (the NVRTC source: header and one timing kernel
+    /// per candidate), `<id>.cubin` and `<id>.sass`, Triton's
+    /// `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each
+    /// id's file, conversion and candidate kernels. For reading the SASS of
+    /// both sides of a ratio.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+}
+
+fn bar(n: usize, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(n as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+pub(crate) fn run(a: BenchArgs) -> Result<i32> {
+    let loaded = a.source.load()?;
+    let outs = [
+        ("--json", a.json.as_deref()),
+        ("--md", a.md.as_deref()),
+        ("--svg", a.svg.as_deref()),
+    ];
+    check_outputs_against(&outs, &loaded, &a.model)?;
+    let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
+    if let Some(d) = &a.keep {
+        if d.exists() && !d.is_dir() {
+            bail!("--keep {}: exists and is not a directory", d.display());
+        }
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("--keep {}: cannot create the directory", d.display()))?;
+    }
+    let weights = a.model.weights()?;
+    let sm = (info.sm.0 * 10 + info.sm.1) as u32;
+    let convs = pipeline::conversions(&loaded)?;
+    let opt = CaseOptions {
+        weights,
+        shared: SharedOptions {
+            sm,
+            max_smem: a.max_smem,
+            ..SharedOptions::default()
+        },
+        shared_limit: a.shared_candidates,
+    };
+    let (cases, skipped) = build_cases(&convs, &opt)?;
+    for s in &skipped {
+        note!("warpforge: {}: {}: not timed: {}", s.file, s.name, s.reason);
+    }
+    if cases.is_empty() {
+        bail!("nothing to time: no conversion of the input moves data");
+    }
+    let t = TimingOptions {
+        iters: a.iters,
+        runs: a.runs as usize,
+        ctas_per_sm: a.ctas_per_sm,
+    };
+    let gpu = Gpu::open()?;
+    let pb = bar(cases.len(), "compile");
+    let compiled = compile_all(&cases, info.sm, &|| pb.inc(1));
+    pb.finish();
+    if let Some(d) = &a.keep {
+        bench::keep::cases(d, &cases, &compiled)?;
+        note!("warpforge: keeping what is timed in {}", d.display());
+    }
+    let (triton_version, mut triton) = triton_side(&a, &cases, &t, &gpu);
+    let interleaved = a.triton_timing == TritonTiming::Interleaved;
+    let (measured, failures) = time_all(&gpu, &cases, &compiled, &t, triton.as_mut(), interleaved)?;
+    let rows: Vec<Row> = cases
+        .iter()
+        .zip(&measured)
+        .map(|(c, m)| report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id))))
+        .collect();
+    let what = Harness {
+        info: &info,
+        sms: gpu.sms,
+        t: &t,
+        triton_version: &triton_version,
+        interleaved,
+    };
+    write_outputs(&a, &rows, &what.preamble(), &info.name)?;
+    if !failures.is_empty() {
+        for f in &failures {
+            note!("warpforge: candidate failed: {f}");
+        }
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Triton's side: its version (or why the column is missing) and, per
+/// case, its compiled and checked kernels (timed in Python with
+/// `--triton-timing python`).
+fn triton_side(
+    a: &BenchArgs,
+    cases: &[BenchCase],
+    t: &TimingOptions,
+    gpu: &Gpu,
+) -> (String, Option<TritonResults>) {
+    if a.no_triton {
+        return ("not run (--no-triton)".to_string(), None);
+    }
+    let pb = bar(cases.len(), "triton");
+    let r = bench::triton::run_triton(
+        &a.python,
+        cases,
+        t,
+        a.triton_timing,
+        gpu.sms * t.ctas_per_sm,
+        a.keep.as_deref(),
+        &|| pb.inc(1),
+    );
+    pb.finish();
+    match r {
+        Ok((v, res)) => (format!("Triton {v}"), Some(res)),
+        Err(e) => {
+            note!("warpforge: the Triton column is missing: {e:#}");
+            (format!("missing: {e:#}"), None)
+        }
+    }
+}
+
+/// Every candidate of every case timed in rounds (with Triton's loop kernel
+/// when `interleaved` and it can be launched here); the measurements per
+/// case and every failure's message.
+#[allow(clippy::type_complexity)]
+fn time_all(
+    gpu: &Gpu,
+    cases: &[BenchCase],
+    compiled: &[Result<Compiled>],
+    t: &TimingOptions,
+    mut triton: Option<&mut TritonResults>,
+    interleaved: bool,
+) -> Result<(Vec<Vec<Result<Measured, String>>>, Vec<String>)> {
+    let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
+    let pb = bar(n_cand, "timing");
+    let mut measured = Vec::new();
+    let mut failures = Vec::new();
+    for (c, m) in cases.iter().zip(compiled) {
+        // Triton's kernel joins the case's rounds when it compiled, passed
+        // its checks and can be launched from here
+        let tri = triton.as_deref_mut().and_then(|t| t.get_mut(&c.id));
+        let tk = match (&tri, interleaved) {
+            (Some(Ok(tr)), true) => tr.kernel().cloned(),
+            _ => None,
+        };
+        let (r, tm): (Vec<Result<Measured, String>>, _) = match m {
+            Ok(m) => {
+                let (r, tm) = time_case(gpu, c, m, t, tk.as_ref())?;
+                (
+                    r.into_iter()
+                        .map(|r| r.map_err(|e| format!("{e:#}")))
+                        .collect(),
+                    tm,
+                )
+            }
+            Err(e) => (
+                c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
+                None,
+            ),
+        };
+        if let (Some(slot), true) = (tri, interleaved) {
+            bench::triton::record_interleaved(slot, tm, &c.id);
+        }
+        failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
+        pb.inc(c.candidates.len() as u64);
+        measured.push(r);
+    }
+    pb.finish();
+    Ok((measured, failures))
+}
+
+/// What the report's preamble says about the machine and the loop.
+struct Harness<'a> {
+    info: &'a verify::GpuInfo,
+    sms: u32,
+    t: &'a TimingOptions,
+    triton_version: &'a str,
+    interleaved: bool,
+}
+
+impl Harness<'_> {
+    fn preamble(&self) -> String {
+        let (info, t) = (self.info, self.t);
+        let command: Vec<String> = std::env::args().collect();
+        format!(
+            "# warpforge vs Triton: every candidate plan, one harness\n\n\
+             - command: `{}`\n- GPU: {} (sm_{}{}), {} SMs, CUDA driver {}, NVRTC {}.{}; {}\n\
+             - date: {}; warpforge {} (commit {})\n\
+             - loop: {} CTAs ({} per SM) x {} round trips `A -> B`, xor 1, `B -> A` per launch; \
+             median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
+             every output checked. {} A candidate's round trip pairs it (forward) with the chosen plan of the \
+             reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
+             region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does. \
+             8- and 16-bit data moves in the helpers' packed form (32-bit words in registers, as Triton \
+             holds it), unless a helper has none (form `elements`).\n",
+            command.join(" "),
+            info.name,
+            info.sm.0,
+            info.sm.1,
+            self.sms,
+            info.driver_version,
+            info.nvrtc_version.0,
+            info.nvrtc_version.1,
+            self.triton_version,
+            super::today(),
+            env!("CARGO_PKG_VERSION"),
+            env!("WARPFORGE_COMMIT"),
+            self.sms * t.ctas_per_sm,
+            t.ctas_per_sm,
+            t.iters,
+            t.runs,
+            if self.interleaved {
+                "Triton's loop kernel (compiled and checked by Triton, its cubin launched here) runs in the \
+                 same rounds as the candidates, on the same input: each round launches every kernel once, \
+                 in alternating order, so a drift of clock or temperature weighs on all alike."
+            } else {
+                "Triton's loop kernel is timed by Triton's Python process (PyTorch CUDA events) after all \
+                 candidates, on its own random input."
+            }
+        )
+    }
+}
+
+/// The summary on standard output; JSON rows, markdown and SVG where asked.
+fn write_outputs(a: &BenchArgs, rows: &[Row], preamble: &str, gpu_name: &str) -> Result<()> {
+    let mut out = Stdout::new();
+    writeln!(out, "{}", report::summary(rows))?;
+    out.finish()?;
+    if let Some(p) = &a.json {
+        let text: String = rows
+            .iter()
+            .map(|r| serde_json::to_string(r).map(|s| s + "\n"))
+            .collect::<Result<_, _>>()?;
+        write_file(p, &text)?;
+        note!("warpforge: wrote {} row(s) to {}", rows.len(), p.display());
+    }
+    if let Some(p) = &a.md {
+        write_file(p, &report::markdown(rows, preamble))?;
+        note!("warpforge: wrote {}", p.display());
+    }
+    if let Some(p) = &a.svg {
+        let title = format!("warpforge / Triton time per conversion, {gpu_name}");
+        write_file(p, &report::svg(rows, &title)?)?;
+        note!("warpforge: wrote {}", p.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! `warpforge fit`: the planner's cost model fitted to `warpforge bench
+//! --json` rows (the work is in `bench::fit`); writes the model file and
+//! prints the fit's quality.
+
+use crate::output::{check_outputs, write_file, Stdout};
+use anyhow::{anyhow, Context, Result};
+use bench::report::Row;
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use synth::search::CostModel;
+
+/// Arguments of `warpforge fit`.
+#[derive(Args)]
+pub(crate) struct FitArgs {
+    /// Rows written by `warpforge bench --json`.
+    #[arg(long, value_name = "FILE")]
+    from: PathBuf,
+    /// Write the fitted cost model here.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: PathBuf,
+    /// The model to start from and compare with (default: built-in).
+    #[arg(long, value_name = "FILE")]
+    prior: Option<PathBuf>,
+    /// The GPU the timings are from, as the model file should name it.
+    #[arg(long, default_value = "unknown GPU")]
+    gpu: String,
+    /// Also write the whole fit report (with every candidate's residual) here.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+}
+
+pub(crate) fn run(a: FitArgs) -> Result<i32> {
+    let outs: Vec<(&str, &Path)> = [("-o", Some(&a.output)), ("--report", a.report.as_ref())]
+        .into_iter()
+        .filter_map(|(f, p)| p.map(|p| (f, p.as_path())))
+        .collect();
+    let mut ins: Vec<(&str, &Path)> = vec![("--from", a.from.as_path())];
+    if let Some(p) = &a.prior {
+        ins.push(("--prior", p));
+    }
+    check_outputs(&outs, &ins)?;
+    let text = std::fs::read_to_string(&a.from)
+        .with_context(|| format!("--from {}: cannot read", a.from.display()))?;
+    let rows: Vec<Row> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", a.from.display(), i + 1))
+        })
+        .collect::<Result<_>>()?;
+    let prior = match &a.prior {
+        Some(p) => super::Model {
+            cost_model: Some(p.clone()),
+        }
+        .weights()?,
+        None => CostModel::builtin().weights,
+    };
+    let r = bench::fit::fit(&rows, &prior)?;
+    let source = format!(
+        "warpforge fit --from {} ({} rows), {}, warpforge commit {}",
+        a.from.display(),
+        rows.len(),
+        super::today(),
+        env!("WARPFORGE_COMMIT")
+    );
+    let m = bench::fit::model(&r, &a.gpu, &source);
+    write_file(&a.output, &m.to_json())?;
+    if let Some(p) = &a.report {
+        write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
+    }
+    let mut out = Stdout::new();
+    writeln!(
+        out,
+        "least-squares weights: {}",
+        serde_json::to_string(&r.weights_least_squares)?
+    )?;
+    writeln!(
+        out,
+        "refined weights (the model): {}",
+        serde_json::to_string(&r.weights)?
+    )?;
+    writeln!(
+        out,
+        "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
+        r.regret_prior, r.regret_least_squares, r.regret
+    )?;
+    writeln!(
+        out,
+        "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",
+        r.samples,
+        r.conversions,
+        r.r2_within,
+        r.identified.join(", ")
+    )?;
+    for (label, s) in [
+        ("prior model", &r.selection_prior),
+        ("fitted, in sample", &r.selection_in_sample),
+        ("fitted, leave one out", &r.selection_leave_one_out),
+    ] {
+        writeln!(
+            out,
+            "{label}: chosen within 5% of the fastest on {}/{}, within 15% on {}/{}",
+            s.within_5pct, s.conversions, s.within_15pct, s.conversions
+        )?;
+        for m in &s.misses {
+            writeln!(
+                out,
+                "  miss {}: chose {} ({:.1} ns), fastest {} ({:.1} ns), {:.3}x",
+                m.conversion, m.chosen, m.chosen_ns, m.fastest, m.fastest_ns, m.slower_by
+            )?;
+        }
+    }
+    out.finish()?;
+    note!("warpforge: wrote {}", a.output.display());
+    Ok(0)
+}

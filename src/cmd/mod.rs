@@ -1,0 +1,237 @@
+//! One module per subcommand, each a function from its parsed arguments to
+//! an exit code; the argument groups they share (where conversions come
+//! from, the planner's options, helper naming, the cost model) are defined
+//! here once.
+
+pub mod bench;
+pub mod draw;
+pub mod emit;
+pub mod fit;
+pub mod layout;
+pub mod plan;
+pub mod verify;
+
+use crate::output;
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use pipeline::{Loaded, Pair};
+use std::path::{Path, PathBuf};
+use synth::parse::MAX_WARPS;
+use synth::plan::StrategyChoice;
+use synth::search::{CostModel, Weights};
+
+/// `--warps N`: warps per CTA, a power of two from 1 to 32 (1024 threads).
+pub(crate) fn parse_warps(s: &str) -> Result<u32, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of warps"))?;
+    if n == 0 || n > MAX_WARPS as u64 {
+        return Err(format!(
+            "{n} warps per CTA: a CTA holds 1 to {MAX_WARPS} warps (at most 1024 threads)"
+        ));
+    }
+    if !n.is_power_of_two() {
+        return Err(format!("{n} warps per CTA: must be a power of two"));
+    }
+    Ok(n as u32)
+}
+
+/// `--prefix P`: the start of a C identifier.
+fn parse_prefix(s: &str) -> Result<String, String> {
+    let ok = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "`{s}` cannot start a C identifier (letters, digits and `_`, not starting with a digit)"
+        ))
+    }
+}
+
+/// How emitted helpers are named.
+#[derive(Args, Clone)]
+pub(crate) struct Naming {
+    /// Start of every helper's name: `<prefix><func>_<line>` for --ttgir,
+    /// `<prefix><name>` for --src/--dst. Give headers that go into one
+    /// translation unit different prefixes when their names collide.
+    #[arg(long, default_value = "wf_", value_parser = parse_prefix)]
+    pub prefix: String,
+}
+
+/// Where conversions come from: TTGIR files or one --src/--dst pair.
+#[derive(Args, Clone)]
+pub(crate) struct Source {
+    /// TTGIR files: act on every ttg.convert_layout in each (`--ttgir a b`
+    /// or `--ttgir a --ttgir b`).
+    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps"])]
+    pub ttgir: Vec<PathBuf>,
+    /// Source layout: a TTGIR attribute, LinearLayout::toString text, JSON
+    /// bases, a Gluon constructor, or @FILE holding any of these.
+    #[arg(long, requires = "dst")]
+    pub src: Option<String>,
+    /// Destination layout (the same formats as --src).
+    #[arg(long, requires = "src")]
+    pub dst: Option<String>,
+    /// Tensor shape for --src/--dst, e.g. 64x32 (default: the shape the
+    /// layouts carry: toString out dims, JSON or Gluon `shape`).
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Element type for --src/--dst (i32, f16, bf16, f32, i8, f8E4M3FN, ...) [default: f32].
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Warps per CTA for --src/--dst, a power of two up to 32 (default: what
+    /// the layouts fix, else 4).
+    #[arg(long, value_parser = parse_warps)]
+    pub warps: Option<u32>,
+    /// Name of the --src/--dst conversion (the helper is `<prefix><name>`)
+    /// [default: `convert_` and a hash of the layouts, shape, type and warps,
+    /// so two different conversions never share a name]. With --ttgir: act
+    /// only on the conversions it names (`func:line`, or a function name).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+impl Source {
+    /// The conversions of the input: every `ttg.convert_layout` of each
+    /// `--ttgir` file, or the one `--src/--dst` pair.
+    pub fn load(&self) -> Result<Loaded> {
+        if !self.ttgir.is_empty() {
+            return pipeline::load_files(&self.ttgir, self.name.as_deref());
+        }
+        let (Some(src), Some(dst)) = (&self.src, &self.dst) else {
+            bail!("give --ttgir FILE, or --src LAYOUT --dst LAYOUT --shape AxB");
+        };
+        pipeline::load_pair(&Pair {
+            src: src.clone(),
+            dst: dst.clone(),
+            shape: self.shape.clone(),
+            dtype: self.dtype.clone(),
+            warps: self.warps,
+            name: self.name.clone(),
+        })
+    }
+}
+
+/// `--cost-model FILE`, shared by every command that ranks plans.
+#[derive(Args, Clone)]
+pub(crate) struct Model {
+    /// Cost-model file (`warpforge fit` writes one) to rank plans with.
+    /// Default: the built-in model (synth/cost_models/default.json).
+    #[arg(long, value_name = "FILE")]
+    pub cost_model: Option<PathBuf>,
+}
+
+impl Model {
+    /// The weights of `--cost-model FILE`, or the built-in model's.
+    pub fn weights(&self) -> Result<Weights> {
+        let Some(p) = &self.cost_model else {
+            return Ok(Weights::default());
+        };
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("--cost-model {}: cannot read", p.display()))?;
+        Ok(CostModel::from_json(&text, &p.display().to_string())?.weights)
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum Strategy {
+    Auto,
+    Shuffle,
+    Shared,
+}
+
+/// The input and the planner's options, as `plan`, `emit`, `verify` and
+/// `draw` take them.
+#[derive(Args)]
+pub(crate) struct Input {
+    #[command(flatten)]
+    pub source: Source,
+    /// Which strategies the planner may use.
+    #[arg(long, value_enum, default_value_t = Strategy::Auto)]
+    pub strategy: Strategy,
+    /// One JSON object per line, one per conversion.
+    #[arg(long)]
+    pub json: bool,
+    /// Target compute capability, 10 * major + minor (ldmatrix needs 75,
+    /// stmatrix 90).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(70..=120))]
+    pub sm: u32,
+    /// Most shared-memory scratch a helper may use, in bytes; larger
+    /// conversions go in rounds (more barriers). Default: no limit (one round).
+    #[arg(long, value_name = "BYTES")]
+    pub max_smem: Option<u64>,
+    #[command(flatten)]
+    pub model: Model,
+}
+
+impl Input {
+    /// The planner's options; `all_widths` for commands that emit helpers.
+    pub fn options(&self, all_widths: bool) -> Result<pipeline::Options> {
+        Ok(pipeline::Options {
+            strategy: match self.strategy {
+                Strategy::Auto => StrategyChoice::Auto,
+                Strategy::Shuffle => StrategyChoice::Shuffle,
+                Strategy::Shared => StrategyChoice::Shared,
+            },
+            weights: self.model.weights()?,
+            sm: self.sm,
+            max_smem: self.max_smem,
+            all_widths,
+        })
+    }
+
+    /// Load and plan the input.
+    pub fn plan(&self, loaded: &Loaded, all_widths: bool) -> Result<Vec<pipeline::Planned>> {
+        pipeline::plan(loaded, &self.options(all_widths)?)
+    }
+}
+
+/// Refuse output paths that are an input (a --ttgir file, the cost model)
+/// or one another, before any work.
+pub(crate) fn check_outputs_against(
+    outs: &[(&str, Option<&Path>)],
+    loaded: &Loaded,
+    model: &Model,
+) -> Result<()> {
+    let outs: Vec<(&str, &Path)> = outs
+        .iter()
+        .filter_map(|(f, p)| p.map(|p| (*f, p)))
+        .collect();
+    let mut ins: Vec<(&str, &Path)> = loaded
+        .paths
+        .iter()
+        .map(|p| ("--ttgir", p.as_path()))
+        .collect();
+    if let Some(c) = &model.cost_model {
+        ins.push(("--cost-model", c));
+    }
+    output::check_outputs(&outs, &ins)
+}
+
+/// The predicted cost as JSON.
+pub(crate) fn cost_json(c: &synth::plan::Cost) -> serde_json::Value {
+    serde_json::to_value(c).expect("cost serializes")
+}
+
+/// Today's date (UTC) as YYYY-MM-DD (civil-from-days, H. Hinnant).
+pub(crate) fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let z = secs.div_euclid(86400) + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}

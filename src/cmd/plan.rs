@@ -1,0 +1,111 @@
+//! `warpforge plan`: every conversion's kind, strategy and predicted cost
+//! (with `--verbose`, both layouts and the plan's stages; with `--json`,
+//! one object per conversion).
+
+use super::{cost_json, Input};
+use crate::output::Stdout;
+use anyhow::Result;
+use clap::Args;
+use pipeline::Planned;
+use serde_json::json;
+use std::io::Write;
+use synth::search::{plan_width, Weights};
+
+#[derive(Args)]
+pub(crate) struct PlanArgs {
+    #[command(flatten)]
+    input: Input,
+    /// Also print both layouts and the plan's stages (not with --json).
+    #[arg(long, short, conflicts_with = "json")]
+    verbose: bool,
+}
+
+pub(crate) fn run(a: PlanArgs) -> Result<i32> {
+    let loaded = a.input.source.load()?;
+    let planned = a.input.plan(&loaded, false)?;
+    let w = a.input.model.weights()?;
+    let mut out = Stdout::new();
+    for p in &planned {
+        if a.input.json {
+            writeln!(out, "{}", plan_json(p, &w))?;
+        } else {
+            write_text(&mut out, p, &w, a.verbose)?;
+        }
+    }
+    out.finish()?;
+    Ok(0)
+}
+
+/// The JSON object of one planned conversion.
+fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
+    let ch = &p.chosen;
+    let bits = plan_width(&p.conv);
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, w);
+    json!({
+        "name": p.op.name, "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
+        "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
+        "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
+        "candidates": ch.candidates, "verified_candidates": ch.verified_candidates,
+        "shape": p.op.shape, "dtype": p.op.elem.name, "elem_bits": bits,
+        "smem_bytes": ch.plan.smem_elems * bits as u64 / 8,
+        "rounds": ch.plan.rounds,
+        "wavefronts": ch.sim.smem_wavefronts, "min_wavefronts": ch.sim.min_wavefronts,
+        "bank_conflicts": ch.sim.bank_conflicts,
+        "score": ch.score, "lower_bound": lb,
+    })
+}
+
+/// The text line of one planned conversion, and with `verbose` its layouts,
+/// notes, scratch, score and stages.
+fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Result<()> {
+    let ch = &p.chosen;
+    writeln!(
+        out,
+        "{:<28} {:<8} {:<27} m={} {} ({} candidates, {} verified)",
+        p.op.name,
+        ch.plan.kind.as_str(),
+        ch.plan.strategy,
+        ch.plan.m,
+        ch.cost,
+        ch.candidates,
+        ch.verified_candidates
+    )?;
+    if !verbose {
+        return Ok(());
+    }
+    let bits = plan_width(&p.conv);
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, w);
+    writeln!(
+        out,
+        "  src:{}",
+        p.conv.src.to_string().replace('\n', "\n    ")
+    )?;
+    writeln!(
+        out,
+        "  dst:{}",
+        p.conv.dst.to_string().replace('\n', "\n    ")
+    )?;
+    for n in &ch.plan.notes {
+        writeln!(out, "  note: {n}")?;
+    }
+    if ch.plan.smem_elems > 0 {
+        writeln!(
+            out,
+            "  shared memory: {} bytes, {} round(s); {} wavefronts per CTA (minimum {}), {} bank conflicts",
+            ch.plan.smem_elems * bits as u64 / 8, ch.plan.rounds,
+            ch.sim.smem_wavefronts, ch.sim.min_wavefronts, ch.sim.bank_conflicts
+        )?;
+    }
+    writeln!(
+        out,
+        "  score {:.1} under the cost model; lower bound {:.1} ({}{} shared-memory accesses per thread, {} wavefronts per warp)",
+        ch.score,
+        lb.score,
+        lb.shfl_words.map(|n| format!("{n} shuffled words per thread, ")).unwrap_or_default(),
+        lb.smem_accesses,
+        lb.smem_wavefronts
+    )?;
+    let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
+    writeln!(out, "  stages: {}", stages.join(" -> "))?;
+    Ok(())
+}

@@ -1,0 +1,317 @@
+//! `warpforge verify`: every helper proven on the CPU simulator and, with a GPU, compiled by NVRTC and
+//! checked slot by slot for each element type and form; a text line per
+//! conversion, optionally JSON, a markdown report and JUnit XML.
+
+use super::{check_outputs_against, cost_json, Input, Naming};
+use crate::output::{write_file, Stdout};
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use pipeline::{Planned, PlannedInput};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use synth::search::{plan_width, Chosen};
+use verify::{CaseResult, DType, GpuCase, GpuReport};
+
+#[derive(Args)]
+pub(crate) struct VerifyArgs {
+    #[command(flatten)]
+    input: Input,
+    /// Only the CPU simulator.
+    #[arg(long, conflicts_with = "gpu")]
+    cpu: bool,
+    /// Demand the GPU: fail when none is present.
+    #[arg(long)]
+    gpu: bool,
+    /// Element types for the GPU check: i8, f8E4M3FN, f8E5M2, i16, f16, bf16, i32, f32, i64, f64
+    /// (8- and 16-bit types check the packed form too) [default: i8,f16,i32,i64]
+    #[arg(long, value_delimiter = ',', conflicts_with = "cpu")]
+    dtypes: Option<Vec<String>>,
+    /// Write a markdown report (SASS counts per helper) here.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Also write the emitted header here.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    naming: Naming,
+}
+
+/// The CPU simulator's proof of one conversion: the destination slots
+/// checked or the error.
+struct CpuProof {
+    widths: Vec<(u32, Result<synth::sim::SimReport, String>)>,
+}
+
+impl CpuProof {
+    fn of(p: &Planned) -> CpuProof {
+        let own = plan_width(&p.conv);
+        let mut plans: Vec<(u32, &Chosen)> = vec![(own, &p.chosen)];
+        plans.extend(
+            p.variants
+                .iter()
+                .filter(|v| v.0 != own)
+                .map(|(b, c)| (*b, c)),
+        );
+        let widths = plans
+            .into_iter()
+            .map(|(b, c)| {
+                let r = synth::sim::simulate(&c.plan, &c.analysis).map_err(|e| e.to_string());
+                (b, r)
+            })
+            .collect();
+        CpuProof { widths }
+    }
+    fn own(&self) -> &Result<synth::sim::SimReport, String> {
+        &self.widths[0].1
+    }
+    fn ok(&self) -> bool {
+        self.widths.iter().all(|w| w.1.is_ok())
+    }
+}
+
+/// The element types of `--dtypes` (default i8, f16, i32, i64).
+fn dtypes_of(list: &Option<Vec<String>>) -> Result<Vec<DType>> {
+    let default = ["i8", "f16", "i32", "i64"].map(String::from).to_vec();
+    list.as_ref()
+        .unwrap_or(&default)
+        .iter()
+        .map(|d| {
+            DType::parse(d.trim()).ok_or_else(|| {
+                let all: Vec<&str> = DType::ALL.iter().map(|t| t.name()).collect();
+                anyhow!("--dtypes: unknown `{d}` ({})", all.join(", "))
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
+    let dts = dtypes_of(&a.dtypes)?;
+    let loaded = a.input.source.load()?;
+    let outs = [
+        ("-o", a.output.as_deref()),
+        ("--report", a.report.as_deref()),
+    ];
+    check_outputs_against(&outs, &loaded, &a.input.model)?;
+    let planned = PlannedInput {
+        conversions: a.input.plan(&loaded, true)?,
+        origin: loaded.origin,
+    };
+    let emitted = planned.emit(&a.naming.prefix)?;
+    if let Some(path) = &a.output {
+        write_file(path, &emitted.header)?;
+    }
+    // CPU proof of every helper (the search already proved the chosen plans;
+    // run them again here so the report says what was checked)
+    let cpu: Vec<CpuProof> = planned.conversions.iter().map(CpuProof::of).collect();
+    let use_gpu = if a.cpu {
+        false
+    } else {
+        match verify::probe_gpu() {
+            Ok(_) => true,
+            Err(e) if a.gpu => bail!("--gpu: {e}"),
+            Err(e) => {
+                note!("warpforge: {e}; verifying on the CPU simulator only (pass --gpu to require a GPU)");
+                false
+            }
+        }
+    };
+    let gpu = if use_gpu {
+        Some(on_gpu(&planned.conversions, &emitted, &dts)?)
+    } else {
+        None
+    };
+    let failed = print_results(&a, &planned.conversions, &cpu, gpu.as_ref())?;
+    if let Some(path) = &a.report {
+        let md = markdown_report(&planned.origin, &planned.conversions, gpu.as_ref());
+        write_file(path, &md)?;
+    }
+    note!(
+        "warpforge: {} of {} conversion(s) verified ({})",
+        planned.conversions.len() - failed,
+        planned.conversions.len(),
+        if use_gpu {
+            "CPU simulator + GPU"
+        } else {
+            "CPU simulator"
+        }
+    );
+    Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Compile every helper into one NVRTC module and check each element type.
+fn on_gpu(planned: &[Planned], emitted: &pipeline::Emitted, dts: &[DType]) -> Result<GpuReport> {
+    let cases: Vec<GpuCase> = planned
+        .iter()
+        .zip(&emitted.helpers)
+        .map(|(p, h)| GpuCase {
+            helper: h,
+            analysis: &p.chosen.analysis,
+        })
+        .collect();
+    let r = verify::verify_on_gpu(&emitted.header, &cases, dts)?;
+    note!(
+        "warpforge: GPU {} (sm_{}{}), driver {}, NVRTC {}.{}; module compiled in {:.2} s",
+        r.gpu.name,
+        r.gpu.sm.0,
+        r.gpu.sm.1,
+        r.gpu.driver_version,
+        r.gpu.nvrtc_version.0,
+        r.gpu.nvrtc_version.1,
+        r.compile_seconds
+    );
+    for n in &r.notes {
+        note!("warpforge: note: {n}");
+    }
+    Ok(r)
+}
+
+/// The GPU checks of conversion `p`.
+fn cases_of<'a>(gpu: Option<&'a GpuReport>, p: &Planned) -> Vec<&'a CaseResult> {
+    gpu.map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
+        .unwrap_or_default()
+}
+
+/// One line (or JSON object) per conversion; the number that failed.
+fn print_results(
+    a: &VerifyArgs,
+    planned: &[Planned],
+    cpu: &[CpuProof],
+    gpu: Option<&GpuReport>,
+) -> Result<usize> {
+    let mut failed = 0;
+    let mut out = Stdout::new();
+    for (p, proof) in planned.iter().zip(cpu) {
+        let gpu_cases = cases_of(gpu, p);
+        let spills = gpu_cases
+            .iter()
+            .any(|c| c.sass.as_ref().is_some_and(|s| s.ldl + s.stl > 0));
+        let gpu_ok = gpu_cases.iter().all(|c| c.ok());
+        let verified = proof.ok() && gpu_ok && !spills;
+        if !verified {
+            failed += 1;
+        }
+        if a.input.json {
+            writeln!(
+                out,
+                "{}",
+                json!({
+                    "name": p.op.name, "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
+                    "cost": cost_json(&p.chosen.cost), "verified": verified,
+                    "cpu": match proof.own() { Ok(r) => json!(r), Err(e) => json!({"error": e}) },
+                    "gpu": gpu_cases,
+                })
+            )?;
+        } else {
+            writeln!(out, "{}", text_line(p, proof, &gpu_cases))?;
+        }
+    }
+    out.finish()?;
+    Ok(failed)
+}
+
+/// The text line of one conversion: CPU result, then each GPU check with
+/// its SASS counts.
+fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String {
+    let bad: Vec<String> = proof.widths[1..]
+        .iter()
+        .filter_map(|(b, r)| {
+            r.as_ref()
+                .err()
+                .map(|e| format!("{b}-bit plan FAILED: {e}"))
+        })
+        .collect();
+    let mut line = format!(
+        "{:<28} {:<8} {:<32} cpu {}",
+        p.op.name,
+        p.chosen.plan.kind.as_str(),
+        p.chosen.cost.to_string(),
+        match proof.own() {
+            Ok(r) => format!("ok ({} slots)", r.slots),
+            Err(e) => format!("FAILED: {e}"),
+        }
+    );
+    if !bad.is_empty() {
+        line += &format!(" ({})", bad.join("; "));
+    }
+    for c in gpu_cases {
+        line += &format!(
+            " | gpu {}{} {}",
+            c.dtype.name(),
+            if c.form == "packed" { " packed" } else { "" },
+            if c.ok() {
+                "ok".to_string()
+            } else {
+                format!(
+                    "FAILED ({} mismatches; {})",
+                    c.mismatches,
+                    c.first_error.clone().unwrap_or_default()
+                )
+            }
+        );
+        if let Some(s) = &c.sass {
+            let k = &s.classes;
+            line += &format!(
+                " [SHFL {} SEL {} PRMT {} STS {} LDS {} BAR {} LDL {} STL {}]",
+                k.shfl, k.sel, k.prmt, k.sts, k.lds, k.bar, s.ldl, s.stl
+            );
+        }
+    }
+    line
+}
+
+/// The markdown report: per conversion and element type, the GPU check and
+/// its SASS counts beside the corpus note (Triton's counts).
+fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -> String {
+    let mut s = format!("## {origin}\n\n");
+    if let Some(r) = gpu {
+        s += &format!(
+            "GPU: {} (sm_{}{}), CUDA driver {}, NVRTC {}.{}.\n\n",
+            r.gpu.name,
+            r.gpu.sm.0,
+            r.gpu.sm.1,
+            r.gpu.driver_version,
+            r.gpu.nvrtc_version.0,
+            r.gpu.nvrtc_version.1
+        );
+        for n in &r.notes {
+            s += &format!("Note: {n}\n\n");
+        }
+    }
+    s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for p in planned {
+        let cases = cases_of(gpu, p);
+        let doc = p.op.doc.replace('|', "/");
+        let head = format!(
+            "| {} | {} | {} | {} |",
+            p.op.name,
+            p.chosen.plan.kind.as_str(),
+            p.chosen.plan.strategy,
+            p.chosen.cost
+        );
+        if cases.is_empty() {
+            s += &format!("{head} - | not run | | | | | | | | {doc} |\n");
+        }
+        for c in cases {
+            let sc = c.sass.clone().unwrap_or_default();
+            let k = &sc.classes;
+            s += &format!(
+                "{head} {} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {doc} |\n",
+                c.dtype.name(),
+                c.ctype,
+                if c.ok() { "pass" } else { "FAIL" },
+                c.slots_checked,
+                k.shfl,
+                k.sel,
+                k.prmt,
+                k.sts,
+                k.lds,
+                k.bar,
+                sc.ldl,
+                sc.stl,
+            );
+        }
+    }
+    s
+}
