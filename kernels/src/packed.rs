@@ -14,10 +14,11 @@
 //! of `synth::plan::lift` and `synth::plan::gather`) are emitted without
 //! their `Pack` and `Unpack` stages: their words are the helper's words.
 
-use crate::{
-    declare_pred, linear_expr, load_words, prmt_program, shfl_call, stage_addrs, store_stmt,
-    word_stage, EmitError,
-};
+use crate::expr::linear_expr;
+use crate::prmt::prmt_program;
+use crate::regs::{declare_pred, shfl_call, word_stage};
+use crate::smem::{load_words, stage_addrs, store_stmt};
+use crate::EmitError;
 use std::collections::BTreeSet;
 use synth::plan::pack::{
     access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, Piece,

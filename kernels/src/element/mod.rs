@@ -1,0 +1,358 @@
+mod fold;
+mod words;
+
+use crate::prmt::{prmt_program_steps, PrmtDef};
+use crate::regs::{reg_stage, word_stage};
+use crate::smem::{load_words, stage_addrs, store_stmt};
+use crate::EmitError;
+use fold::{drop_unread, fold_select_of_prmts, select_folded_words, SelDefs};
+use std::collections::{BTreeMap, BTreeSet};
+use synth::plan::pack::Piece;
+use synth::plan::{BarrierScope, Plan, SmemAccess, Stage};
+use words::{pack_words, unpack_words};
+
+/// The predicates of a store's lane-dependent register choice
+/// ([`synth::plan::SmemAccess::reg_xor`]), declared into `out`: one
+/// `(predicate name, register XOR)` per lane or warp bit that has one.
+fn lane_choice(out: &mut Vec<String>, si: usize, access: &SmemAccess) -> Vec<(String, u32)> {
+    let mut v = Vec::new();
+    for (who, masks) in [
+        ("lane", &access.reg_xor.lane),
+        ("warp", &access.reg_xor.warp),
+    ] {
+        for (j, &m) in masks.iter().enumerate() {
+            if m != 0 {
+                let p = format!("q{si}_{who}{j}");
+                out.push(format!("const bool {p} = ({who} >> {j}u) & 1u;"));
+                v.push((p, m));
+            }
+        }
+    }
+    v
+}
+
+/// `names[r ^ XOR(predicate set: mask)]` as a tree of `?:` (one `SEL` per
+/// inner node, `2^k - 1` for `k` predicates).
+fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
+    match choice.split_first() {
+        None => names[r as usize].clone(),
+        Some(((p, m), rest)) => format!(
+            "({p} ? {} : {})",
+            pick_expr(names, r ^ m, rest),
+            pick_expr(names, r, rest)
+        ),
+    }
+}
+
+/// The statements of a helper body for `plan` (one per line).
+pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
+    let mut out = vec![
+        "const unsigned lane = threadIdx.x & 31u;".to_string(),
+        "const unsigned warp = threadIdx.x >> 5;".to_string(),
+        "(void)lane;".to_string(),
+        "(void)warp;".to_string(),
+    ];
+    // 8-bit elements that the plan packs into words: read and write the
+    // caller's arrays as natural 32-bit words (`memcpy`, four elements per
+    // word, lowest index in the lowest byte). NVVM then keeps the caller's
+    // arrays in 32-bit registers too, loop-carried ones included, instead of
+    // one register per byte (measured in `../shared/tools/h2h` on an H100,
+    // `results/h2h_registers.md`: `mma3_to_dot_fp8`, 64 bytes per thread,
+    // 208 -> 168 registers, 1.14x -> 1.00x Triton's time; with the words
+    // built by `prmt` below, 0.65x). Only from [`PUN_MIN_ELEMS`] elements.
+    let pun = word_pun(plan);
+    // With natural words: where each register's byte lives (a word's
+    // expression and its byte), while it is a byte of a word, so that `Pack`
+    // and the final store build words by `prmt` programs straight from the
+    // words the bytes sit in (`prmt_program`: one `prmt` for bytes from two
+    // words) rather than by shifts and ORs of extracted bytes, which NVVM
+    // turned into about twice the instructions (`results/h2h_registers.md`).
+    let mut origin: Vec<Option<Piece<String>>> = if pun {
+        (0..plan.src_regs)
+            .map(|i| {
+                Some(Piece {
+                    key: format!("src_w[{}]", i / 4),
+                    slot: i % 4,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut temps = 0usize;
+    let mut names: Vec<String> = if pun {
+        out.push(format!(
+            "unsigned src_w[{}]; memcpy(src_w, src, sizeof(src_w));",
+            plan.src_regs / 4
+        ));
+        (0..plan.src_regs)
+            .map(|i| match i % 4 {
+                0 => format!("detail::from_u32<T>(src_w[{}])", i / 4),
+                k => format!("detail::from_u32<T>(src_w[{}] >> {}u)", i / 4, 8 * k),
+            })
+            .collect()
+    } else {
+        (0..plan.src_regs).map(|i| format!("src[{i}]")).collect()
+    };
+    let mut preds: BTreeSet<u32> = BTreeSet::new();
+    let mut smem_decl = false;
+    // Between a Pack and an Unpack the registers are 32-bit words.
+    let mut in_words = false;
+    // With natural words: the word selects of the plan (`w = p ? a : b`, by
+    // name), which the destination words may fold ([`select_folded_words`]).
+    let mut sel_def: SelDefs = BTreeMap::new();
+    // With natural words: the plan's words that are one `prmt` of natural
+    // words (`(a, b, selector)`), which a select of two of them folds into.
+    let mut pack_def: BTreeMap<String, PrmtDef> = BTreeMap::new();
+    // Lane-dependent `prmt` selectors declared so far: (mask, if set, if clear).
+    let mut selectors: Vec<(u32, u32, u32)> = Vec::new();
+    // Names whose definitions a fold may have left unread.
+    let mut folded: Vec<String> = Vec::new();
+    for (si, st) in plan.stages.iter().enumerate() {
+        if in_words {
+            if let Stage::Unpack { width, map } = st {
+                if pun {
+                    origin = map
+                        .iter()
+                        .map(|&(w, slot)| {
+                            (*width == 8).then(|| Piece {
+                                key: names[w as usize].clone(),
+                                slot,
+                            })
+                        })
+                        .collect();
+                }
+                names = map
+                    .iter()
+                    .map(|&(w, slot)| {
+                        let w = &names[w as usize];
+                        if slot == 0 {
+                            format!("detail::from_u32<T>({w})")
+                        } else {
+                            format!("detail::from_u32<T>({w} >> {}u)", slot * width)
+                        }
+                    })
+                    .collect();
+                in_words = false;
+            } else {
+                let before = if pun { names.clone() } else { Vec::new() };
+                names = word_stage(&mut out, &mut preds, si, st, names).map_err(|kind| {
+                    EmitError::Unsupported {
+                        name: name.into(),
+                        stage: si,
+                        kind,
+                    }
+                })?;
+                if let (true, Stage::Select { entries }) = (pun, st) {
+                    for (e, v) in entries.iter().zip(&names) {
+                        if e.if_set == e.if_clear {
+                            continue;
+                        }
+                        let (a, b) = (&before[e.if_set as usize], &before[e.if_clear as usize]);
+                        if let (Some(da), Some(db)) = (pack_def.get(a), pack_def.get(b)) {
+                            let head = format!("const unsigned {v} = ");
+                            let at = out.iter().position(|l| l.starts_with(&head));
+                            // a new selector is declared just before its first use
+                            let mut decl = Vec::new();
+                            if let (Some(i), Some(line)) = (
+                                at,
+                                fold_select_of_prmts(
+                                    &mut decl,
+                                    &mut selectors,
+                                    v,
+                                    e.lane_mask,
+                                    da,
+                                    db,
+                                ),
+                            ) {
+                                out[i] = line;
+                                out.splice(i..i, decl);
+                                folded.extend([a.clone(), b.clone()]);
+                                continue;
+                            }
+                        }
+                        sel_def.insert(v.clone(), (e.lane_mask, a.clone(), b.clone()));
+                    }
+                }
+            }
+            continue;
+        }
+        if pun && !matches!(st, Stage::RegRename { .. } | Stage::Pack { .. }) {
+            // an element-level stage: its registers are no longer bytes of
+            // known words (the final store falls back to shifts and ORs)
+            origin.clear();
+        }
+        match st {
+            Stage::RegRename { map } => {
+                names = map.iter().map(|&i| names[i as usize].clone()).collect();
+                if pun && !origin.is_empty() {
+                    origin = map.iter().map(|&i| origin[i as usize].clone()).collect();
+                }
+            }
+            Stage::Pack { width: 8, groups }
+                if pun
+                    && !origin.is_empty()
+                    && groups
+                        .iter()
+                        .flatten()
+                        .all(|&r| origin[r as usize].is_some()) =>
+            {
+                let words: Vec<Vec<Piece<String>>> = groups
+                    .iter()
+                    .map(|g| {
+                        g.iter()
+                            .map(|&r| origin[r as usize].clone().expect("checked above"))
+                            .collect()
+                    })
+                    .collect();
+                let (exprs, steps) = prmt_program_steps(&mut out, &mut temps, &words, 8);
+                names = Vec::with_capacity(exprs.len());
+                for (gi, e) in exprs.into_iter().enumerate() {
+                    let v = format!("k{si}_{gi}");
+                    out.push(format!("const unsigned {v} = {e};"));
+                    // one prmt of natural words, or a natural word as it is
+                    match steps.get(&e) {
+                        Some(d) if d.0.starts_with("src_w[") && d.1.starts_with("src_w[") => {
+                            pack_def.insert(v.clone(), d.clone());
+                        }
+                        None if e.starts_with("src_w[") => {
+                            pack_def.insert(v.clone(), (e.clone(), e.clone(), 0x3210));
+                        }
+                        _ => {}
+                    }
+                    names.push(v);
+                }
+                in_words = true;
+            }
+            Stage::Pack { width, groups } => {
+                // Shifts and ORs of the zero-extended elements, not a
+                // `__byte_perm` network: ptxas emits the same PRMT/LOP3 for
+                // them, and NVVM can see through them, so an `Unpack` of one
+                // helper, element-wise arithmetic, and the `Pack` of the next
+                // fold into word operations (measured with nvcc 13.0 on
+                // sm_90: unpack, `^= 1` per byte, pack became one
+                // `LOP3 ^ 0x01010101` per word; with `__byte_perm` it stayed
+                // 3 PRMT + 4 LOP3 per word).
+                let mut next = Vec::with_capacity(groups.len());
+                for (gi, g) in groups.iter().enumerate() {
+                    let vals: Vec<String> = g.iter().map(|&r| names[r as usize].clone()).collect();
+                    let word = pack_words(&vals, *width).remove(0);
+                    let v = format!("k{si}_{gi}");
+                    out.push(format!("const unsigned {v} = {word};"));
+                    next.push(v);
+                }
+                names = next;
+                in_words = true;
+            }
+            Stage::Select { .. } | Stage::Shuffle { .. } => {
+                names = reg_stage(&mut out, &mut preds, si, st, names, false).map_err(|kind| {
+                    EmitError::Unsupported {
+                        name: name.into(),
+                        stage: si,
+                        kind,
+                    }
+                })?;
+            }
+            Stage::SmemStore { access } => {
+                let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
+                let choice = lane_choice(&mut out, si, access);
+                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
+                    let vals: Vec<String> = inst
+                        .regs
+                        .iter()
+                        .enumerate()
+                        .map(|(e, &r)| {
+                            if choice.is_empty() {
+                                return names[r as usize].clone();
+                            }
+                            let v = format!("c{si}_{ii}_{e}");
+                            let pick = pick_expr(&names, r, &choice);
+                            out.push(format!("const T {v} = {pick};"));
+                            v
+                        })
+                        .collect();
+                    let words = pack_words(&vals, access.width);
+                    out.push(store_stmt(access, &addr, &words));
+                }
+            }
+            Stage::Barrier { scope } => out.push(match scope {
+                BarrierScope::Cta => "__syncthreads();".into(),
+                BarrierScope::Warp => "__syncwarp();".into(),
+            }),
+            Stage::SmemLoad { access } => {
+                let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
+                let mut next = Vec::new();
+                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
+                    let words = load_words(&mut out, access, &addr, si, ii);
+                    for (e, v) in unpack_words(&words, access.width, inst.regs.len())
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let n = format!("s{si}_{ii}_{e}");
+                        out.push(format!("const T {n} = {v};"));
+                        next.push(n);
+                    }
+                }
+                names.extend(next);
+            }
+            other => {
+                return Err(EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind: other.name(),
+                });
+            }
+        }
+    }
+    if pun {
+        let words = if origin.len() == names.len() && origin.iter().all(Option::is_some) {
+            let pieces: Vec<Vec<Piece<String>>> = origin
+                .chunks(4)
+                .map(|c| {
+                    c.iter()
+                        .map(|o| o.clone().expect("checked above"))
+                        .collect()
+                })
+                .collect();
+            select_folded_words(&mut out, &mut temps, &mut selectors, &pieces, &sel_def)
+        } else {
+            pack_words(&names, 8)
+        };
+        out.push(format!("unsigned dst_w[{}];", plan.dst_regs / 4));
+        for (k, w) in words.iter().enumerate() {
+            out.push(format!("dst_w[{k}] = {w};"));
+        }
+        out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
+        folded.extend(sel_def.keys().cloned());
+        drop_unread(&mut out, &folded);
+    } else {
+        for (j, n) in names.iter().enumerate() {
+            out.push(format!("dst[{j}] = {n};"));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether [`body`] reads and writes the caller's arrays as natural 32-bit
+/// words: a plan that packs 8-bit elements into words (a `Pack` stage of
+/// width 8), with at least [`PUN_MIN_ELEMS`] elements (whole words) on both
+/// sides.
+pub(crate) fn word_pun(plan: &Plan) -> bool {
+    let first_pack = plan.stages.iter().find_map(|s| match s {
+        Stage::Pack { width, .. } => Some(*width),
+        _ => None,
+    });
+    first_pack == Some(8)
+        && plan.src_regs % 4 == 0
+        && plan.dst_regs % 4 == 0
+        && plan.src_regs.min(plan.dst_regs) >= PUN_MIN_ELEMS
+}
+
+/// Elements per thread from which [`body`] reads and writes 8-bit arrays as
+/// words. Measured in `../shared/tools/h2h` on an H100
+/// (`results/h2h_registers.md`), with the words built by `prmt` programs
+/// straight from the natural words: 64 bytes per thread (`mma3_to_dot_fp8`)
+/// 1.003x -> 0.651x Triton's time, 16 bytes (`mma2_acc_to_dot_a_i8`)
+/// 0.924x -> 0.623x, but 4 bytes (`mma2_to_blocked_i8`) 0.71x -> 0.74x (there
+/// NVVM already folds the caller's per-byte work into the words).
+pub const PUN_MIN_ELEMS: u32 = 16;

@@ -1,0 +1,282 @@
+use crate::element::{body, word_pun};
+use crate::ident::ident_for;
+use crate::render::env;
+use crate::{body_packed, EmitError};
+use minijinja::context;
+use synth::plan::Conversion;
+use synth::search::Chosen;
+
+/// One emitted helper and what callers need to drive it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct EmittedHelper {
+    /// C identifier of the function (`wf_<func>_<line>`).
+    pub ident: String,
+    /// The conversion's name (`func:line`).
+    pub name: String,
+    pub src_regs: u32,
+    pub dst_regs: u32,
+    /// Shared scratch in elements (0: no `smem` parameter).
+    pub smem_elems: u64,
+    /// Threads per CTA (32 x warps).
+    pub threads: u32,
+    /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
+    /// words (see [`body_packed`]).
+    pub packed: Vec<PackedForm>,
+    /// The helper's source text.
+    pub code: String,
+}
+
+/// One packed form of a helper: elements of `bits`, `32 / bits` per word,
+/// packed along `src`/`dst` register bits.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PackedForm {
+    pub bits: u32,
+    pub src: synth::plan::pack::PackMap,
+    pub dst: synth::plan::pack::PackMap,
+}
+
+impl EmittedHelper {
+    /// The packed form for `bits`, if any.
+    pub fn packed_form(&self, bits: u32) -> Option<&PackedForm> {
+        self.packed.iter().find(|p| p.bits == bits)
+    }
+}
+
+fn pack_doc(m: &synth::plan::pack::PackMap) -> String {
+    let b: Vec<String> = m.slot_bits.iter().map(|x| x.to_string()).collect();
+    if m.is_lowest() {
+        format!(
+            "register bit(s) {} (element r in slot r % p of word r / p)",
+            b.join(", ")
+        )
+    } else {
+        format!("register bit(s) {}", b.join(", "))
+    }
+}
+
+fn layout_lines(l: &synth::LinearLayout) -> Vec<String> {
+    l.to_string()
+        .lines()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Emit the helper for one planned conversion. A plan made for one element
+/// width (shared-memory plans pack elements) gets a `static_assert` on
+/// `sizeof(T)`; see [`emit_helper_widths`] for a helper that takes any width.
+pub fn emit_helper(conv: &Conversion, chosen: &Chosen) -> Result<EmittedHelper, EmitError> {
+    let bits = synth::search::plan_width(conv);
+    emit_helper_widths(conv, &[(bits, chosen.clone())])
+}
+
+/// Emit one helper templated on its element type `T` from a plan per element
+/// width (`bits`, plan): the body dispatches on `sizeof(T)` with `if
+/// constexpr` where the widths' plans differ. The header comment describes
+/// the plan for the conversion's own element width (else the first given).
+pub fn emit_helper_widths(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+) -> Result<EmittedHelper, EmitError> {
+    emit_helper_widths_as(conv, variants, &ident_for(&conv.name))
+}
+
+/// [`emit_helper_widths`] with the helper named `ident` (a C identifier)
+/// instead of [`ident_for`] the conversion's name; the body is the same.
+pub fn emit_helper_widths_as(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+    ident: &str,
+) -> Result<EmittedHelper, EmitError> {
+    let own_bits = synth::search::plan_width(conv);
+    let chosen = &variants
+        .iter()
+        .find(|(b, _)| *b == own_bits)
+        .unwrap_or(&variants[0])
+        .1;
+    let plan = &chosen.plan;
+    let ident = ident.to_string();
+    let stages: Vec<String> = plan.stages.iter().map(|s| s.name().to_string()).collect();
+    let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
+    // Bodies per width, merged where identical.
+    let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
+    // What the element form costs beyond its plan, per width.
+    let mut form_notes: Vec<String> = Vec::new();
+    for (bits, ch) in variants {
+        let b = body(&conv.name, &ch.plan)?;
+        if word_pun(&ch.plan) {
+            let count = |pat: &str| b.iter().filter(|l| l.contains(pat)).count();
+            form_notes.push(format!(
+                "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread {} shfl + {} sel + {} prmt",
+                count("detail::shfl_"),
+                count(" ? "),
+                count("__byte_perm(")
+            ));
+        }
+        let specific = ch.plan.elem_bits != 0;
+        match groups.iter_mut().find(|g| g.1 == b) {
+            Some(g) => {
+                g.0.push(*bits);
+                g.2 |= specific;
+            }
+            None => groups.push((vec![*bits], b, specific)),
+        }
+    }
+    let mut lines = Vec::new();
+    if groups.len() == 1 && !groups[0].2 {
+        lines = groups.pop().unwrap().1;
+    } else {
+        for (gi, (bits, b, _)) in groups.iter().enumerate() {
+            let cond: Vec<String> = bits
+                .iter()
+                .map(|b| format!("sizeof(T) == {}", b / 8))
+                .collect();
+            lines.push(format!(
+                "{}if constexpr ({}) {{",
+                if gi == 0 { "" } else { "} else " },
+                cond.join(" || ")
+            ));
+            lines.extend(b.iter().map(|l| format!("  {l}")));
+        }
+        let all: Vec<String> = variants.iter().map(|(b, _)| (b / 8).to_string()).collect();
+        lines.push("} else {".into());
+        lines.push(format!(
+            "  static_assert(sizeof(T) == 0, \"{ident}: planned for {}-byte elements only\");",
+            all.join("/")
+        ));
+        lines.push("}".into());
+    }
+    let smem_sizes: Vec<(u32, u64)> = variants
+        .iter()
+        .filter(|(_, c)| c.plan.smem_elems > 0)
+        .map(|(b, c)| (*b, c.plan.smem_elems))
+        .collect();
+    let smem_elems = smem_sizes.iter().map(|x| x.1).max().unwrap_or(0);
+    let smem_expr = if smem_sizes.iter().all(|x| x.1 == smem_elems) {
+        format!("{smem_elems}u * unsigned(sizeof(T))")
+    } else {
+        let mut e = String::from("0u");
+        for (b, n) in smem_sizes.iter().rev() {
+            e = format!("sizeof(T) == {} ? {}u : {e}", b / 8, n * (*b as u64 / 8));
+        }
+        e
+    };
+    let others: Vec<String> = variants
+        .iter()
+        .filter(|(b, c)| *b != own_bits && c.plan.strategy != plan.strategy)
+        .map(|(b, c)| {
+            format!(
+                "{}-bit elements: {} via {} ({})",
+                b,
+                c.plan.kind.as_str(),
+                c.plan.strategy,
+                c.cost
+            )
+        })
+        .collect();
+    let (wf, min_wf) = plan.wavefronts_per_warp();
+    let smem_line = if plan.smem_elems > 0 {
+        format!(
+            "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}",
+            plan.smem_elems * (own_bits as u64 / 8),
+            plan.smem_elems,
+            plan.rounds,
+            chosen.sim.smem_wavefronts,
+            chosen.sim.min_wavefronts,
+            chosen.sim.bank_conflicts,
+            wf,
+            min_wf
+        )
+    } else {
+        String::new()
+    };
+    let lb = synth::plan::lower_bound(
+        &chosen.analysis,
+        own_bits,
+        &synth::search::Weights::default(),
+    );
+    let bound_line = if lb.score > 0.0 {
+        format!(
+            "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",
+            own_bits,
+            lb.shfl_words
+                .map(|n| format!("{n} shuffled 32-bit words per thread, or "))
+                .unwrap_or_default(),
+            lb.smem_accesses,
+            lb.smem_wavefronts
+        )
+    } else {
+        String::new()
+    };
+    // Packed forms for 16- and 8-bit elements, from those widths' plans.
+    let mut packed = Vec::new();
+    let mut packed_bits = Vec::new();
+    for bits in [16u32, 8] {
+        let Some((_, ch)) = variants.iter().find(|(b, _)| *b == bits) else {
+            continue;
+        };
+        if let Some(mut lines) = body_packed(&conv.name, &ch.plan, bits)? {
+            let (ps, pd) = synth::plan::pack::plan_maps(&ch.plan, bits);
+            // same signature as the templated helper: `smem` whenever any width uses it
+            if smem_elems > 0 && ch.plan.smem_elems == 0 {
+                lines.insert(0, "(void)smem;".into());
+            }
+            let p = 32 / bits;
+            let cost = ch.plan.cost_for_width(bits);
+            packed.push(context! {
+                bits => bits,
+                per => p,
+                src_words => ch.plan.src_regs / p,
+                dst_words => ch.plan.dst_regs / p,
+                smem => smem_elems > 0,
+                ctype => if bits == 8 { "unsigned char" } else { "unsigned short" },
+                cost => cost.to_string(),
+                strategy => ch.plan.strategy.clone(),
+                src_pack => pack_doc(&ps),
+                dst_pack => pack_doc(&pd),
+                body => lines,
+            });
+            packed_bits.push(PackedForm {
+                bits,
+                src: ps,
+                dst: pd,
+            });
+        }
+    }
+    let code = env().get_template("helper")?.render(context! {
+        packed => packed,
+        bound_line => bound_line,
+        ident => ident,
+        name => conv.name,
+        shape => shape.join("x"),
+        elem => conv.elem.name,
+        num_warps => conv.num_warps,
+        src_text => conv.src_text,
+        dst_text => conv.dst_text,
+        src_ll => layout_lines(&conv.src),
+        dst_ll => layout_lines(&conv.dst),
+        kind => plan.kind.as_str(),
+        strategy => plan.strategy,
+        notes => plan.notes,
+        others => others,
+        form_notes => form_notes,
+        stages => stages.join(" -> "),
+        cost => chosen.cost.to_string(),
+        smem => smem_elems > 0,
+        smem_line => smem_line,
+        smem_expr => smem_expr,
+        src_regs => plan.src_regs,
+        dst_regs => plan.dst_regs,
+        body => lines,
+    })?;
+    Ok(EmittedHelper {
+        ident,
+        name: conv.name.clone(),
+        src_regs: plan.src_regs,
+        dst_regs: plan.dst_regs,
+        smem_elems,
+        threads: 32 * conv.num_warps,
+        packed: packed_bits,
+        code,
+    })
+}

@@ -1,0 +1,155 @@
+use crate::{EmitError, EmittedHelper};
+use minijinja::{context, Environment};
+
+pub(crate) const HEADER: &str = include_str!("../templates/header.cuh.j2");
+const HELPER: &str = include_str!("../templates/helper.cuh.j2");
+const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
+const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
+const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
+const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
+
+/// `(word, [register of slot 0, slot 1, ...])` for every word of a packed
+/// array of `regs` elements.
+fn word_regs(m: &synth::plan::pack::PackMap, regs: u32, bits: u32) -> Vec<(u32, Vec<u32>)> {
+    let p = 32 / bits;
+    (0..regs / p)
+        .map(|w| (w, (0..p).map(|s| m.register(w, s)).collect()))
+        .collect()
+}
+
+pub(crate) fn env() -> Environment<'static> {
+    let mut e = Environment::new();
+    e.add_template("header", HEADER)
+        .expect("header template parses");
+    e.add_template("helper", HELPER)
+        .expect("helper template parses");
+    e.add_template("test_kernel", TEST_KERNEL)
+        .expect("test kernel template parses");
+    e.add_template("bench_kernel", BENCH_KERNEL)
+        .expect("bench kernel template parses");
+    e.add_template("test_kernel_packed", TEST_KERNEL_PACKED)
+        .expect("packed test kernel template parses");
+    e.add_template("bench_kernel_packed", BENCH_KERNEL_PACKED)
+        .expect("packed bench kernel template parses");
+    e
+}
+
+/// The verification kernel wrapping `h` for element type `ctype`, named
+/// `kernel` (`extern "C"`, arguments `(const T* in, T* out)`).
+pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<String, EmitError> {
+    Ok(env().get_template("test_kernel")?.render(context! {
+        ident => h.ident,
+        ctype => ctype,
+        kernel => kernel,
+        threads => h.threads,
+        src_regs => h.src_regs,
+        dst_regs => h.dst_regs,
+        smem => h.smem_elems > 0,
+    })?)
+}
+
+/// The verification kernel of `h`'s packed form for `bits` (8 or 16; see
+/// [`body_packed`](crate::body_packed)): same arguments and memory layout as
+/// [`emit_test_kernel`] (element `i` of thread `t` at `in[i * nt + t]`); it
+/// packs on load and unpacks on store. `None` when `h` has no packed form
+/// for `bits`.
+pub fn emit_test_kernel_packed(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    let Some(pf) = h.packed_form(bits) else {
+        return Ok(None);
+    };
+    let per = 32 / bits;
+    Ok(Some(env().get_template("test_kernel_packed")?.render(
+        context! {
+            src_pack => word_regs(&pf.src, h.src_regs, bits),
+            dst_pack => word_regs(&pf.dst, h.dst_regs, bits),
+            ident => h.ident,
+            ctype => ctype,
+            kernel => kernel,
+            threads => h.threads,
+            bits => bits,
+            per => per,
+            mask => format!("{:#x}", (1u64 << bits) - 1),
+            src_words => h.src_regs / per,
+            dst_words => h.dst_regs / per,
+            smem => h.smem_elems > 0,
+        },
+    )?))
+}
+
+/// [`emit_bench_kernel`] on the packed forms for `bits` (8 or 16) of both
+/// helpers: the tile is packed once on load, the loop moves words (the xor
+/// flips bit 0 of every element) and the result is unpacked on store; same
+/// arguments, memory layout and check. `None` when either helper has no
+/// packed form for `bits`.
+pub fn emit_bench_kernel_packed(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
+        return Ok(None);
+    };
+    if pf.dst != pb.src || pf.src != pb.dst {
+        return Err(EmitError::PackMismatch {
+            fwd: fwd.name.clone(),
+            bwd: bwd.name.clone(),
+        });
+    }
+    let per = 32 / bits;
+    let xor: u32 = (0..per).fold(0, |x, k| x | 1 << (k * bits));
+    Ok(Some(env().get_template("bench_kernel_packed")?.render(
+        context! {
+            src_pack => word_regs(&pf.src, fwd.src_regs, bits),
+            iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
+            kernel => kernel,
+            ctype => ctype,
+            threads => fwd.threads,
+            bits => bits,
+            per => per,
+            mask => format!("{:#x}", (1u64 << bits) - 1),
+            xor => format!("{xor:#x}"),
+            src_words => fwd.src_regs / per,
+            dst_words => fwd.dst_regs / per,
+            fwd => fwd.ident,
+            bwd => bwd.ident,
+            fwd_smem => fwd.smem_elems > 0,
+            bwd_smem => bwd.smem_elems > 0,
+        },
+    )?))
+}
+
+/// The timing kernel of DESIGN.md section 7, shaped like Triton's own loop
+/// (`warpforge bench` times Triton's lowering in the same loop): load a tile
+/// in the source layout (register `i` of global thread `t` at `in[i * nt +
+/// t]`), then `iters` times convert it with `fwd`, xor every element with 1
+/// and convert back with `bwd`; store. Both helpers share one scratch region
+/// of `max(fwd, bwd)` bytes with a `__syncthreads()` before each call that
+/// uses it, as Triton's barrier insertion does. Arguments `(const T* in, T*
+/// out, int iters)`; `out` must equal `in ^ (iters & 1)` element-wise, which
+/// makes every timing run a proof of the round trip too.
+pub fn emit_bench_kernel(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    ctype: &str,
+    kernel: &str,
+) -> Result<String, EmitError> {
+    Ok(env().get_template("bench_kernel")?.render(context! {
+        iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
+        kernel => kernel,
+        ctype => ctype,
+        threads => fwd.threads,
+        src_regs => fwd.src_regs,
+        dst_regs => fwd.dst_regs,
+        fwd => fwd.ident,
+        bwd => bwd.ident,
+        fwd_smem => fwd.smem_elems > 0,
+        bwd_smem => bwd.smem_elems > 0,
+    })?)
+}
