@@ -1261,3 +1261,86 @@ fn draw_svg_has_one_group_per_plan_stage_with_its_lanes() {
     }
 }
 
+#[test]
+fn verify_junit_has_a_testcase_per_conversion_and_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("out.xml");
+    let f = "corpus/pairs.mlir";
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--ttgir",
+        f,
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = run(&["plan", "--json", "--ttgir", f]);
+    let names: Vec<String> = String::from_utf8(plan.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let text = std::fs::read_to_string(&xml).unwrap();
+    let d = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let suite = d
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(suite.attribute("failures"), Some("0"));
+    let cases: Vec<(String, String)> = d
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| {
+            (
+                n.attribute("classname").unwrap().into(),
+                n.attribute("name").unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        suite.attribute("tests"),
+        Some(cases.len().to_string().as_str())
+    );
+    for name in &names {
+        // the simulator's proof of every width the helper dispatches on
+        for bits in [8, 16, 32, 64] {
+            let want = format!("{name} cpu {bits}-bit");
+            assert!(
+                cases.iter().any(|(c, n)| c == f && *n == want),
+                "{want} missing"
+            );
+        }
+    }
+    assert_eq!(cases.len(), names.len() * 4);
+}
+
+#[test]
+fn a_bad_junit_path_errs_as_o_does() {
+    let f = "corpus/pairs.mlir";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", d]);
+    let j = run(&["verify", "--cpu", "--ttgir", f, "-o", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().last(), stderr(&j).lines().last());
+    assert!(
+        stderr(&o).contains(&format!("{d}: is a directory")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", f]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--junit corpus/pairs.mlir: this is the input file --ttgir"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", "/dev/full"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}

@@ -1,4 +1,5 @@
-//! `warpforge verify`: every helper proven on the CPU simulator and, with a GPU, compiled by NVRTC and
+//! `warpforge verify`: every helper proven on the CPU simulator (every
+//! element width it dispatches on) and, with a GPU, compiled by NVRTC and
 //! checked slot by slot for each element type and form; a text line per
 //! conversion, optionally JSON, a markdown report and JUnit XML.
 
@@ -11,6 +12,7 @@ use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use synth::search::{plan_width, Chosen};
+use verify::junit::{self, TestCase};
 use verify::{CaseResult, DType, GpuCase, GpuReport};
 
 #[derive(Args)]
@@ -30,6 +32,11 @@ pub(crate) struct VerifyArgs {
     /// Write a markdown report (SASS counts per helper) here.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Write JUnit XML here: one testcase per conversion x element type x
+    /// form (`cpu <bits>-bit` for the simulator's proof of each width), a
+    /// failure carrying the first mismatch or the SASS reason.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
     /// Also write the emitted header here.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -37,8 +44,8 @@ pub(crate) struct VerifyArgs {
     naming: Naming,
 }
 
-/// The CPU simulator's proof of one conversion: the destination slots
-/// checked or the error.
+/// The CPU simulator's proof of one conversion: per element width planned
+/// (the own width first), the destination slots checked or the error.
 struct CpuProof {
     widths: Vec<(u32, Result<synth::sim::SimReport, String>)>,
 }
@@ -91,6 +98,7 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     let outs = [
         ("-o", a.output.as_deref()),
         ("--report", a.report.as_deref()),
+        ("--junit", a.junit.as_deref()),
     ];
     check_outputs_against(&outs, &loaded, &a.input.model)?;
     let planned = PlannedInput {
@@ -125,6 +133,10 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     if let Some(path) = &a.report {
         let md = markdown_report(&planned.origin, &planned.conversions, gpu.as_ref());
         write_file(path, &md)?;
+    }
+    if let Some(path) = &a.junit {
+        let cases = junit_cases(&planned.conversions, &cpu, gpu.as_ref());
+        write_file(path, &junit::to_xml("warpforge verify", &cases))?;
     }
     note!(
         "warpforge: {} of {} conversion(s) verified ({})",
@@ -258,6 +270,22 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
         }
     }
     line
+}
+
+/// The JUnit test cases: per conversion, the CPU proof of each width, then
+/// each GPU check (element type x form).
+fn junit_cases(planned: &[Planned], cpu: &[CpuProof], gpu: Option<&GpuReport>) -> Vec<TestCase> {
+    let mut cases = Vec::new();
+    for (p, proof) in planned.iter().zip(cpu) {
+        for (bits, r) in &proof.widths {
+            let r = r.as_ref().map(|s| s.slots).map_err(|e| e.clone());
+            cases.push(junit::cpu_case(&p.file, &p.op.name, *bits, &r));
+        }
+        for c in cases_of(gpu, p) {
+            cases.push(junit::gpu_case(&p.file, c));
+        }
+    }
+    cases
 }
 
 /// The markdown report: per conversion and element type, the GPU check and

@@ -12,6 +12,8 @@
 //! `PRMT`, `STS`, `LDS`, `BAR`, `LDSM`, `STSM`, and the local-memory spills
 //! `LDL`/`STL` that must be zero.
 
+pub mod junit;
+
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use kernels::{emit_test_kernel, emit_test_kernel_packed, EmittedHelper};

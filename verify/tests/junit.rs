@@ -1,0 +1,123 @@
+//! JUnit XML of real verification results: the CPU simulator's proof of
+//! every corpus conversion, and a deliberately broken case whose failure
+//! must carry the first wrong slot; parsed back with roxmltree.
+
+use verify::junit::{cpu_case, gpu_case, to_xml, TestCase};
+use verify::{CaseResult, DType, SassCounts};
+
+fn corpus(rel: &str) -> String {
+    format!("{}/../corpus/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `(type, message, text)` of a `<failure>`.
+type Failure = (String, String, String);
+
+fn parse_cases(xml: &str) -> Vec<(String, Option<Failure>)> {
+    let d = roxmltree::Document::parse(xml).expect("well-formed JUnit XML");
+    assert_eq!(d.root_element().tag_name().name(), "testsuites");
+    d.descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| {
+            let f = n.children().find(|c| c.has_tag_name("failure")).map(|f| {
+                (
+                    f.attribute("type").unwrap_or("").to_string(),
+                    f.attribute("message").unwrap_or("").to_string(),
+                    f.text().unwrap_or("").to_string(),
+                )
+            });
+            (n.attribute("name").unwrap().to_string(), f)
+        })
+        .collect()
+}
+
+#[test]
+fn a_broken_plan_fails_with_the_first_wrong_slot() {
+    let path = corpus("pairs.mlir");
+    let planned = pipeline::plan_file(&path, &pipeline::Options::default()).unwrap();
+    let mut cases: Vec<TestCase> = Vec::new();
+    let mut broke = None;
+    for p in &planned.conversions {
+        let ch = &p.chosen;
+        let mut an = ch.analysis.clone();
+        // break the first conversion whose destination has two register bits
+        // with different tags: the plan still builds the old order
+        if broke.is_none() && an.dst.reg.len() >= 2 && an.dst.reg[0] != an.dst.reg[1] {
+            an.dst.reg.swap(0, 1);
+            broke = Some(p.op.name.clone());
+        }
+        let r = synth::sim::simulate(&ch.plan, &an)
+            .map(|s| s.slots)
+            .map_err(|e| e.to_string());
+        cases.push(cpu_case(&p.file, &p.op.name, 32, &r));
+    }
+    let broke = broke.expect("a conversion with two register bits");
+    let got = parse_cases(&to_xml("warpforge verify", &cases));
+    assert_eq!(
+        got.len(),
+        planned.conversions.len(),
+        "one testcase per conversion"
+    );
+    for (name, failure) in &got {
+        if name.starts_with(&format!("{broke} ")) {
+            let (kind, msg, text) = failure.as_ref().expect("the broken plan fails");
+            assert_eq!(kind, "cpu");
+            for w in ["block", "warp", "lane", "register", "expected"] {
+                assert!(msg.contains(w), "{msg}");
+            }
+            assert!(text.contains(&broke), "{text}");
+        } else {
+            assert!(failure.is_none(), "{name}: {failure:?}");
+        }
+    }
+}
+
+fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
+    CaseResult {
+        name: "f:7".into(),
+        ident: "wf_f_7".into(),
+        dtype: DType::F16,
+        form: "packed",
+        ctype: "unsigned".into(),
+        passes: 2,
+        slots_checked: if mismatches == u64::MAX { 0 } else { 4096 },
+        mismatches: if mismatches == u64::MAX {
+            0
+        } else {
+            mismatches
+        },
+        first_error: (mismatches > 0).then(|| {
+            "pass 0: block 0 warp 1 lane 3 register 2: got 0x5, expected 0x7 (tag bits 0..)".into()
+        }),
+        sass: Some(SassCounts {
+            ldl,
+            stl: ldl,
+            ..SassCounts::default()
+        }),
+    }
+}
+
+#[test]
+fn gpu_failures_say_what_failed() {
+    let cases = vec![
+        gpu_case("a.mlir", &gpu_result(0, 0)),
+        gpu_case("a.mlir", &gpu_result(3, 0)),
+        gpu_case("a.mlir", &gpu_result(0, 4)),
+        gpu_case("a.mlir", &gpu_result(u64::MAX, 0)),
+    ];
+    let got = parse_cases(&to_xml("s", &cases));
+    assert_eq!(got[0].0, "f:7 gpu f16 packed");
+    assert!(got[0].1.is_none());
+    let (k, m, _) = got[1].1.clone().unwrap();
+    assert_eq!(k, "mismatch");
+    assert!(
+        m.starts_with(
+            "3 mismatches; first: pass 0: block 0 warp 1 lane 3 register 2: got 0x5, expected 0x7"
+        ),
+        "{m}"
+    );
+    let (k, m, _) = got[2].1.clone().unwrap();
+    assert_eq!(k, "spill");
+    assert!(m.contains("4 LDL, 4 STL"), "{m}");
+    let (k, _, _) = got[3].1.clone().unwrap();
+    assert_eq!(k, "launch");
+}
