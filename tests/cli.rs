@@ -1344,3 +1344,87 @@ fn a_bad_junit_path_errs_as_o_does() {
     let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", "/dev/full"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// Every corpus and stress conversion's scratch, per element width, within
+/// the target's per-block limit (sm_90 227 KB, sm_86 99 KB): rounds are
+/// chosen per width; a width no rounds can fit is not served (null).
+#[test]
+fn scratch_per_width_fits_the_target() {
+    let mut files = vec!["corpus/pairs.mlir".to_string()];
+    for dir in ["corpus/ttgir", "tests/data"] {
+        let mut v: Vec<String> = std::fs::read_dir(root().join(dir))
+            .unwrap()
+            .map(|e| format!("{dir}/{}", e.unwrap().file_name().to_string_lossy()))
+            .filter(|f| f.ends_with(".ttgir"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    assert!(files.iter().any(|f| f.contains("stress_w32")));
+    for (sm, limit) in [("90", 232_448u64), ("86", 101_376)] {
+        for f in &files {
+            let o = run(&["plan", "--json", "--sm", sm, "--ttgir", f]);
+            assert!(o.status.success(), "{f}: {}", stderr(&o));
+            for l in String::from_utf8(o.stdout).unwrap().lines() {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let by = v["smem_bytes_by_width"].as_object().unwrap();
+                let rounds = v["rounds_by_width"].as_object().unwrap();
+                assert_eq!(by.len(), 4, "{l}");
+                let own = v["elem_bits"].to_string();
+                assert!(by[&own].is_u64(), "{f}: own width not served: {l}");
+                for (w, b) in by {
+                    if let Some(b) = b.as_u64() {
+                        assert!(b <= limit, "{f} sm_{sm}: {w}-bit needs {b} bytes > {limit}");
+                        assert_eq!(b == 0, rounds[w] == 0, "{l}");
+                    } else {
+                        assert!(rounds[w].is_null(), "{l}");
+                    }
+                }
+                if sm == "90" {
+                    // on sm_90 every width of every conversion is served
+                    assert!(by.values().all(|b| b.is_u64()), "{f}: {l}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_header_states_each_widths_scratch_and_refuses_what_it_cannot_serve() {
+    let o = run(&[
+        "emit",
+        "--sm",
+        "86",
+        "--ttgir",
+        "tests/data/stress_w32.ttgir",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(h.contains("// scratch by element width: 1-byte 65536 bytes (1 round), 2-byte 65536 bytes (2 rounds), 4-byte 65536 bytes (4 rounds), 8-byte not served (static_assert)"), "{h}");
+    assert!(h.contains("planned for 1/2/4-byte elements only"));
+}
+
+#[test]
+fn a_tile_no_register_file_holds_is_refused_before_planning() {
+    let t0 = std::time::Instant::now();
+    let o = run(&[
+        "plan",
+        "--src",
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>",
+        "--dst",
+        "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [0, 1]}>",
+        "--shape",
+        "64x2048",
+        "--warps",
+        "1",
+    ]);
+    // the refusal comes before any search: seconds, not the minute and
+    // the gigabyte planning such a tile took
+    assert!(t0.elapsed().as_secs() < 10);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("4096 elements per thread in the source layout") && e.contains("255 registers"),
+        "{e}"
+    );
+}

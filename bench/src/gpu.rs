@@ -149,7 +149,11 @@ pub fn time_case(
     }
     let din = stream.clone_htod(&input)?;
     let len = input.len();
-    let smem_bytes = |h: &kernels::EmittedHelper| h.smem_elems * bytes as u64;
+    // the scratch of this element width (rounds are chosen per width)
+    let smem_bytes = |h: &kernels::EmittedHelper| {
+        h.smem_bytes(bytes as u32 * 8)
+            .unwrap_or(h.smem_elems * bytes as u64)
+    };
     let set_smem = |f: &cudarc::driver::CudaFunction, smem: u32| -> Result<()> {
         if smem > 48 * 1024 {
             f.set_attribute(

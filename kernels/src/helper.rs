@@ -15,8 +15,13 @@ pub struct EmittedHelper {
     pub name: String,
     pub src_regs: u32,
     pub dst_regs: u32,
-    /// Shared scratch in elements (0: no `smem` parameter).
+    /// Shared scratch in elements (0: no `smem` parameter): the most any
+    /// element width uses; see [`EmittedHelper::smem_bytes`] for one width.
     pub smem_elems: u64,
+    /// Per element width the helper serves (bits 8, 16, 32, 64): the scratch
+    /// bytes and rounds of that width's plan (0 bytes: no shared memory).
+    /// A width missing here is refused by the helper's `static_assert`.
+    pub widths: Vec<WidthScratch>,
     /// Threads per CTA (32 x warps).
     pub threads: u32,
     /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
@@ -24,6 +29,17 @@ pub struct EmittedHelper {
     pub packed: Vec<PackedForm>,
     /// The helper's source text.
     pub code: String,
+}
+
+/// The scratch one element width of a helper needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WidthScratch {
+    /// Element width in bits: 8, 16, 32 or 64.
+    pub bits: u32,
+    /// Shared-memory bytes (the `<ident>_smem_bytes<T>` of that width).
+    pub bytes: u64,
+    /// Store/barrier/load rounds the scratch is used in (0 without scratch).
+    pub rounds: u32,
 }
 
 /// One packed form of a helper: elements of `bits`, `32 / bits` per word,
@@ -36,6 +52,12 @@ pub struct PackedForm {
 }
 
 impl EmittedHelper {
+    /// Scratch bytes for `bits`-bit elements, `None` for a width the helper
+    /// does not serve.
+    pub fn smem_bytes(&self, bits: u32) -> Option<u64> {
+        self.widths.iter().find(|w| w.bits == bits).map(|w| w.bytes)
+    }
+
     /// The packed form for `bits`, if any.
     pub fn packed_form(&self, bits: u32) -> Option<&PackedForm> {
         self.packed.iter().find(|p| p.bits == bits)
@@ -161,6 +183,19 @@ pub fn emit_helper_widths_as(
         }
         e
     };
+    let widths: Vec<WidthScratch> = variants
+        .iter()
+        .map(|(b, c)| WidthScratch {
+            bits: *b,
+            bytes: c.plan.smem_elems * (*b as u64 / 8),
+            rounds: if c.plan.smem_elems > 0 {
+                c.plan.rounds
+            } else {
+                0
+            },
+        })
+        .collect();
+    let width_line = scratch_line(&widths, smem_elems);
     let others: Vec<String> = variants
         .iter()
         .filter(|(b, c)| *b != own_bits && c.plan.strategy != plan.strategy)
@@ -264,6 +299,7 @@ pub fn emit_helper_widths_as(
         cost => chosen.cost.to_string(),
         smem => smem_elems > 0,
         smem_line => smem_line,
+        width_line => width_line,
         smem_expr => smem_expr,
         src_regs => plan.src_regs,
         dst_regs => plan.dst_regs,
@@ -275,8 +311,33 @@ pub fn emit_helper_widths_as(
         src_regs: plan.src_regs,
         dst_regs: plan.dst_regs,
         smem_elems,
+        widths,
         threads: 32 * conv.num_warps,
         packed: packed_bits,
         code,
     })
+}
+
+/// The header line that states the scratch of every element width (empty
+/// when no width uses shared memory): `scratch by element width: 1-byte
+/// 16384 bytes (1 round), ..., 8-byte not served (static_assert)`.
+fn scratch_line(widths: &[WidthScratch], smem_elems: u64) -> String {
+    if smem_elems == 0 {
+        return String::new();
+    }
+    let parts: Vec<String> = synth::search::WIDTHS
+        .iter()
+        .map(|&b| match widths.iter().find(|w| w.bits == b) {
+            Some(w) if w.bytes == 0 => format!("{}-byte none", b / 8),
+            Some(w) => format!(
+                "{}-byte {} bytes ({} round{})",
+                b / 8,
+                w.bytes,
+                w.rounds,
+                if w.rounds == 1 { "" } else { "s" }
+            ),
+            None => format!("{}-byte not served (static_assert)", b / 8),
+        })
+        .collect();
+    format!("scratch by element width: {}", parts.join(", "))
 }

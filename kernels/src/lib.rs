@@ -37,7 +37,7 @@ pub use error::EmitError;
 pub use expr::linear_expr;
 pub use header::emit_header;
 pub use helper::{
-    emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm,
+    emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm, WidthScratch,
 };
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
 pub use packed::body_packed;

@@ -74,7 +74,9 @@ pub struct Options {
     /// `stmatrix` 90).
     pub sm: u32,
     /// Most shared-memory scratch a helper may use, in bytes; larger plans go
-    /// in rounds. `None`: no limit.
+    /// in rounds. Whatever it says, every element width's scratch stays
+    /// within the target's per-block limit ([`synth::plan::smem_limit`] of
+    /// `sm`). `None`: that limit alone.
     pub max_smem: Option<u64>,
     /// Plan every element width the emitted helper dispatches on (8, 16, 32,
     /// 64 bits), as `emit` and `verify` need; `false`: only the conversion's
@@ -174,7 +176,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<Vec<Planned>> {
     }
     let shared = SharedOptions {
         sm: opts.sm,
-        max_smem: opts.max_smem,
+        max_smem: Some(scratch_cap(opts.sm, opts.max_smem)),
         ..SharedOptions::default()
     };
     let mut out = Vec::new();
@@ -220,6 +222,15 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<Vec<Planned>> {
         bail!("{}", lines.join("\n"));
     }
     Ok(out)
+}
+
+/// The scratch bytes a plan may use on target `sm`: the target's per-block
+/// shared-memory limit ([`synth::plan::smem_limit`]), or `max_smem` when
+/// smaller. Rounds are chosen per element width under it, so every width a
+/// helper serves fits.
+pub fn scratch_cap(sm: u32, max_smem: Option<u64>) -> u64 {
+    let limit = synth::plan::smem_limit(sm);
+    max_smem.map_or(limit, |m| m.min(limit))
 }
 
 /// The conversion (both linear layouts) of every op of `loaded`, with the

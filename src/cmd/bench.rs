@@ -105,7 +105,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         weights,
         shared: SharedOptions {
             sm,
-            max_smem: a.max_smem,
+            max_smem: Some(pipeline::scratch_cap(sm, a.max_smem)),
             ..SharedOptions::default()
         },
         shared_limit: a.shared_candidates,

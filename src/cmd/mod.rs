@@ -162,7 +162,9 @@ pub(crate) struct Input {
     #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(70..=120))]
     pub sm: u32,
     /// Most shared-memory scratch a helper may use, in bytes; larger
-    /// conversions go in rounds (more barriers). Default: no limit (one round).
+    /// conversions go in rounds (more barriers), chosen per element width.
+    /// Default: the --sm target's per-block limit (sm_80 163 KB, sm_86/sm_89
+    /// 99 KB, sm_90 227 KB), which also caps any value given here.
     #[arg(long, value_name = "BYTES")]
     pub max_smem: Option<u64>,
     #[command(flatten)]

@@ -9,7 +9,7 @@ use clap::Args;
 use pipeline::Planned;
 use serde_json::json;
 use std::io::Write;
-use synth::search::{plan_width, Weights};
+use synth::search::{plan_width, Chosen, Weights, WIDTHS};
 
 #[derive(Args)]
 pub(crate) struct PlanArgs {
@@ -22,7 +22,8 @@ pub(crate) struct PlanArgs {
 
 pub(crate) fn run(a: PlanArgs) -> Result<i32> {
     let loaded = a.input.source.load()?;
-    let planned = a.input.plan(&loaded, false)?;
+    // every element width, so that --json can say each width's scratch
+    let planned = a.input.plan(&loaded, true)?;
     let w = a.input.model.weights()?;
     let mut out = Stdout::new();
     for p in &planned {
@@ -52,7 +53,25 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
         "wavefronts": ch.sim.smem_wavefronts, "min_wavefronts": ch.sim.min_wavefronts,
         "bank_conflicts": ch.sim.bank_conflicts,
         "score": ch.score, "lower_bound": lb,
+        "smem_bytes_by_width": by_width(p, |c, b| json!(c.plan.smem_elems * b as u64 / 8)),
+        "rounds_by_width": by_width(p, |c, _| json!(if c.plan.smem_elems > 0 { c.plan.rounds } else { 0 })),
     })
+}
+
+/// `{"8": .., "16": .., "32": .., "64": ..}` of `f(plan, bits)` for every
+/// element width the helper dispatches on; `null` for a width it does not
+/// serve (its `static_assert` refuses it).
+fn by_width(p: &Planned, f: impl Fn(&Chosen, u32) -> serde_json::Value) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for b in WIDTHS {
+        let v = match p.variants.iter().find(|(w, _)| *w == b) {
+            Some((_, c)) => f(c, b),
+            None if p.variants.is_empty() && b == plan_width(&p.conv) => f(&p.chosen, b),
+            None => serde_json::Value::Null,
+        };
+        m.insert(b.to_string(), v);
+    }
+    serde_json::Value::Object(m)
 }
 
 /// The text line of one planned conversion, and with `verbose` its layouts,

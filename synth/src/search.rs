@@ -82,6 +82,38 @@ pub struct Considered {
     pub failures: Vec<String>,
 }
 
+/// Most 32-bit registers one thread can address (PTX ISA, "Register
+/// state": 255 general registers per thread from sm_50 on).
+pub const MAX_THREAD_REGISTERS: u32 = 255;
+
+/// Refuse, before any planning, a conversion whose data alone cannot live
+/// in a thread's registers: either side's elements per thread, packed as
+/// Triton holds them (four 8-bit or two 16-bit elements per 32-bit
+/// register), over [`MAX_THREAD_REGISTERS`]. A 64-bit element counts as one
+/// register here: up to 255 of them still compile (ptxas spills the other
+/// halves, as it does for Triton's own lowering of such tiles), so only data
+/// that no kernel could hold is refused.
+pub fn fits_registers(conv: &Conversion, an: &Analysis) -> Result<(), PlanError> {
+    let bits = plan_width(conv);
+    for (side, elems) in [
+        ("source", an.src_regs() as u64),
+        ("destination", an.dst_regs() as u64),
+    ] {
+        let regs = (elems * bits.min(32) as u64).div_ceil(32);
+        if regs > MAX_THREAD_REGISTERS as u64 {
+            return Err(PlanError::TooManyRegisters {
+                name: conv.name.clone(),
+                side,
+                elems,
+                bits,
+                regs,
+                limit: MAX_THREAD_REGISTERS,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Enumerate, score, prune and prove the candidates of one conversion
 /// (DESIGN.md 4.5). Errors as [`plan_conversion_with`], except that an empty
 /// proven list is not an error here.
@@ -93,6 +125,7 @@ pub fn consider(
     shared_limit: Option<usize>,
 ) -> Result<Considered, PlanError> {
     let an = Analysis::new(conv)?;
+    fits_registers(conv, &an)?;
     let mut cands = candidates(&an, choice, opt);
     if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
         for p in &mut cands {

@@ -421,6 +421,7 @@ pub fn verify_on_gpu(
     let module = ctx
         .load_module(Ptx::from_binary(cubin))
         .map_err(driver_err)?;
+    let max_smem = device_smem_optin(&ctx)?;
     let mut results = Vec::new();
     for c in cases {
         for (d, packed) in dtypes
@@ -428,16 +429,41 @@ pub fn verify_on_gpu(
             .flat_map(|&d| forms(c.helper, d).into_iter().map(move |p| (d, p)))
         {
             let kn = kernel_name(c.helper, d, packed);
-            let f = module.load_function(&kn).map_err(driver_err)?;
-            let smem_bytes = (c.helper.smem_elems * (d.bits() as u64 / 8)) as u32;
-            if smem_bytes > 48 * 1024 {
-                f.set_attribute(
-                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    smem_bytes as i32,
-                )
-                .map_err(driver_err)?;
-            }
-            let r = run_case(&stream, &f, c, d, smem_bytes)?;
+            let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
+            // a case that cannot launch here is a failed case, and the
+            // rest of the file still runs
+            let r = if smem > max_smem {
+                Err(format!(
+                    "cannot launch: needs {smem} bytes of shared memory per block, the device allows {max_smem}"
+                ))
+            } else {
+                module
+                    .load_function(&kn)
+                    .map_err(|e| driver_err(e).to_string())
+                    .and_then(|f| {
+                        if smem > 48 * 1024 {
+                            f.set_attribute(
+                                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                smem as i32,
+                            )
+                            .map_err(|e| driver_err(e).to_string())?;
+                        }
+                        run_case(&stream, &f, c, d, smem as u32)
+                            .map_err(|e| format!("cannot launch: {e}"))
+                    })
+            };
+            let r = r.unwrap_or_else(|e| CaseResult {
+                name: c.helper.name.clone(),
+                ident: c.helper.ident.clone(),
+                dtype: d,
+                form: "elements",
+                ctype: String::new(),
+                passes: 0,
+                slots_checked: 0,
+                mismatches: 0,
+                first_error: Some(e),
+                sass: None,
+            });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             results.push(CaseResult {
                 form: if packed { "packed" } else { "elements" },
@@ -454,6 +480,15 @@ pub fn verify_on_gpu(
         notes,
         source: src,
     })
+}
+
+/// The most dynamic shared memory one block may opt in to on the device of
+/// `ctx`, in bytes (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`).
+fn device_smem_optin(ctx: &Arc<CudaContext>) -> Result<u64, VerifyError> {
+    let n = ctx
+        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        .map_err(driver_err)?;
+    Ok(n.max(0) as u64)
 }
 
 fn ctype(d: DType, half: bool) -> &'static str {

@@ -53,7 +53,7 @@ pub use ir::{
     AddrMap, BarrierScope, Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
     SmemInst, SmemInstr, Stage,
 };
-pub use shared::{shared_plans, SharedOptions};
+pub use shared::{shared_plans, smem_limit, SharedOptions};
 pub use shuffle::shuffle_plans;
 
 /// Lane bits of a 32-lane warp.
@@ -80,6 +80,15 @@ pub enum PlanError {
     },
     #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers allow; --max-smem allows {max}")]
     SmemTooLarge { name: String, need: u64, max: u64 },
+    #[error("{name}: {elems} elements per thread in the {side} layout ({bits}-bit: {regs} 32-bit registers, packed) cannot live in a thread's {limit} registers: split the tile or spread it over more warps")]
+    TooManyRegisters {
+        name: String,
+        side: &'static str,
+        elems: u64,
+        bits: u32,
+        regs: u64,
+        limit: u32,
+    },
     #[error("{name}: no candidate plan passed the simulator ({detail}); this is a warpforge bug, please report it")]
     NoVerifiedPlan { name: String, detail: String },
 }

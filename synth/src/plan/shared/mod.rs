@@ -49,6 +49,27 @@ impl Default for SharedOptions {
     }
 }
 
+/// Most shared memory one block may use on compute capability `sm`
+/// (`10 * major + minor`), in bytes, once the kernel opts in with
+/// `cudaFuncAttributeMaxDynamicSharedMemorySize` (CUDA C++ Programming
+/// Guide, "Technical Specifications per Compute Capability"): 96 KB on
+/// sm_70/sm_72, 64 KB on sm_75, 163 KB on sm_80/sm_87, 99 KB on sm_86/sm_89
+/// and sm_12x, 227 KB on sm_90 and sm_10x. Unknown targets get the smallest
+/// of their generation's neighbours (99 KB from sm_80 on, 64 KB before).
+pub fn smem_limit(sm: u32) -> u64 {
+    const KB: u64 = 1024;
+    match sm {
+        70 | 72 => 96 * KB,
+        75 => 64 * KB,
+        80 | 87 => 163 * KB,
+        86 | 89 => 99 * KB,
+        90 | 100 | 101 | 103 | 110 => 227 * KB,
+        120 | 121 => 99 * KB,
+        s if s >= 80 => 99 * KB,
+        _ => 64 * KB,
+    }
+}
+
 fn dedup(v: &mut Vec<Vec<u64>>) {
     let mut seen = std::collections::HashSet::new();
     v.retain(|x| seen.insert(x.clone()));
