@@ -1,4 +1,4 @@
-//! Timing on the GPU (DESIGN.md section 7): every candidate's kernel of a
+//! Timing on the GPU (docs/ARCHITECTURE.md section 7): every candidate's kernel of a
 //! conversion in one NVRTC module (modules compile in parallel), launched
 //! over `ctas_per_sm` CTAs per SM, with Triton's loop kernel of the same
 //! conversion in the same rounds (see [`time_case`]); the median of `runs`

@@ -1,4 +1,4 @@
-//! CUDA C++ emission of warpforge plans (DESIGN.md section 5).
+//! CUDA C++ emission of warpforge plans (docs/ARCHITECTURE.md section 5).
 //!
 //! One `__device__ __forceinline__` helper per conversion, header-only C++17,
 //! usable from nvcc and NVRTC: element type as a template parameter,
@@ -42,5 +42,6 @@ pub use helper::{
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
 pub use packed::body_packed;
 pub use render::{
-    emit_bench_kernel, emit_bench_kernel_packed, emit_test_kernel, emit_test_kernel_packed,
+    emit_bench_kernel, emit_bench_kernel_packed, emit_loop_kernel, emit_test_kernel,
+    emit_test_kernel_packed,
 };

@@ -1,4 +1,4 @@
-//! The packed form of a helper for 8- and 16-bit elements (DESIGN.md 4.3):
+//! The packed form of a helper for 8- and 16-bit elements (docs/ARCHITECTURE.md 4.3):
 //! `{ident}_packed16(const unsigned (&src)[S/2], unsigned (&dst)[D/2], ...)`
 //! and `{ident}_packed8` (four per word). Which register bits pack is the
 //! plan's `synth::plan::pack::PackMap` of each side (register vectors

@@ -7,6 +7,7 @@ const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
 const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
 const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
 const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
+const LOOP_KERNEL: &str = include_str!("../templates/loop_kernel.cu.j2");
 
 /// `(word, [register of slot 0, slot 1, ...])` for every word of a packed
 /// array of `regs` elements.
@@ -31,6 +32,8 @@ pub(crate) fn env() -> Environment<'static> {
         .expect("packed test kernel template parses");
     e.add_template("bench_kernel_packed", BENCH_KERNEL_PACKED)
         .expect("packed bench kernel template parses");
+    e.add_template("loop_kernel", LOOP_KERNEL)
+        .expect("loop kernel template parses");
     e
 }
 
@@ -46,6 +49,49 @@ pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<
         dst_regs => h.dst_regs,
         smem => h.smem_elems > 0,
     })?)
+}
+
+/// The register-budget kernel of `h` (element form with `ctype`, or with
+/// `packed = Some(bits)` its packed form on 32-bit words): the helper inside
+/// a loop whose destination becomes the next iteration's source, so that
+/// its values stay live across iterations as in a real kernel, under
+/// `__launch_bounds__(threads)`. Compiled for its registers and its
+/// `LDL`/`STL`, never launched (arguments `(in, out, iters)`). `None` when
+/// `h` has no packed form for `bits`.
+pub fn emit_loop_kernel(
+    h: &EmittedHelper,
+    ctype: &str,
+    packed: Option<u32>,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    let (vt, call, per) = match packed {
+        None => (
+            ctype.to_string(),
+            format!("warpforge::{}<{ctype}>", h.ident),
+            1,
+        ),
+        Some(bits) => {
+            if h.packed_form(bits).is_none() {
+                return Ok(None);
+            }
+            (
+                "unsigned".to_string(),
+                format!("warpforge::{}_packed{bits}", h.ident),
+                32 / bits,
+            )
+        }
+    };
+    Ok(Some(env().get_template("loop_kernel")?.render(
+        context! {
+            vt => vt,
+            call => call,
+            kernel => kernel,
+            threads => h.threads,
+            src_n => h.src_regs / per,
+            dst_n => h.dst_regs / per,
+            smem => h.smem_elems > 0,
+        },
+    )?))
 }
 
 /// The verification kernel of `h`'s packed form for `bits` (8 or 16; see
@@ -125,7 +171,7 @@ pub fn emit_bench_kernel_packed(
     )?))
 }
 
-/// The timing kernel of DESIGN.md section 7, shaped like Triton's own loop
+/// The timing kernel of docs/ARCHITECTURE.md section 7, shaped like Triton's own loop
 /// (`warpforge bench` times Triton's lowering in the same loop): load a tile
 /// in the source layout (register `i` of global thread `t` at `in[i * nt +
 /// t]`), then `iters` times convert it with `fwd`, xor every element with 1

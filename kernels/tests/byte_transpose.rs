@@ -1,5 +1,5 @@
 //! Register-only conversions of packed 8-bit data that are byte transposes
-//! inside a thread (tests/data/byte_transpose.mlir, DESIGN.md 4.3): the
+//! inside a thread (tests/data/byte_transpose.mlir, docs/ARCHITECTURE.md 4.3): the
 //! plan is a rename, its packed form a `prmt` network. The cost
 //! (`packed_cost`), the simulator (`simulate_packed_form`, which the search
 //! runs on every 8/16-bit candidate) and the emitted `_packed8` body agree on

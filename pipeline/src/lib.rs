@@ -7,7 +7,7 @@
 //! into a [`synth::plan::Conversion`] (two linear layouts) and searches,
 //! proves on the CPU simulator and chooses a plan for it
 //! ([`synth::search`]), for every element width a helper dispatches on;
-//! [`Planned::emit`] prints the helpers as one CUDA header ([`kernels`]).
+//! [`PlannedInput::emit`] prints the helpers as one CUDA header ([`kernels`]).
 //!
 //! ```
 //! use pipeline::{plan_file, plan_pair, Options, Pair};
@@ -79,8 +79,8 @@ pub struct Options {
     /// `sm`). `None`: that limit alone.
     pub max_smem: Option<u64>,
     /// Plan every element width the emitted helper dispatches on (8, 16, 32,
-    /// 64 bits), as `emit` and `verify` need; `false`: only the conversion's
-    /// own width, as `plan` and `draw` show.
+    /// 64 bits), as `plan`, `emit` and `verify` need; `false`: only the
+    /// conversion's own width, as `draw` shows.
     pub all_widths: bool,
 }
 

@@ -195,9 +195,9 @@ fn print_results(
     let mut out = Stdout::new();
     for (p, proof) in planned.iter().zip(cpu) {
         let gpu_cases = cases_of(gpu, p);
-        let spills = gpu_cases
-            .iter()
-            .any(|c| c.sass.as_ref().is_some_and(|s| s.ldl + s.stl > 0));
+        // spills fail a case unless the data alone leaves under 16
+        // registers of the launch bounds' limit (then they are the tile's)
+        let spills = gpu_cases.iter().any(|c| c.spill_problem().is_some());
         let gpu_ok = gpu_cases.iter().all(|c| c.ok());
         let verified = proof.ok() && gpu_ok && !spills;
         if !verified {
@@ -268,6 +268,20 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
                 k.shfl, k.sel, k.prmt, k.sts, k.lds, k.bar, s.ldl, s.stl
             );
         }
+        if let Some(l) = &c.loop_kernel {
+            line += &format!(
+                " [loop {} regs of {}, LDL {} STL {}{}]",
+                l.registers,
+                c.reg_limit,
+                l.ldl,
+                l.stl,
+                match (l.ldl + l.stl > 0, c.spills_excused()) {
+                    (true, true) => format!("; data alone {} registers", c.data_regs),
+                    (true, false) => " SPILLS".to_string(),
+                    _ => String::new(),
+                }
+            );
+        }
     }
     line
 }
@@ -306,8 +320,8 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
             s += &format!("Note: {n}\n\n");
         }
     }
-    s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | Triton 3.6 (corpus note) |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | loop regs (limit) | loop LDL/STL | Triton 3.6 (corpus note) |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for p in planned {
         let cases = cases_of(gpu, p);
         let doc = p.op.doc.replace('|', "/");
@@ -319,14 +333,21 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
             p.chosen.cost
         );
         if cases.is_empty() {
-            s += &format!("{head} - | not run | | | | | | | | {doc} |\n");
+            s += &format!("{head} - | not run | | | | | | | | | | {doc} |\n");
         }
         for c in cases {
             let sc = c.sass.clone().unwrap_or_default();
             let k = &sc.classes;
+            let lp = c.loop_kernel.clone().unwrap_or_default();
+            let budget = match (c.spill_problem(), lp.ldl + lp.stl > 0) {
+                (Some(_), _) => " SPILLS",
+                (None, true) => " (data alone over limit - 16)",
+                _ => "",
+            };
             s += &format!(
-                "{head} {} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {doc} |\n",
+                "{head} {}{} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {} ({}) | {}/{}{budget} | {doc} |\n",
                 c.dtype.name(),
+                if c.form == "packed" { " packed" } else { "" },
                 c.ctype,
                 if c.ok() { "pass" } else { "FAIL" },
                 c.slots_checked,
@@ -338,6 +359,10 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
                 k.bar,
                 sc.ldl,
                 sc.stl,
+                lp.registers,
+                c.reg_limit,
+                lp.ldl,
+                lp.stl,
             );
         }
     }

@@ -1,4 +1,4 @@
-//! Whole families of conversions, for exhaustive proofs (DESIGN.md section 6):
+//! Whole families of conversions, for exhaustive proofs (docs/ARCHITECTURE.md section 6):
 //! every bit permutation of `r` register + 5 lane bits, layouts with
 //! broadcast bases, and every pair of a set of blocked layouts.
 

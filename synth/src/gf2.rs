@@ -276,7 +276,7 @@ impl BitMatrix {
     }
 
     /// Is every column a distinct unit vector or zero? (A "permutation-like"
-    /// matrix: what the shuffle decomposition of DESIGN.md 4.2 needs.)
+    /// matrix: what the shuffle decomposition of docs/ARCHITECTURE.md 4.2 needs.)
     pub fn is_unit_or_zero_distinct(&self) -> bool {
         let mut seen = 0u64;
         for &c in &self.cols {

@@ -1,5 +1,5 @@
 //! Plan search: enumerate the candidate plans of every applicable strategy
-//! (DESIGN.md 4.5: transposition pairings, in-place vs out-of-place, shuffle vs
+//! (docs/ARCHITECTURE.md 4.5: transposition pairings, in-place vs out-of-place, shuffle vs
 //! shared memory, shared layouts and instruction forms), score them with a
 //! weighted cost model, prove the best ones on the simulator in parallel
 //! (rayon), and keep the cheapest verified one.
@@ -115,7 +115,7 @@ pub fn fits_registers(conv: &Conversion, an: &Analysis) -> Result<(), PlanError>
 }
 
 /// Enumerate, score, prune and prove the candidates of one conversion
-/// (DESIGN.md 4.5). Errors as [`plan_conversion_with`], except that an empty
+/// (docs/ARCHITECTURE.md 4.5). Errors as [`plan_conversion_with`], except that an empty
 /// proven list is not an error here.
 pub fn consider(
     conv: &Conversion,

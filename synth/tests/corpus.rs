@@ -1,4 +1,4 @@
-//! Every conversion of the bundled corpus (copies of `shared/corpus`) is
+//! Every conversion of the bundled corpus (`corpus/`) is
 //! parsed, planned and proven on the CPU simulator.
 
 use std::collections::HashMap;

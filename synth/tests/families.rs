@@ -1,6 +1,6 @@
 //! Exhaustive and randomized families of conversions, each planned by the
 //! search (which proves every candidate on the simulator) and checked for the
-//! properties DESIGN.md promises.
+//! properties docs/ARCHITECTURE.md promises.
 
 use proptest::prelude::*;
 use synth::family::{blocked_layouts, blocked_pair, permutation_family, unit_layout};
@@ -13,7 +13,7 @@ fn plan(c: &Conversion, s: StrategyChoice) -> synth::search::Chosen {
 }
 
 /// Every one of the 7! = 5040 bit permutations of 2 register + 5 lane bits
-/// gets a verified shuffle (or rename) plan whose cost obeys DESIGN.md 4.2:
+/// gets a verified shuffle (or rename) plan whose cost obeys docs/ARCHITECTURE.md 4.2:
 /// in place `2mR` selects and at most `R` shuffles; out of place for m = 1.
 #[test]
 fn every_permutation_of_2_register_and_5_lane_bits() {
@@ -162,8 +162,16 @@ fn cta_shared_families_prove_without_conflicts() {
                             elem_bits: bits,
                             ..SharedOptions::default()
                         };
-                        let ch = plan_conversion_with(&c, StrategyChoice::Shared, &w, &opt)
-                            .unwrap_or_else(|e| panic!("{s} -> {d} ({bits}-bit): {e}"));
+                        let ch = match plan_conversion_with(&c, StrategyChoice::Shared, &w, &opt) {
+                            Ok(ch) => ch,
+                            // data no register file holds is refused before
+                            // planning (more than 255 registers per thread)
+                            Err(synth::plan::PlanError::TooManyRegisters { regs, .. }) => {
+                                assert!(regs > 255, "{s} -> {d}");
+                                continue;
+                            }
+                            Err(e) => panic!("{s} -> {d} ({bits}-bit): {e}"),
+                        };
                         n += 1;
                         if ch.plan.kind != Kind::Shared {
                             continue;
@@ -211,7 +219,7 @@ fn cta_shared_families_prove_without_conflicts() {
 /// elements the 4 registers are one word, so a packed plan always exists.
 /// A packed plan fetches at most 4 words for each destination word (one per
 /// slot, or two variants of two) and combines them with at most 3 `prmt`
-/// (DESIGN.md 4.3).
+/// (docs/ARCHITECTURE.md 4.3).
 #[test]
 fn every_permutation_of_2_register_and_5_lane_bits_at_8_and_16_bits() {
     use synth::search::consider;

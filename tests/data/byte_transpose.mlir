@@ -1,5 +1,5 @@
 // Register-only conversions of packed 8-bit data that are byte transposes
-// inside a thread (DESIGN.md 4.3): both layouts have the same lanes; the
+// inside a thread (docs/ARCHITECTURE.md 4.3): both layouts have the same lanes; the
 // register bases span the same rows, but no register vector is common to
 // both, so the packed words (4 elements of the lowest two register bits)
 // mix: every destination word takes one byte from each of 4 source words.

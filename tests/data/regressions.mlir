@@ -1,5 +1,5 @@
 // Regression cases from Triton's bug record for packed (8/16-bit) warp-local
-// conversions (DESIGN.md 4.3). warpforge proves each on the CPU simulator
+// conversions (docs/ARCHITECTURE.md 4.3). warpforge proves each on the CPU simulator
 // (tests/cli.rs) and on the GPU (verify --gpu, in the GPU run).
 //
 // #7899: the 16x8 fp8 mma -> blocked conversion that Triton PR 7809's byte

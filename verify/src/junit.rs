@@ -61,8 +61,9 @@ pub fn cpu_case(file: &str, name: &str, bits: u32, result: &Result<u64, String>)
 }
 
 /// The test case of one GPU check ([`CaseResult`]): a mismatch names the
-/// first wrong slot; a helper that compiled to local-memory traffic fails
-/// with its `LDL`/`STL` counts.
+/// first wrong slot; a helper whose one-shot or loop kernel spills to local
+/// memory where its data fits the register budget
+/// ([`CaseResult::spill_problem`]) fails with the counts, registers and limit.
 pub fn gpu_case(file: &str, c: &CaseResult) -> TestCase {
     let what = format!(
         "{} gpu {}{}",
@@ -90,12 +91,13 @@ pub fn gpu_case(file: &str, c: &CaseResult) -> TestCase {
             ),
             message,
         }
-    } else if let Some((ldl, stl)) = spills.filter(|(l, s)| l + s > 0) {
+    } else if let Some(why) = c.spill_problem() {
+        let (ldl, stl) = spills.unwrap_or_default();
         Outcome::Failed {
             kind: "spill",
-            message: format!("SASS spills to local memory: {ldl} LDL, {stl} STL"),
+            message: format!("SASS spills to local memory: {why}"),
             detail: format!(
-                "{} ({}, `{}`) is correct but its kernel's SASS has {ldl} LDL and {stl} STL (local-memory spills)",
+                "{} ({}, `{}`) is correct but does not fit the kernel's register budget: {why} (one-shot kernel: {ldl} LDL, {stl} STL)",
                 c.ident, c.form, c.ctype
             ),
         }

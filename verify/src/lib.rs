@@ -1,4 +1,4 @@
-//! GPU proof of emitted helpers (DESIGN.md section 6) and SASS counts.
+//! GPU proof of emitted helpers (docs/ARCHITECTURE.md section 6) and SASS counts.
 //!
 //! Every helper is wrapped in a test kernel per element type; all of them go
 //! into one NVRTC module (one compile, CUBIN for the device's own `sm_XY`),
@@ -16,7 +16,7 @@ pub mod junit;
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use kernels::{emit_test_kernel, emit_test_kernel_packed, EmittedHelper};
+use kernels::{emit_loop_kernel, emit_test_kernel, emit_test_kernel_packed, EmittedHelper};
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
@@ -139,12 +139,89 @@ pub struct CaseResult {
     /// First mismatch, described.
     pub first_error: Option<String>,
     pub sass: Option<SassCounts>,
+    /// Registers per thread of the one-shot check kernel.
+    pub registers: Option<i32>,
+    /// What a kernel that holds the tile pays: the register-budget loop
+    /// kernel (values live across iterations), compiled under the same
+    /// launch bounds.
+    pub loop_kernel: Option<LoopCost>,
+    /// 32-bit registers the form's data alone needs: the larger side, one
+    /// register per element (two per 64-bit element), or one per word in
+    /// the packed form.
+    pub data_regs: u32,
+    /// Registers per thread the launch bounds allow (`min(255, 65536 /
+    /// threads)` rounded down to a multiple of 8; PTX ISA / CUDA occupancy:
+    /// 64K registers per SM).
+    pub reg_limit: u32,
+}
+
+/// Registers and local-memory traffic of a register-budget loop kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoopCost {
+    pub registers: i32,
+    pub ldl: u32,
+    pub stl: u32,
+}
+
+/// Registers per thread `threads` threads per block may use: 65,536 per SM
+/// shared by the block, at most 255, allocated in units of 8.
+pub fn register_limit(threads: u32) -> u32 {
+    let per = 65_536 / threads.max(1);
+    if per >= 256 {
+        255
+    } else {
+        per / 8 * 8
+    }
 }
 
 impl CaseResult {
     /// Every slot matched.
     pub fn ok(&self) -> bool {
         self.mismatches == 0 && self.slots_checked > 0
+    }
+
+    /// The data alone leaves less than 16 registers of the limit: spills are
+    /// the tile's, not the helper's (the caller should split the tile or use
+    /// the packed form).
+    pub fn spills_excused(&self) -> bool {
+        self.data_regs + 16 > self.reg_limit
+    }
+
+    /// Why this case's kernels fail their register budget, if they do: the
+    /// one-shot or the loop kernel spills to local memory although the
+    /// data alone fits with 16 registers to spare.
+    pub fn spill_problem(&self) -> Option<String> {
+        if self.spills_excused() {
+            return None;
+        }
+        let one = self.sass.as_ref().map_or(0, |s| s.ldl + s.stl);
+        let lp = self.loop_kernel.as_ref();
+        let what = match (one > 0, lp.is_some_and(|l| l.ldl + l.stl > 0)) {
+            (_, true) => {
+                let l = lp.expect("loop kernel");
+                format!(
+                    "the loop kernel spills ({} LDL, {} STL) at {} registers",
+                    l.ldl, l.stl, l.registers
+                )
+            }
+            (true, false) => {
+                let s = self.sass.as_ref().expect("one-shot SASS");
+                format!(
+                    "the one-shot kernel spills ({} LDL, {} STL) at {} registers",
+                    s.ldl,
+                    s.stl,
+                    self.registers.unwrap_or(0)
+                )
+            }
+            (false, false) => return None,
+        };
+        Some(format!(
+            "{what}; limit {} per thread at {} threads would leave {} for the helper beyond its {} data registers",
+            self.reg_limit,
+            65_536 / self.reg_limit.max(1),
+            self.reg_limit - self.data_regs,
+            self.data_regs
+        ))
     }
 }
 
@@ -349,6 +426,10 @@ fn kernel_name(h: &EmittedHelper, d: DType, packed: bool) -> String {
     )
 }
 
+fn loop_kernel_name(h: &EmittedHelper, d: DType, packed: bool) -> String {
+    format!("{}_loop", kernel_name(h, d, packed))
+}
+
 /// The forms of `h` checked with `d`: the templated helper, and its packed
 /// form where it has one for `d`'s width.
 fn forms(h: &EmittedHelper, d: DType) -> Vec<bool> {
@@ -389,6 +470,13 @@ pub fn verify_on_gpu(
                     &kernel_name(c.helper, d, true),
                 )? {
                     src.push_str(&k);
+                }
+                for packed in forms(c.helper, d) {
+                    let bits = packed.then_some(d.bits());
+                    let name = loop_kernel_name(c.helper, d, packed);
+                    if let Some(k) = emit_loop_kernel(c.helper, ct, bits, &name)? {
+                        src.push_str(&k);
+                    }
                 }
             }
         }
@@ -463,12 +551,44 @@ pub fn verify_on_gpu(
                 mismatches: 0,
                 first_error: Some(e),
                 sass: None,
+                registers: None,
+                loop_kernel: None,
+                data_regs: 0,
+                reg_limit: 0,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
+            let regs_of = |name: &str| {
+                module.load_function(name).ok().and_then(|f| {
+                    f.get_attribute(
+                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+                    )
+                    .ok()
+                })
+            };
+            let ln = loop_kernel_name(c.helper, d, packed);
+            let loop_kernel = regs_of(&ln).map(|registers| {
+                let s = sass.as_ref().and_then(|(_, m)| m.get(&ln));
+                LoopCost {
+                    registers,
+                    ldl: s.map_or(0, |s| s.ldl),
+                    stl: s.map_or(0, |s| s.stl),
+                }
+            });
+            let per_elem = d.bits().div_ceil(32);
+            let n = c.helper.src_regs.max(c.helper.dst_regs);
+            let data_regs = if packed {
+                n * d.bits() / 32
+            } else {
+                n * per_elem
+            };
             results.push(CaseResult {
                 form: if packed { "packed" } else { "elements" },
                 ctype: ctype(d, half).to_string(),
                 sass: sass_counts,
+                registers: regs_of(&kn),
+                loop_kernel,
+                data_regs,
+                reg_limit: register_limit(c.helper.threads),
                 ..r
             });
         }
@@ -593,6 +713,10 @@ fn run_case(
         mismatches,
         first_error,
         sass: None,
+        registers: None,
+        loop_kernel: None,
+        data_regs: 0,
+        reg_limit: 0,
     })
 }
 

@@ -93,6 +93,10 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
             stl: ldl,
             ..SassCounts::default()
         }),
+        registers: Some(40),
+        loop_kernel: None,
+        data_regs: 32,
+        reg_limit: 255,
     }
 }
 
@@ -117,7 +121,10 @@ fn gpu_failures_say_what_failed() {
     );
     let (k, m, _) = got[2].1.clone().unwrap();
     assert_eq!(k, "spill");
-    assert!(m.contains("4 LDL, 4 STL"), "{m}");
+    assert!(
+        m.contains("4 LDL, 4 STL") && m.contains("at 40 registers"),
+        "{m}"
+    );
     let (k, _, _) = got[3].1.clone().unwrap();
     assert_eq!(k, "launch");
 }

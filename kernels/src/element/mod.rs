@@ -56,7 +56,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     // caller's arrays as natural 32-bit words (`memcpy`, four elements per
     // word, lowest index in the lowest byte). NVVM then keeps the caller's
     // arrays in 32-bit registers too, loop-carried ones included, instead of
-    // one register per byte (measured in `../shared/tools/h2h` on an H100,
+    // one register per byte (measured in the reference head-to-head harness h2h on an H100,
     // `results/h2h_registers.md`: `mma3_to_dot_fp8`, 64 bytes per thread,
     // 208 -> 168 registers, 1.14x -> 1.00x Triton's time; with the words
     // built by `prmt` below, 0.65x). Only from [`PUN_MIN_ELEMS`] elements.
@@ -349,7 +349,7 @@ pub(crate) fn word_pun(plan: &Plan) -> bool {
 }
 
 /// Elements per thread from which [`body`] reads and writes 8-bit arrays as
-/// words. Measured in `../shared/tools/h2h` on an H100
+/// words. Measured in the reference head-to-head harness h2h on an H100
 /// (`results/h2h_registers.md`), with the words built by `prmt` programs
 /// straight from the natural words: 64 bytes per thread (`mma3_to_dot_fp8`)
 /// 1.003x -> 0.651x Triton's time, 16 bytes (`mma2_acc_to_dot_a_i8`)

@@ -1,4 +1,4 @@
-//! Conversion analysis (DESIGN.md 4.1): both layouts as columns over tag bits,
+//! Conversion analysis (docs/ARCHITECTURE.md 4.1): both layouts as columns over tag bits,
 //! split by hardware dim, and the cheapest family the conversion belongs to.
 
 use super::{Kind, PlanError, LANE_BITS};
@@ -209,7 +209,7 @@ impl Side {
     }
 }
 
-/// What the analysis of a conversion found (DESIGN.md 4.1).
+/// What the analysis of a conversion found (docs/ARCHITECTURE.md 4.1).
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
     pub name: String,

@@ -1,11 +1,11 @@
-//! Packed shuffles for 8- and 16-bit elements (DESIGN.md 4.3): the
+//! Packed shuffles for 8- and 16-bit elements (docs/ARCHITECTURE.md 4.3): the
 //! registers hold 32-bit words of `32 / width` elements (packed as
 //! [`super::pack::pack_maps`] says), shuffles move whole words, and one
 //! `prmt` with a lane-dependent selector both picks between the shuffled
 //! words and puts their bytes in place. This is the packed lowering of Triton
 //! PRs 7809/7933/9713 (`getTranspositionSelectors`): where a register<->lane
 //! transposition involves a packed register bit, the select-shuffle-select
-//! of DESIGN.md 4.2 on elements becomes shuffle(s) of words and one `prmt`
+//! of docs/ARCHITECTURE.md 4.2 on elements becomes shuffle(s) of words and one `prmt`
 //! per destination word.
 //!
 //! The method, for a warp-local conversion whose warp and block bases agree

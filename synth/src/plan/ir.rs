@@ -1,4 +1,4 @@
-//! The plan IR (DESIGN.md 4.5): stages over per-thread register arrays, and
+//! The plan IR (docs/ARCHITECTURE.md 4.5): stages over per-thread register arrays, and
 //! their predicted cost per SASS instruction class.
 
 use super::Kind;
@@ -418,10 +418,10 @@ pub enum BarrierScope {
 }
 
 /// A stage of a plan: maps each thread's register array to a new one.
-/// The kinds are those of DESIGN.md 4.5; shared-memory stores and loads carry
+/// The kinds are those of docs/ARCHITECTURE.md 4.5; shared-memory stores and loads carry
 /// their instruction family (vector `st/ld.shared`, `stmatrix`/`ldmatrix`).
 /// `Pack`, `BytePerm` and `Unpack` carry 8- and 16-bit elements as 32-bit
-/// words (DESIGN.md 4.3): between a `Pack` and an `Unpack` the registers are
+/// words (docs/ARCHITECTURE.md 4.3): between a `Pack` and an `Unpack` the registers are
 /// words of `32 / width` elements, and `Shuffle`/`Select` move whole words.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]

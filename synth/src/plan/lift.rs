@@ -1,5 +1,5 @@
 //! Element shuffle plans lifted to 32-bit words for 8- and 16-bit elements
-//! (DESIGN.md 4.3, Triton's `nPack` packing of `cvtNeedsWarpShuffle`
+//! (docs/ARCHITECTURE.md 4.3, Triton's `nPack` packing of `cvtNeedsWarpShuffle`
 //! conversions): when the packed register bits ([`super::pack::pack_maps`])
 //! take no part in the register<->lane transpositions, every select of the
 //! element plan picks between two words with the same slots and every

@@ -6,9 +6,9 @@
 //! list of [`Stage`]s, each mapping the register array of every thread to a
 //! new one (renames, lane-dependent selects, warp shuffles, shared-memory
 //! stores/loads around a barrier). The gather map `G = A^+ o B` says, for
-//! every destination slot, which source slot it reads (DESIGN.md section 3).
+//! every destination slot, which source slot it reads (docs/ARCHITECTURE.md section 3).
 //!
-//! Strategies (DESIGN.md section 4):
+//! Strategies (docs/ARCHITECTURE.md section 4):
 //! - identity / register-only: pure renaming, zero instructions;
 //! - shuffle (warp-local conversions whose bases are unit vectors or zero):
 //!   the decomposition of Triton PR 7558 generalised to any number `m` of
@@ -19,7 +19,7 @@
 //!   folded into the shuffle's source lane (`shfl.bfly` when it is trivial,
 //!   `shfl.idx` otherwise); for `m = 1` with a trivial lane permutation the
 //!   out-of-place variant (1.5 R selects, 0.5 R shuffles) is also offered;
-//! - packed shuffles for 8- and 16-bit elements (DESIGN.md 4.3): [`lift`]
+//! - packed shuffles for 8- and 16-bit elements (docs/ARCHITECTURE.md 4.3): [`lift`]
 //!   runs a shuffle plan on 32-bit words when the packed register bits take
 //!   no part in its transpositions (Triton's `nPack`), and [`gather`] builds
 //!   each destination word from at most four shuffled source words with
@@ -93,7 +93,7 @@ pub enum PlanError {
     NoVerifiedPlan { name: String, detail: String },
 }
 
-/// The hardware families of DESIGN.md 4.1, and the kind of a plan.
+/// The hardware families of docs/ARCHITECTURE.md 4.1, and the kind of a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {

@@ -1,4 +1,4 @@
-//! Packed 8- and 16-bit elements (DESIGN.md 4.3): registers are 32 bits, so
+//! Packed 8- and 16-bit elements (docs/ARCHITECTURE.md 4.3): registers are 32 bits, so
 //! a helper's packed form holds `32 / bits` elements per word (element `r` of
 //! the register array is slot `r % p` of word `r / p`, lowest slot in the
 //! lowest bits: the order of CUDA's `half2`, of MMA fragments and of
@@ -249,7 +249,7 @@ impl PackMap {
 /// Tensor vectors that are register bases on both sides pack first, in
 /// ascending order of the vector (so `A -> B` and `B -> A` pack `B` alike,
 /// and a shared-memory vector made of them moves whole words with no
-/// `prmt`); then each side's lowest other register bits. DESIGN.md 4.3
+/// `prmt`); then each side's lowest other register bits. docs/ARCHITECTURE.md 4.3
 /// (Triton packs the lowest register bits only).
 pub fn pack_maps(an: &super::Analysis, bits: u32) -> Option<(PackMap, PackMap)> {
     let n = per_word(bits)?.trailing_zeros() as usize;

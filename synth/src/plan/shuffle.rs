@@ -1,6 +1,6 @@
 //! Warp-local conversions by selects and shuffles: the decomposition of
 //! Triton PR 7558 generalised to any number `m` of register<->lane
-//! transpositions (DESIGN.md 4.2). `G = T o K` with `T` the transpositions
+//! transpositions (docs/ARCHITECTURE.md 4.2). `G = T o K` with `T` the transpositions
 //! `(r_i l_i)` and `K` block-diagonal (a register renaming and a lane
 //! permutation). Each transposition is select `r ^= l`, shuffle `l ^= r`,
 //! select `r ^= l`; all `m` share one shuffle round, the lane permutation is

@@ -2,7 +2,7 @@
 //! semantics (`__shfl_sync` width 32 with a full mask, `__shfl_up/down_sync`
 //! keeping the own value out of range, shared memory visible to other warps
 //! only after `__syncthreads()`, to the own warp after `__syncwarp()`), and the
-//! tag proof of DESIGN.md section 6: every source slot starts with the tag
+//! tag proof of docs/ARCHITECTURE.md section 6: every source slot starts with the tag
 //! (row-major linear index) of the element it holds; afterwards every
 //! destination slot, replicas included, must hold the tag of its own element.
 //! Shared-memory accesses are also counted in wavefronts (4-byte banks, 32

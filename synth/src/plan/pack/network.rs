@@ -1,5 +1,5 @@
 //! `prmt` networks that build several 32-bit words at once, sharing
-//! intermediates (DESIGN.md 4.3: register-only conversions of packed data
+//! intermediates (docs/ARCHITECTURE.md 4.3: register-only conversions of packed data
 //! are byte permutations; plan them as a minimal `prmt` network).
 //!
 //! [`super::assemble`] builds one word alone: one `prmt` for bytes of up to

@@ -1,6 +1,6 @@
 //! The shared-memory layout of a round trip as a linear map: offset bit `i`
 //! (in elements) holds tensor vector `bases[i]`, and the address of a tensor
-//! element is its coordinate vector in that basis (DESIGN.md 4.4; Triton
+//! element is its coordinate vector in that basis (docs/ARCHITECTURE.md 4.4; Triton
 //! `lib/Tools/GenericSwizzling.cpp`, PRs 6982, 7565, 8655).
 //!
 //! The lowest bits are the *chunk* the two sides' instruction forms need

@@ -1,4 +1,4 @@
-//! Shared-memory round trips (DESIGN.md 4.4): store in the source layout, a
+//! Shared-memory round trips (docs/ARCHITECTURE.md 4.4): store in the source layout, a
 //! barrier, load in the destination layout. Converts anything within a CTA.
 //!
 //! The shared layout is a linear map chosen per conversion
