@@ -122,6 +122,8 @@ pub fn emit_test_kernel_packed(
             mask => format!("{:#x}", (1u64 << bits) - 1),
             src_words => h.src_regs / per,
             dst_words => h.dst_regs / per,
+            src_regs => h.src_regs,
+            dst_regs => h.dst_regs,
             smem => h.smem_elems > 0,
         },
     )?))

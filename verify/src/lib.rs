@@ -654,7 +654,7 @@ fn run_case(
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for i in 0..ra {
-                input[i * nt + t] =
+                input[t * ra + i] =
                     (an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask;
             }
         }
@@ -689,7 +689,7 @@ fn run_case(
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for j in 0..rb {
                 let want = (an.dst.tag(j as u64, l as u64, w as u64, b as u64) >> shift) & mask;
-                let g = got[j * nt + t];
+                let g = got[t * rb + j];
                 slots += 1;
                 if g != want {
                     mismatches += 1;
