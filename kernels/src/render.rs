@@ -96,7 +96,7 @@ pub fn emit_loop_kernel(
 
 /// The verification kernel of `h`'s packed form for `bits` (8 or 16; see
 /// [`body_packed`](crate::body_packed)): same arguments and memory layout as
-/// [`emit_test_kernel`] (element `i` of thread `t` at `in[i * nt + t]`); it
+/// [`emit_test_kernel`] (element `i` of global thread `t` at `in[t * src_regs + i]`); it
 /// packs on load and unpacks on store. `None` when `h` has no packed form
 /// for `bits`.
 pub fn emit_test_kernel_packed(
