@@ -1428,3 +1428,45 @@ fn a_tile_no_register_file_holds_is_refused_before_planning() {
         "{e}"
     );
 }
+
+/// The predicted register peak per form, the launch bounds' limit, and
+/// `--max-registers` refusing what goes over it.
+#[test]
+fn plan_reports_the_register_peak_and_max_registers_caps_it() {
+    let f = "tests/data/stress_w8.ttgir";
+    let o = run(&["plan", "--json", "--ttgir", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let f16 = rows.iter().find(|v| v["dtype"] == "f16").unwrap();
+    let pk = &f16["peak_registers"];
+    // 128 f16 elements per thread: 128 registers as elements, 64 packed
+    assert!(pk["elements"].as_u64().unwrap() >= 128, "{pk}");
+    assert!(
+        pk["packed"].as_u64().unwrap() >= 64 && pk["packed"].as_u64() < pk["elements"].as_u64()
+    );
+    assert_eq!(pk["preferred"], pk["packed"]);
+    assert_eq!(f16["register_limit"], 255);
+    assert_eq!(f16["over_register_limit"], false);
+    let o = run(&["plan", "--ttgir", f, "--max-registers", "100"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("epilogue_f32_128x256") && e.contains("over --max-registers 100"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("epilogue_f16_t_128x256"),
+        "the packed f16 form fits: {e}"
+    );
+    let o = run(&["emit", "--ttgir", f]);
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        h.contains("// predicted register peak per thread (16-bit elements): element form ~"),
+        "{h}"
+    );
+    assert!(h.contains("__launch_bounds__(256) allows 255"));
+}

@@ -230,6 +230,7 @@ pub fn emit_helper_widths_as(
         own_bits,
         &synth::search::Weights::default(),
     );
+    let register_line = register_line(plan, own_bits, conv.num_warps);
     let bound_line = if lb.score > 0.0 {
         format!(
             "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",
@@ -300,6 +301,7 @@ pub fn emit_helper_widths_as(
         smem => smem_elems > 0,
         smem_line => smem_line,
         width_line => width_line,
+        register_line => register_line,
         smem_expr => smem_expr,
         src_regs => plan.src_regs,
         dst_regs => plan.dst_regs,
@@ -340,4 +342,26 @@ fn scratch_line(widths: &[WidthScratch], smem_elems: u64) -> String {
         })
         .collect();
     format!("scratch by element width: {}", parts.join(", "))
+}
+
+/// The header line that states the predicted register peak of the own
+/// width's plan in each form and the limit the launch bounds set
+/// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]).
+fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32) -> String {
+    use synth::plan::{peak_registers, register_limit};
+    let e = peak_registers(plan, bits, false);
+    let mut s = format!(
+        "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data)",
+        e.peak, e.data
+    );
+    if bits < 32 && plan.packed_form(bits) {
+        let p = peak_registers(plan, bits, true);
+        s += &format!(", packed form ~{} ({} of data)", p.peak, p.data);
+    }
+    s += &format!(
+        "; __launch_bounds__({}) allows {}",
+        32 * warps,
+        register_limit(32 * warps)
+    );
+    s
 }

@@ -20,20 +20,19 @@ fn word_regs(m: &synth::plan::pack::PackMap, regs: u32, bits: u32) -> Vec<(u32, 
 
 pub(crate) fn env() -> Environment<'static> {
     let mut e = Environment::new();
-    e.add_template("header", HEADER)
-        .expect("header template parses");
-    e.add_template("helper", HELPER)
-        .expect("helper template parses");
-    e.add_template("test_kernel", TEST_KERNEL)
-        .expect("test kernel template parses");
-    e.add_template("bench_kernel", BENCH_KERNEL)
-        .expect("bench kernel template parses");
-    e.add_template("test_kernel_packed", TEST_KERNEL_PACKED)
-        .expect("packed test kernel template parses");
-    e.add_template("bench_kernel_packed", BENCH_KERNEL_PACKED)
-        .expect("packed bench kernel template parses");
-    e.add_template("loop_kernel", LOOP_KERNEL)
-        .expect("loop kernel template parses");
+    for (name, source) in [
+        ("header", HEADER),
+        ("helper", HELPER),
+        ("test_kernel", TEST_KERNEL),
+        ("bench_kernel", BENCH_KERNEL),
+        ("test_kernel_packed", TEST_KERNEL_PACKED),
+        ("bench_kernel_packed", BENCH_KERNEL_PACKED),
+        ("loop_kernel", LOOP_KERNEL),
+    ] {
+        // the templates are compiled in: a parse error is a build defect
+        e.add_template(name, source)
+            .unwrap_or_else(|err| panic!("template {name} does not parse: {err}"));
+    }
     e
 }
 

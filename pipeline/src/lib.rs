@@ -78,6 +78,12 @@ pub struct Options {
     /// within the target's per-block limit ([`synth::plan::smem_limit`] of
     /// `sm`). `None`: that limit alone.
     pub max_smem: Option<u64>,
+    /// Refuse a conversion whose predicted register peak
+    /// ([`synth::plan::peak_registers`], in the form a caller should use:
+    /// packed for 8/16-bit elements where the helper has one) is over this
+    /// many 32-bit registers per thread. `None`: no cap (the peak and the
+    /// launch bounds' limit are still reported).
+    pub max_registers: Option<u32>,
     /// Plan every element width the emitted helper dispatches on (8, 16, 32,
     /// 64 bits), as `plan`, `emit` and `verify` need; `false`: only the
     /// conversion's own width, as `draw` shows.
@@ -93,6 +99,7 @@ impl Default for Options {
             weights: Weights::default(),
             sm: 90,
             max_smem: None,
+            max_registers: None,
             all_widths: true,
         }
     }
@@ -182,7 +189,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<Vec<Planned>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for (file, op) in loaded.ops.iter().cloned() {
-        match plan_op(&op, opts, &shared) {
+        match plan_op(&op, opts, &shared).and_then(|r| check_registers(&op, r, opts)) {
             Ok((conv, chosen, variants)) => out.push(Planned {
                 file,
                 op,
@@ -259,6 +266,40 @@ pub fn conversions(loaded: &Loaded) -> Result<Vec<(String, Conversion)>> {
 
 /// An op's conversion, the plan of its own width, and the plans per width.
 type OpPlans = (Conversion, Chosen, Vec<(u32, Chosen)>);
+
+/// The predicted register peak of a planned conversion's own width in the
+/// form a caller should use (packed for 8/16-bit elements where a packed
+/// form exists), and whether that form is the packed one.
+pub fn preferred_peak(conv: &Conversion, chosen: &Chosen) -> (synth::plan::RegisterPeak, bool) {
+    let bits = plan_width(conv);
+    let packed = bits < 32 && chosen.plan.packed_form(bits);
+    (
+        synth::plan::peak_registers(&chosen.plan, bits, packed),
+        packed,
+    )
+}
+
+/// `--max-registers`: refuse a plan whose predicted peak is over the cap.
+fn check_registers(
+    op: &ConvertOp,
+    r: OpPlans,
+    opts: &Options,
+) -> Result<OpPlans, synth::plan::PlanError> {
+    let Some(max) = opts.max_registers else {
+        return Ok(r);
+    };
+    let (peak, packed) = preferred_peak(&r.0, &r.1);
+    if peak.peak > max {
+        return Err(synth::plan::PlanError::OverRegisterCap {
+            name: op.name.clone(),
+            form: if packed { "packed" } else { "element" },
+            peak: peak.peak,
+            data: peak.data,
+            max,
+        });
+    }
+    Ok(r)
+}
 
 /// One op: its conversion, the plan of its own width, and the plans of
 /// every width when `opts.all_widths`.

@@ -9,6 +9,7 @@ use clap::Args;
 use pipeline::Planned;
 use serde_json::json;
 use std::io::Write;
+use synth::plan::{peak_registers, register_limit};
 use synth::search::{plan_width, Chosen, Weights, WIDTHS};
 
 #[derive(Args)]
@@ -42,6 +43,8 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
     let ch = &p.chosen;
     let bits = plan_width(&p.conv);
     let lb = synth::plan::lower_bound(&ch.analysis, bits, w);
+    let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
+    let limit = register_limit(32 * p.op.num_warps);
     json!({
         "name": p.op.name, "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
         "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
@@ -55,6 +58,14 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
         "score": ch.score, "lower_bound": lb,
         "smem_bytes_by_width": by_width(p, |c, b| json!(c.plan.smem_elems * b as u64 / 8)),
         "rounds_by_width": by_width(p, |c, _| json!(if c.plan.smem_elems > 0 { c.plan.rounds } else { 0 })),
+        "peak_registers": {
+            "elements": peak_registers(&ch.plan, bits, false).peak,
+            "packed": (bits < 32 && ch.plan.packed_form(bits)).then(|| peak_registers(&ch.plan, bits, true).peak),
+            "preferred": preferred.peak,
+            "data": preferred.data,
+        },
+        "register_limit": limit,
+        "over_register_limit": preferred.peak > limit,
     })
 }
 

@@ -163,19 +163,22 @@ fn on_gpu(planned: &[Planned], emitted: &pipeline::Emitted, dts: &[DType]) -> Re
         .collect();
     let r = verify::verify_on_gpu(&emitted.header, &cases, dts)?;
     note!(
-        "warpforge: GPU {} (sm_{}{}), driver {}, NVRTC {}.{}; module compiled in {:.2} s",
-        r.gpu.name,
-        r.gpu.sm.0,
-        r.gpu.sm.1,
-        r.gpu.driver_version,
-        r.gpu.nvrtc_version.0,
-        r.gpu.nvrtc_version.1,
+        "warpforge: GPU {}; module compiled in {:.2} s",
+        gpu_desc(&r.gpu, "driver"),
         r.compile_seconds
     );
     for n in &r.notes {
         note!("warpforge: note: {n}");
     }
     Ok(r)
+}
+
+/// `NAME (sm_XY), <driver> D, NVRTC M.N`.
+fn gpu_desc(g: &verify::GpuInfo, driver: &str) -> String {
+    format!(
+        "{} (sm_{}{}), {driver} {}, NVRTC {}.{}",
+        g.name, g.sm.0, g.sm.1, g.driver_version, g.nvrtc_version.0, g.nvrtc_version.1
+    )
 }
 
 /// The GPU checks of conversion `p`.
@@ -307,15 +310,7 @@ fn junit_cases(planned: &[Planned], cpu: &[CpuProof], gpu: Option<&GpuReport>) -
 fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -> String {
     let mut s = format!("## {origin}\n\n");
     if let Some(r) = gpu {
-        s += &format!(
-            "GPU: {} (sm_{}{}), CUDA driver {}, NVRTC {}.{}.\n\n",
-            r.gpu.name,
-            r.gpu.sm.0,
-            r.gpu.sm.1,
-            r.gpu.driver_version,
-            r.gpu.nvrtc_version.0,
-            r.gpu.nvrtc_version.1
-        );
+        s += &format!("GPU: {}.\n\n", gpu_desc(&r.gpu, "CUDA driver"));
         for n in &r.notes {
             s += &format!("Note: {n}\n\n");
         }

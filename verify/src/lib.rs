@@ -163,16 +163,7 @@ pub struct LoopCost {
     pub stl: u32,
 }
 
-/// Registers per thread `threads` threads per block may use: 65,536 per SM
-/// shared by the block, at most 255, allocated in units of 8.
-pub fn register_limit(threads: u32) -> u32 {
-    let per = 65_536 / threads.max(1);
-    if per >= 256 {
-        255
-    } else {
-        per / 8 * 8
-    }
-}
+pub use synth::plan::register_limit;
 
 impl CaseResult {
     /// Every slot matched.

@@ -39,6 +39,7 @@ use serde::Serialize;
 
 pub mod analysis;
 pub mod bound;
+pub mod budget;
 pub mod gather;
 pub mod ir;
 pub mod lift;
@@ -49,6 +50,7 @@ pub mod shuffle;
 
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
+pub use budget::{data_registers, peak_registers, register_limit, RegisterPeak};
 pub use ir::{
     AddrMap, BarrierScope, Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
     SmemInst, SmemInstr, Stage,
@@ -88,6 +90,14 @@ pub enum PlanError {
         bits: u32,
         regs: u64,
         limit: u32,
+    },
+    #[error("{name}: its {form} form is predicted to peak at {peak} registers per thread ({data} of data), over --max-registers {max}")]
+    OverRegisterCap {
+        name: String,
+        form: &'static str,
+        peak: u32,
+        data: u32,
+        max: u32,
     },
     #[error("{name}: no candidate plan passed the simulator ({detail}); this is a warpforge bug, please report it")]
     NoVerifiedPlan { name: String, detail: String },
