@@ -185,6 +185,44 @@ fn short(file: &str) -> &str {
 }
 
 /// Summary lines: geomean and worst of chosen/Triton and fastest/Triton.
+/// The conversions whose chosen plan's timing kernel spills to local
+/// memory (`LDL`/`STL` in its SASS) where Triton's loop kernel of the same
+/// round trip does not: one line each with both sides' registers and
+/// spills and the launch bounds' register limit. A failed check of
+/// `warpforge bench` (docs/ARCHITECTURE.md 4.6).
+pub fn spills_beyond_triton(rows: &[Row]) -> Vec<String> {
+    let spills = |v: &Value| {
+        v.get("ldl").and_then(Value::as_u64).unwrap_or(0)
+            + v.get("stl").and_then(Value::as_u64).unwrap_or(0)
+    };
+    let mut out = Vec::new();
+    for r in rows {
+        let Some(c) = r.candidates.iter().find(|c| c.chosen) else {
+            continue;
+        };
+        let (Some(cs), Some(ts)) = (c.sass.as_ref(), r.triton.get("sass")) else {
+            continue;
+        };
+        let (ldl, stl) = (
+            cs.get("ldl").and_then(Value::as_u64).unwrap_or(0),
+            cs.get("stl").and_then(Value::as_u64).unwrap_or(0),
+        );
+        if ldl + stl > 0 && spills(ts) == 0 {
+            out.push(format!(
+                "{}:{} ({}): the chosen plan's loop kernel spills ({ldl} LDL, {stl} STL) at {} registers, Triton's does not ({} registers); limit {} at {} warps",
+                short(&r.file),
+                r.name,
+                c.form,
+                c.registers.map_or("?".into(), |x| x.to_string()),
+                r.triton.get("registers").and_then(Value::as_i64).map_or("?".into(), |x| x.to_string()),
+                synth::plan::register_limit(32 * r.warps),
+                r.warps
+            ));
+        }
+    }
+    out
+}
+
 pub fn summary(rows: &[Row]) -> String {
     let mut s = String::new();
     for (label, pick) in [
@@ -225,6 +263,14 @@ pub fn summary(rows: &[Row]) -> String {
         hits(0.05),
         hits(0.15)
     );
+    let spills = spills_beyond_triton(rows);
+    s += &format!(
+        "- the chosen plan's loop kernel spills where Triton's does not on {} of {n} conversions\n",
+        spills.len()
+    );
+    for l in &spills {
+        s += &format!("  - {l}\n");
+    }
     s
 }
 
@@ -402,4 +448,34 @@ pub fn svg(rows: &[Row], title: &str) -> Result<String> {
         root.present()?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod spill_tests {
+    use super::*;
+
+    /// Rows measured on an H100 (`results/resources/bench_h100_register_major.jsonl`):
+    /// three chosen plans spill where Triton's loop does not; where both
+    /// spill (`matmul:75`'s Triton, the f64 transpose) nothing is reported.
+    #[test]
+    fn spills_where_triton_does_not_are_listed() {
+        let text = include_str!("../../results/resources/bench_h100_register_major.jsonl");
+        let rows: Vec<Row> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a bench row"))
+            .collect();
+        let got = spills_beyond_triton(&rows);
+        let names: Vec<&str> = got.iter().map(|l| l.split(" (").next().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "stress_w1.ttgir:warp_local_f32_64x64:9",
+                "stress_w32.ttgir:transpose_f16_256x256:5",
+                "stress_w8.ttgir:epilogue_f32_128x256:6"
+            ],
+            "{got:?}"
+        );
+        assert!(got[0].contains("41 LDL, 41 STL) at 255 registers, Triton's does not (161 registers); limit 255 at 1 warps"), "{}", got[0]);
+        assert!(summary(&rows).contains("spills where Triton's does not on 3 of 46"));
+    }
 }

@@ -146,7 +146,11 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         interleaved,
     };
     write_outputs(&a, &rows, &what.preamble(), &info.name)?;
-    if !failures.is_empty() {
+    let spills = report::spills_beyond_triton(&rows);
+    for s in &spills {
+        note!("warpforge: register budget: {s}");
+    }
+    if !failures.is_empty() || !spills.is_empty() {
         for f in &failures {
             note!("warpforge: candidate failed: {f}");
         }
