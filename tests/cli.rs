@@ -1470,3 +1470,70 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     );
     assert!(h.contains("__launch_bounds__(256) allows 255"));
 }
+
+/// CuTe's SM80 16x8x16 C fragment (`cute::print` of the `TiledMMA`'s C TV
+/// layout) is Triton's mma v2 accumulator: the same bases.
+const CUTE_C: &str = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))";
+
+#[test]
+fn a_cute_tv_layout_reads_as_its_linear_layout() {
+    let cute = run(&[
+        "layout", "--attr", CUTE_C, "--shape", "16x8", "--warps", "1",
+    ]);
+    assert!(cute.status.success(), "{}", stderr(&cute));
+    let mma = run(&[
+        "layout",
+        "--attr",
+        "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>",
+        "--shape",
+        "16x8",
+        "--warps",
+        "1",
+    ]);
+    assert_eq!(cute.stdout, mma.stdout);
+    // plain integers read as the static ones; a conversion from it proves
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--src",
+        "((4,8),(2,2)):((32,1),(16,8))",
+        "--dst",
+        B8X4,
+        "--shape",
+        "16x8",
+        "--warps",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn cute_layouts_that_are_not_linear_or_do_not_fit_are_refused() {
+    let err = |attr: &str, warps: &str| {
+        let o = run(&[
+            "layout", "--attr", attr, "--shape", "16x8", "--warps", warps,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{attr}");
+        stderr(&o)
+    };
+    let e = err("((_4,_8),(_2,_2)):((_32,_1),(_16,_3))", "1");
+    assert!(
+        e.contains("value mode: stride 3 is not a power of two")
+            && e.contains("CuTe layout at 1:34"),
+        "{e}"
+    );
+    let e = err("((_4,_8),(_2,_2)):((_32,_1),(_16,_16))", "1");
+    assert!(e.contains("carry into each other"), "{e}");
+    let e = err("((_4,_8),(_2,_2):((_32,_1),(_16,_8))", "1");
+    assert!(
+        e.contains("expected `,` or `)`") && e.contains("CuTe layout"),
+        "{e}"
+    );
+    let e = err(CUTE_C, "4");
+    assert!(
+        e.contains("has 32 threads") && e.contains("--warps is 4") && e.contains("128 threads"),
+        "{e}"
+    );
+    let e = err("((_4,_8),(_2,_2)):((_32,_1),(_16,_128))", "1");
+    assert!(e.contains("beyond the 16x8 tile"), "{e}");
+}

@@ -470,6 +470,8 @@ pub fn gluon_with(e: &Encoding, shape: Option<&[i64]>, call: &CallWriter) -> Str
                 ("k_width", k_width.to_string()),
             ],
         ),
+        // no Gluon spelling (the generators never make one): its CuTe text
+        Encoding::CuteTv { text, .. } => text.clone(),
         Encoding::Slice { dim, parent } => call(
             "SliceLayout",
             vec![

@@ -42,6 +42,16 @@ pub enum Encoding {
         warp: Vec<Vec<i32>>,
         block: Vec<Vec<i32>>,
     },
+    /// A CuTe thread-value layout (`input::cute`): the column-major index
+    /// into the M x N tile each thread bit and each value bit adds (0: a
+    /// broadcast). Thread bits become lane bits then warp bits, value bits
+    /// register bits, once `--shape` gives M and N.
+    CuteTv {
+        thread: Vec<u64>,
+        value: Vec<u64>,
+        /// The CuTe text, for headers and reports.
+        text: String,
+    },
     /// `#ttg.slice<{dim, parent}>`: the parent with dim `dim` removed.
     Slice { dim: u32, parent: Box<Encoding> },
     /// `#ttg.nvidia_mma<{versionMajor, versionMinor, warpsPerCTA, instrShape[, CTA fields]}>`
@@ -378,6 +388,7 @@ impl Encoding {
         match self {
             Encoding::Blocked { .. } => "blocked",
             Encoding::Linear { .. } => "linear",
+            Encoding::CuteTv { .. } => "cute",
             Encoding::Slice { .. } => "slice",
             Encoding::NvidiaMma { .. } => "nvidia_mma",
             Encoding::DotOperand { .. } => "dot_op",
@@ -389,7 +400,7 @@ impl Encoding {
         match self {
             Encoding::Blocked { cta, .. } | Encoding::NvidiaMma { cta, .. } => cta.clone(),
             Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.cta(),
-            Encoding::Linear { .. } => None,
+            Encoding::Linear { .. } | Encoding::CuteTv { .. } => None,
         }
     }
 
@@ -475,6 +486,9 @@ impl Encoding {
                     outs,
                     false,
                 )?
+            }
+            Encoding::CuteTv { thread, value, .. } => {
+                return cute_tv_layout(thread, value, shape, num_warps);
             }
             Encoding::NvidiaMma {
                 version_major,
@@ -705,6 +719,56 @@ impl Encoding {
 /// Put a distributed layout into canonical form: in dims exactly
 /// `register, lane, warp, block` (absent ones empty), out dims
 /// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
+/// The linear layout of a CuTe thread-value layout over the M x N tile of
+/// `shape` (column-major index `m + M * n`, CuTe's convention): the first
+/// five thread bits are lanes, the rest warps, value bits registers.
+/// Errors: a shape that is not M x N, an index beyond the tile, a thread
+/// count other than `num_warps x 32`.
+fn cute_tv_layout(
+    thread: &[u64],
+    value: &[u64],
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    const E: &str = "cute";
+    if shape.len() != 2 {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: "a CuTe thread-value layout covers an M x N tile (give --shape MxN)".into(),
+        });
+    }
+    let (m, n) = (shape[0] as u64, shape[1] as u64);
+    if let Some(&img) = thread.iter().chain(value).find(|&&x| x >= m * n) {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "stride",
+            detail: format!(
+                "reaches index {img}, beyond the {m}x{n} tile ({} elements)",
+                m * n
+            ),
+        });
+    }
+    let threads = 1u64 << thread.len().min(62);
+    if threads != 32 * num_warps as u64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "thread mode",
+            detail: format!(
+                "has {threads} threads, but the module has {num_warps} warps ({num_warps} x 32 = {} threads)",
+                32 * num_warps
+            ),
+        });
+    }
+    let basis = |&img: &u64| vec![(img % m) as i32, (img / m) as i32];
+    let lin = Encoding::Linear {
+        register: value.iter().map(basis).collect(),
+        lane: thread[..5].iter().map(basis).collect(),
+        warp: thread[5..].iter().map(basis).collect(),
+        block: vec![],
+    };
+    lin.to_linear_layout(shape, num_warps)
+}
+
 /// `log2(num_warps)` warp bits, surjectivity onto the tensor.
 pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
     let names = standard_out_dim_names(shape.len());

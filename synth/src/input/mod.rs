@@ -27,6 +27,7 @@
 use crate::encoding::{CtaLayout, Encoding};
 use std::fmt;
 
+mod cute;
 mod gluon;
 mod json;
 mod to_string;
@@ -44,11 +45,20 @@ pub enum Format {
     Json,
     /// A Gluon constructor call (`ttgl.BlockedLayout(...)`, ...).
     Gluon,
+    /// A CuTe thread-value layout as `cute::print` writes it
+    /// (`((_4,_8),(_2,_2)):((_32,_1),(_16,_8))`).
+    Cute,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 4] = [Format::Ttgir, Format::ToString, Format::Json, Format::Gluon];
+    pub const ALL: [Format; 5] = [
+        Format::Ttgir,
+        Format::ToString,
+        Format::Json,
+        Format::Gluon,
+        Format::Cute,
+    ];
 
     /// Human name used in messages.
     pub fn name(&self) -> &'static str {
@@ -57,6 +67,7 @@ impl Format {
             Format::ToString => "LinearLayout::toString",
             Format::Json => "JSON bases",
             Format::Gluon => "Gluon constructor",
+            Format::Cute => "CuTe layout",
         }
     }
 
@@ -77,6 +88,7 @@ impl Format {
                     .collect();
                 !id.is_empty() && id.ends_with("Layout")
             }
+            Format::Cute => cute::claims(t),
         }
     }
 }
@@ -209,6 +221,7 @@ pub fn parse_as(format: Format, text: &str) -> Result<LayoutText, FormatError> {
         Format::ToString => to_string::parse(text),
         Format::Json => json::parse(text),
         Format::Gluon => gluon::parse(text),
+        Format::Cute => cute::parse(text),
     };
     r.map_err(|(offset, msg)| FormatError {
         format,
@@ -315,6 +328,9 @@ pub fn warps_of(e: &Encoding) -> Option<u32> {
                 .try_fold(1u32, |a, &w| a.checked_mul(w))
         }
         Encoding::Linear { warp, .. } => (warp.len() < 31).then(|| 1u32 << warp.len()),
+        Encoding::CuteTv { thread, .. } => (5..36)
+            .contains(&thread.len())
+            .then(|| 1u32 << (thread.len() - 5)),
         Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => warps_of(parent),
     }
 }
@@ -362,6 +378,8 @@ fn cta_fields(cta: &Option<CtaLayout>) -> String {
 /// encoding.
 pub fn ttgir_text(e: &Encoding) -> String {
     match e {
+        // no TTGIR spelling: the CuTe text itself, for headers and reports
+        Encoding::CuteTv { text, .. } => format!("CuTe TV layout {text}"),
         Encoding::Blocked {
             size_per_thread,
             threads_per_warp,
