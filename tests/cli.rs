@@ -1537,3 +1537,82 @@ fn cute_layouts_that_are_not_linear_or_do_not_fit_are_refused() {
     let e = err("((_4,_8),(_2,_2)):((_32,_1),(_16,_128))", "1");
     assert!(e.contains("beyond the 16x8 tile"), "{e}");
 }
+
+/// Named PTX fragments read as the layouts Triton's own encodings give for
+/// the same registers (and as the CuTe TV layout of a 2x2-warp TiledMMA).
+#[test]
+fn ptx_fragments_are_the_layouts_triton_gives_the_same_registers() {
+    let same = |a: &str, b: &str, shape: &str, warps: &str| {
+        let x = run(&["layout", "--attr", a, "--shape", shape, "--warps", warps]);
+        let y = run(&["layout", "--attr", b, "--shape", shape, "--warps", warps]);
+        assert!(x.status.success(), "{a}: {}", stderr(&x));
+        assert!(y.status.success(), "{b}: {}", stderr(&y));
+        assert_eq!(
+            String::from_utf8_lossy(&x.stdout),
+            String::from_utf8_lossy(&y.stdout),
+            "{a} vs {b}"
+        );
+    };
+    let m2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>";
+    let dot =
+        |op: u32, k: u32| format!("#ttg.dot_op<{{opIdx = {op}, parent = {m2}, kWidth = {k}}}>");
+    same("ptx:mma.m16n8k16.c.f32", m2, "16x8", "1");
+    same("ptx:mma.m16n8k16.c.f32", CUTE_C, "16x8", "1");
+    same("ptx:mma.m16n8k16.a.f16", &dot(0, 2), "16x16", "1");
+    same("ptx:mma.m16n8k16.b.bf16", &dot(1, 2), "16x8", "1");
+    same("ptx:mma.m16n8k32.a.e4m3", &dot(0, 4), "16x32", "1");
+    same("ptx:mma.m16n8k32.b.s8", &dot(1, 4), "32x8", "1");
+    same("ptx:mma.m16n8k8.a.tf32", &dot(0, 1), "16x8", "1");
+    same("ptx:ldmatrix.x4", "ptx:mma.m16n8k16.a.f16", "16x16", "1");
+    same(
+        "ptx:wgmma.m64n128k16.c.f32",
+        "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>",
+        "64x128",
+        "4",
+    );
+    // warps along M first, then N, as a TiledMMA of 2x2 warps
+    same(
+        "ptx:mma.m16n8k16.c.f32@2x2",
+        "((_4,_8,_2,_2),(_2,_2)):((_64,_1,_16,_256),(_32,_8))",
+        "32x16",
+        "4",
+    );
+    // the paper's figure 3: an fp16 accumulator into fp8 operand order
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--src",
+        "ptx:mma.m16n8k16.c.f32",
+        "--dst",
+        "ptx:mma.m16n8k32.a.e4m3",
+        "--shape",
+        "16x32",
+        "--warps",
+        "1",
+        "--dtype",
+        "f8E4M3FN",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_ptx_fragments_say_what_is_known() {
+    let err = |attr: &str, warps: &str| {
+        let o = run(&[
+            "layout", "--attr", attr, "--shape", "64x32", "--warps", warps,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{attr}");
+        stderr(&o)
+    };
+    let e = err("ptx:mma.m16n8k64.c.f32", "1");
+    assert!(
+        e.contains("unknown fragment `mma.m16n8k64.c.f32`; known: mma.m16n8k16"),
+        "{e}"
+    );
+    assert!(e.contains("wgmma.m64nNk16.c.{f32,f16}"), "{e}");
+    assert!(err("ptx:mma.m16n8k16.c.f64", "1").contains("type `f64` is not one of f32, f16"));
+    assert!(err("ptx:mma.m16n8k16.c.f32@3x1", "1").contains("powers of two"));
+    let e = err("ptx:mma.m16n8k16.c.f32@2x2", "2");
+    assert!(e.contains("make 4 warps, but --warps is 2"), "{e}");
+    assert!(err("ptx:wgmma.m64n24k16.c.f32", "4").contains("N must be a power of two"));
+}

@@ -471,7 +471,7 @@ pub fn gluon_with(e: &Encoding, shape: Option<&[i64]>, call: &CallWriter) -> Str
             ],
         ),
         // no Gluon spelling (the generators never make one): its CuTe text
-        Encoding::CuteTv { text, .. } => text.clone(),
+        Encoding::CuteTv { text, .. } | Encoding::PtxFragment { text, .. } => text.clone(),
         Encoding::Slice { dim, parent } => call(
             "SliceLayout",
             vec![

@@ -489,6 +489,8 @@ fn set_field(e: &mut Encoding, field: u8, v: u32) {
             0 => *dim = v,
             _ => set_field(parent, field / 2, v),
         },
+        // a PTX fragment: change its warps
+        Encoding::PtxFragment { warps, .. } => warps[field as usize % 2] = v,
         // a CuTe layout: break one bit's image (a stride out of the tile)
         Encoding::CuteTv { thread, value, .. } => {
             let all = if field % 2 == 0 { thread } else { value };

@@ -52,6 +52,19 @@ pub enum Encoding {
         /// The CuTe text, for headers and reports.
         text: String,
     },
+    /// A named PTX register fragment (`input::fragment`): the atom's
+    /// register, lane and warp bases as `(row, column)` offsets, its tile,
+    /// and the warps tiling it (`[0, 0]`: every warp along M). Repetitions
+    /// over `--shape` become register bits, M first (CuTe's order).
+    PtxFragment {
+        reg: Vec<[u32; 2]>,
+        lane: Vec<[u32; 2]>,
+        atom_warp: Vec<[u32; 2]>,
+        tile: [u32; 2],
+        warps: [u32; 2],
+        /// The `ptx:` text, for headers and reports.
+        text: String,
+    },
     /// `#ttg.slice<{dim, parent}>`: the parent with dim `dim` removed.
     Slice { dim: u32, parent: Box<Encoding> },
     /// `#ttg.nvidia_mma<{versionMajor, versionMinor, warpsPerCTA, instrShape[, CTA fields]}>`
@@ -389,6 +402,7 @@ impl Encoding {
             Encoding::Blocked { .. } => "blocked",
             Encoding::Linear { .. } => "linear",
             Encoding::CuteTv { .. } => "cute",
+            Encoding::PtxFragment { .. } => "ptx",
             Encoding::Slice { .. } => "slice",
             Encoding::NvidiaMma { .. } => "nvidia_mma",
             Encoding::DotOperand { .. } => "dot_op",
@@ -400,7 +414,9 @@ impl Encoding {
         match self {
             Encoding::Blocked { cta, .. } | Encoding::NvidiaMma { cta, .. } => cta.clone(),
             Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.cta(),
-            Encoding::Linear { .. } | Encoding::CuteTv { .. } => None,
+            Encoding::Linear { .. } | Encoding::CuteTv { .. } | Encoding::PtxFragment { .. } => {
+                None
+            }
         }
     }
 
@@ -489,6 +505,16 @@ impl Encoding {
             }
             Encoding::CuteTv { thread, value, .. } => {
                 return cute_tv_layout(thread, value, shape, num_warps);
+            }
+            Encoding::PtxFragment {
+                reg,
+                lane,
+                atom_warp,
+                tile,
+                warps,
+                ..
+            } => {
+                return fragment_layout(reg, lane, atom_warp, *tile, *warps, shape, num_warps);
             }
             Encoding::NvidiaMma {
                 version_major,
@@ -764,6 +790,76 @@ fn cute_tv_layout(
         register: value.iter().map(basis).collect(),
         lane: thread[..5].iter().map(basis).collect(),
         warp: thread[5..].iter().map(basis).collect(),
+        block: vec![],
+    };
+    lin.to_linear_layout(shape, num_warps)
+}
+
+/// The linear layout of a PTX fragment tiled over `num_warps` warps (`warps`
+/// = `[WM, WN]`, or `[0, 0]` for all along M) and repeated over the M x N
+/// `shape` (M repetitions first). Errors: a shape that is not M x N or not
+/// a multiple of the warps' tile, a warp count that does not match.
+fn fragment_layout(
+    reg: &[[u32; 2]],
+    lane: &[[u32; 2]],
+    atom_warp: &[[u32; 2]],
+    tile: [u32; 2],
+    warps: [u32; 2],
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    const E: &str = "ptx";
+    if shape.len() != 2 {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: "a PTX fragment covers an M x N tile (give --shape MxN)".into(),
+        });
+    }
+    let aw = 1u32 << atom_warp.len();
+    let [wm, wn] = if warps == [0, 0] {
+        [(num_warps / aw).max(1), 1]
+    } else {
+        warps
+    };
+    if wm as u64 * wn as u64 * aw as u64 != num_warps as u64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "warps",
+            detail: format!(
+                "{wm}x{wn} tiles of {aw} warp(s) make {} warps, but the module has {num_warps} warps",
+                wm as u64 * wn as u64 * aw as u64
+            ),
+        });
+    }
+    let (bm, bn) = (tile[0] as i64 * wm as i64, tile[1] as i64 * wn as i64);
+    if shape[0] < bm || shape[1] < bn {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: format!("smaller than the fragment's {bm}x{bn} tile over {num_warps} warp(s)"),
+        });
+    }
+    let b = |x: &[u32; 2]| vec![x[0] as i32, x[1] as i32];
+    let steps = |from: i64, to: i64, dim: usize| -> Vec<Vec<i32>> {
+        let mut v = Vec::new();
+        let mut s = from;
+        while s < to {
+            let mut x = vec![0, 0];
+            x[dim] = s as i32;
+            v.push(x);
+            s *= 2;
+        }
+        v
+    };
+    let mut warp: Vec<Vec<i32>> = atom_warp.iter().map(b).collect();
+    warp.extend(steps(tile[0] as i64, bm, 0));
+    warp.extend(steps(tile[1] as i64, bn, 1));
+    let mut register: Vec<Vec<i32>> = reg.iter().map(b).collect();
+    register.extend(steps(bm, shape[0], 0));
+    register.extend(steps(bn, shape[1], 1));
+    let lin = Encoding::Linear {
+        register,
+        lane: lane.iter().map(b).collect(),
+        warp,
         block: vec![],
     };
     lin.to_linear_layout(shape, num_warps)

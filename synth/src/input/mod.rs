@@ -28,6 +28,7 @@ use crate::encoding::{CtaLayout, Encoding};
 use std::fmt;
 
 mod cute;
+mod fragment;
 mod gluon;
 mod json;
 mod to_string;
@@ -48,16 +49,19 @@ pub enum Format {
     /// A CuTe thread-value layout as `cute::print` writes it
     /// (`((_4,_8),(_2,_2)):((_32,_1),(_16,_8))`).
     Cute,
+    /// A named PTX register fragment (`ptx:mma.m16n8k16.c.f32@2x2`).
+    Ptx,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Ttgir,
         Format::ToString,
         Format::Json,
         Format::Gluon,
         Format::Cute,
+        Format::Ptx,
     ];
 
     /// Human name used in messages.
@@ -68,6 +72,7 @@ impl Format {
             Format::Json => "JSON bases",
             Format::Gluon => "Gluon constructor",
             Format::Cute => "CuTe layout",
+            Format::Ptx => "PTX fragment",
         }
     }
 
@@ -89,6 +94,7 @@ impl Format {
                 !id.is_empty() && id.ends_with("Layout")
             }
             Format::Cute => cute::claims(t),
+            Format::Ptx => fragment::claims(t),
         }
     }
 }
@@ -222,6 +228,7 @@ pub fn parse_as(format: Format, text: &str) -> Result<LayoutText, FormatError> {
         Format::Json => json::parse(text),
         Format::Gluon => gluon::parse(text),
         Format::Cute => cute::parse(text),
+        Format::Ptx => fragment::parse(text),
     };
     r.map_err(|(offset, msg)| FormatError {
         format,
@@ -331,6 +338,9 @@ pub fn warps_of(e: &Encoding) -> Option<u32> {
         Encoding::CuteTv { thread, .. } => (5..36)
             .contains(&thread.len())
             .then(|| 1u32 << (thread.len() - 5)),
+        Encoding::PtxFragment {
+            atom_warp, warps, ..
+        } => (*warps != [0, 0]).then(|| (warps[0] * warps[1]) << atom_warp.len()),
         Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => warps_of(parent),
     }
 }
@@ -380,6 +390,7 @@ pub fn ttgir_text(e: &Encoding) -> String {
     match e {
         // no TTGIR spelling: the CuTe text itself, for headers and reports
         Encoding::CuteTv { text, .. } => format!("CuTe TV layout {text}"),
+        Encoding::PtxFragment { text, .. } => format!("PTX fragment {text}"),
         Encoding::Blocked {
             size_per_thread,
             threads_per_warp,
