@@ -832,6 +832,13 @@ fn fragment_layout(
         });
     }
     let (bm, bn) = (tile[0] as i64 * wm as i64, tile[1] as i64 * wn as i64);
+    if !(wm.is_power_of_two() && wn.is_power_of_two()) {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "warps",
+            detail: format!("{wm}x{wn}: warps along M and N must be powers of two"),
+        });
+    }
     if shape[0] < bm || shape[1] < bn {
         return Err(EncodingError::Shape {
             shape: shape.to_vec(),

@@ -176,8 +176,9 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                 let img = if st == 0 {
                     0
                 } else {
-                    st.checked_shl(j)
-                        .filter(|&x| x < 1 << 62)
+                    // the image must keep every bit (no shifting out)
+                    Some(st << j.min(63))
+                        .filter(|_| st.leading_zeros() > j + 2)
                         .ok_or((sat, format!("{name} mode: stride {st} x {n} overflows")))?
                 };
                 if img != 0 {

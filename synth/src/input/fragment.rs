@@ -261,7 +261,7 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                 .split_once('x')
                 .and_then(|(m, n)| Some((m.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
                 .ok_or((at_w, format!("`@{w}`: expected warps as WMxWN, e.g. @2x2")))?;
-            if !m.is_power_of_two() || !n.is_power_of_two() || m * n > 32 {
+            if !m.is_power_of_two() || !n.is_power_of_two() || m as u64 * n as u64 > 32 {
                 return Err((
                     at_w,
                     format!("`@{w}`: warps along M and N must be powers of two, 32 warps at most"),

@@ -340,7 +340,14 @@ pub fn warps_of(e: &Encoding) -> Option<u32> {
             .then(|| 1u32 << (thread.len() - 5)),
         Encoding::PtxFragment {
             atom_warp, warps, ..
-        } => (*warps != [0, 0]).then(|| (warps[0] * warps[1]) << atom_warp.len()),
+        } => (*warps != [0, 0])
+            .then(|| {
+                warps[0]
+                    .checked_mul(warps[1])?
+                    .checked_shl(atom_warp.len() as u32)
+            })
+            .flatten()
+            .filter(|&w| w > 0),
         Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => warps_of(parent),
     }
 }
