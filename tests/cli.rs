@@ -1491,6 +1491,32 @@ fn a_cute_tv_layout_reads_as_its_linear_layout() {
         "1",
     ]);
     assert_eq!(cute.stdout, mma.stdout);
+    // the A operand: CuTe's 16x16 A TV layout is the dot_op of that mma, kWidth 2
+    let cute_a = run(&[
+        "layout",
+        "--attr",
+        "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))",
+        "--shape",
+        "16x16",
+        "--warps",
+        "1",
+    ]);
+    let dot_a = run(&[
+        "layout",
+        "--attr",
+        "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>",
+        "--shape",
+        "16x16",
+        "--warps",
+        "1",
+    ]);
+    assert!(cute_a.status.success(), "{}", stderr(&cute_a));
+    assert_eq!(cute_a.stdout, dot_a.stdout);
+    // a CuTe --src and a TTGIR --dst in one plan
+    let o = run(&[
+        "plan", "--src", CUTE_C, "--dst", B8X4, "--shape", "16x8", "--warps", "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // plain integers read as the static ones; a conversion from it proves
     let o = run(&[
         "verify",
