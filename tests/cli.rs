@@ -1596,6 +1596,40 @@ fn ptx_fragments_are_the_layouts_triton_gives_the_same_registers() {
         "64x128",
         "4",
     );
+    // warps: A is copied by warps along N, B by warps along M (dot_op)
+    let mma = |w: &str| {
+        format!("#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = {w}, instrShape = [16, 8]}}>")
+    };
+    let dot_w = |op: u32, w: &str| {
+        format!(
+            "#ttg.dot_op<{{opIdx = {op}, parent = {}, kWidth = 2}}>",
+            mma(w)
+        )
+    };
+    same("ptx:mma.m16n8k16.a.f16", &dot_w(0, "[4, 1]"), "64x16", "4");
+    same("ptx:mma.m16n8k16.b.f16", &dot_w(1, "[4, 1]"), "16x8", "4");
+    same(
+        "ptx:mma.m16n8k16.a.f16@1x4",
+        &dot_w(0, "[1, 4]"),
+        "16x16",
+        "4",
+    );
+    same(
+        "ptx:mma.m16n8k16.b.f16@1x4",
+        &dot_w(1, "[1, 4]"),
+        "16x32",
+        "4",
+    );
+    same("ptx:mma.m16n8k16.c.f32", &mma("[4, 1]"), "64x8", "4");
+    // a Gluon assignment to `_L` is not taken for a CuTe `_4`
+    let o = run(&[
+        "layout",
+        "--attr",
+        "_L = ttgl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])",
+        "--shape",
+        "32x32",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // warps along M first, then N, as a TiledMMA of 2x2 warps
     same(
         "ptx:mma.m16n8k16.c.f32@2x2",
@@ -1641,4 +1675,6 @@ fn bad_ptx_fragments_say_what_is_known() {
     let e = err("ptx:mma.m16n8k16.c.f32@2x2", "2");
     assert!(e.contains("make 4 warps, but --warps is 2"), "{e}");
     assert!(err("ptx:wgmma.m64n24k16.c.f32", "4").contains("N must be a power of two"));
+    assert!(err("ptx:mma.m16n8k16.a.f16.x", "1").contains("nothing may follow the type"));
+    assert!(err("ptx:wgmma.m64n64k16.c.f32@4x4", "4").contains("32 warps at most"));
 }

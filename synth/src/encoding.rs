@@ -57,6 +57,9 @@ pub enum Encoding {
     /// and the warps tiling it (`[0, 0]`: every warp along M). Repetitions
     /// over `--shape` become register bits, M first (CuTe's order).
     PtxFragment {
+        /// 0: an A operand (copied by warps along N), 1: B (copied by warps
+        /// along M), 2: both axes tiled.
+        operand: u8,
         reg: Vec<[u32; 2]>,
         lane: Vec<[u32; 2]>,
         atom_warp: Vec<[u32; 2]>,
@@ -507,6 +510,7 @@ impl Encoding {
                 return cute_tv_layout(thread, value, shape, num_warps);
             }
             Encoding::PtxFragment {
+                operand,
                 reg,
                 lane,
                 atom_warp,
@@ -514,7 +518,13 @@ impl Encoding {
                 warps,
                 ..
             } => {
-                return fragment_layout(reg, lane, atom_warp, *tile, *warps, shape, num_warps);
+                let atom = (
+                    *operand,
+                    reg.as_slice(),
+                    lane.as_slice(),
+                    atom_warp.as_slice(),
+                );
+                return fragment_layout(atom, *tile, *warps, shape, num_warps);
             }
             Encoding::NvidiaMma {
                 version_major,
@@ -764,24 +774,26 @@ fn cute_tv_layout(
         });
     }
     let (m, n) = (shape[0] as u64, shape[1] as u64);
-    if let Some(&img) = thread.iter().chain(value).find(|&&x| x >= m * n) {
+    let size = m.saturating_mul(n);
+    if let Some(&img) = thread.iter().chain(value).find(|&&x| x >= size) {
         return Err(EncodingError::Field {
             encoding: E,
             field: "stride",
-            detail: format!(
-                "reaches index {img}, beyond the {m}x{n} tile ({} elements)",
-                m * n
-            ),
+            detail: format!("reaches index {img}, beyond the {m}x{n} tile ({size} elements)"),
         });
     }
-    let threads = 1u64 << thread.len().min(62);
-    if threads != 32 * num_warps as u64 {
+    let want = 32 * num_warps as u64;
+    if thread.len() > 62 || 1u64 << thread.len() != want {
+        let threads = if thread.len() > 62 {
+            format!("2^{}", thread.len())
+        } else {
+            (1u64 << thread.len()).to_string()
+        };
         return Err(EncodingError::Field {
             encoding: E,
             field: "thread mode",
             detail: format!(
-                "has {threads} threads, but the module has {num_warps} warps ({num_warps} x 32 = {} threads)",
-                32 * num_warps
+                "has {threads} threads, but the module has {num_warps} warps ({num_warps} x 32 = {want} threads)"
             ),
         });
     }
@@ -800,9 +812,7 @@ fn cute_tv_layout(
 /// `shape` (M repetitions first). Errors: a shape that is not M x N or not
 /// a multiple of the warps' tile, a warp count that does not match.
 fn fragment_layout(
-    reg: &[[u32; 2]],
-    lane: &[[u32; 2]],
-    atom_warp: &[[u32; 2]],
+    (operand, reg, lane, atom_warp): (u8, &[[u32; 2]], &[[u32; 2]], &[[u32; 2]]),
     tile: [u32; 2],
     warps: [u32; 2],
     shape: &[i64],
@@ -831,7 +841,11 @@ fn fragment_layout(
             ),
         });
     }
-    let (bm, bn) = (tile[0] as i64 * wm as i64, tile[1] as i64 * wn as i64);
+    // an A operand is copied by the warps along N, a B operand by those
+    // along M (they hold the same K slice), as in a TiledMMA or a dot_op
+    let (sm, sn) = (operand != 1, operand != 0);
+    let bm = tile[0] as i64 * if sm { wm as i64 } else { 1 };
+    let bn = tile[1] as i64 * if sn { wn as i64 } else { 1 };
     if !(wm.is_power_of_two() && wn.is_power_of_two()) {
         return Err(EncodingError::Field {
             encoding: E,
@@ -857,9 +871,18 @@ fn fragment_layout(
         }
         v
     };
+    let copies = |w: u32| vec![vec![0, 0]; w.trailing_zeros() as usize];
     let mut warp: Vec<Vec<i32>> = atom_warp.iter().map(b).collect();
-    warp.extend(steps(tile[0] as i64, bm, 0));
-    warp.extend(steps(tile[1] as i64, bn, 1));
+    warp.extend(if sm {
+        steps(tile[0] as i64, bm, 0)
+    } else {
+        copies(wm)
+    });
+    warp.extend(if sn {
+        steps(tile[1] as i64, bn, 1)
+    } else {
+        copies(wn)
+    });
     let mut register: Vec<Vec<i32>> = reg.iter().map(b).collect();
     register.extend(steps(bm, shape[0], 0));
     register.extend(steps(bn, shape[1], 1));

@@ -111,7 +111,12 @@ impl P<'_> {
 
 /// Does the text start like a CuTe layout (`(`, `_` or a digit)?
 pub(super) fn claims(t: &str) -> bool {
-    t.starts_with('(') || t.starts_with('_') || t.starts_with(|c: char| c.is_ascii_digit())
+    let b = t.as_bytes();
+    // `_4`, not a Python identifier such as `_L = ttgl.BlockedLayout(...)`
+    let static_int = b.first() == Some(&b'_') && b.get(1).is_some_and(u8::is_ascii_digit);
+    (t.starts_with('(') && !t.starts_with("(empty layout"))
+        || static_int
+        || b.first().is_some_and(u8::is_ascii_digit)
 }
 
 /// Parse `shape:stride`; errors are `(byte offset, message)`.
@@ -166,7 +171,8 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                     format!("{name} mode: shape {n} is not a power of two (not GF(2)-linear)"),
                 ));
             }
-            if st != 0 && st & (st - 1) != 0 {
+            // a size-1 mode adds no bit: its stride does not matter
+            if n > 1 && st != 0 && st & (st - 1) != 0 {
                 return Err((
                     sat,
                     format!("{name} mode: stride {st} is not a power of two (not GF(2)-linear)"),

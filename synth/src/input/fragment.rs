@@ -4,6 +4,10 @@
 //! first, then N; repetitions along M first, then N (CuTe's `(MMA, MMA_M,
 //! MMA_N)` fragment order).
 //!
+//! An A operand (M x K) is not split along K by warps: warps along N hold
+//! copies of it (zero warp bases), as in a `TiledMMA` or Triton's
+//! `dot_op`; likewise a B operand (K x N) is copied by warps along M.
+//!
 //! Syntax: `ptx:<instruction>.<operand>[.<type>][@<WM>x<WN>]`, element
 //! coordinates `(row, column)` of the operand (`A`: M x K, `B`: K x N,
 //! `C`/`D`: M x N), bases over elements (a `.b32` register of two 16-bit
@@ -42,6 +46,9 @@ type Basis = [u32; 2];
 
 /// The atom of a fragment: its bases and tile.
 struct Atom {
+    /// 0: an A operand (M x K), 1: B (K x N), 2: an accumulator or a
+    /// matrix (`ldmatrix`), whose two axes are both tiled by warps.
+    operand: u8,
     reg: Vec<Basis>,
     lane: Vec<Basis>,
     /// Warps inside the atom (a `wgmma` warpgroup).
@@ -58,7 +65,20 @@ fn group_lanes(col: [Basis; 2]) -> Vec<Basis> {
 /// The atom of `name` (without `ptx:` and `@`), or what is wrong with it.
 fn atom(name: &str) -> Result<Atom, String> {
     let p: Vec<&str> = name.split('.').collect();
+    let operand = match p.get(2) {
+        Some(&"a") if p[0] == "mma" => 0,
+        Some(&"b") if p[0] == "mma" => 1,
+        _ => 2,
+    };
+    // nothing may follow the type (ldmatrix checks its own suffix)
+    if p[0] != "ldmatrix" && p[0] != "stmatrix" && p.len() > 4 {
+        return Err(format!(
+            "`{}`: nothing may follow the type `{}`",
+            name, p[3]
+        ));
+    }
     let one = |reg: Vec<Basis>, lane: Vec<Basis>, tile: [u32; 2]| Atom {
+        operand,
         reg,
         lane,
         warp: vec![],
@@ -214,6 +234,7 @@ fn atom(name: &str) -> Result<Atom, String> {
                 c *= 2;
             }
             Ok(Atom {
+                operand: 2,
                 reg,
                 lane: group_lanes([[0, 2], [0, 4]]),
                 warp: vec![[16, 0], [32, 0]],
@@ -261,16 +282,20 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                 .split_once('x')
                 .and_then(|(m, n)| Some((m.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
                 .ok_or((at_w, format!("`@{w}`: expected warps as WMxWN, e.g. @2x2")))?;
-            if !m.is_power_of_two() || !n.is_power_of_two() || m as u64 * n as u64 > 32 {
+            if !m.is_power_of_two()
+                || !n.is_power_of_two()
+                || (m as u64 * n as u64) << a.warp.len() > 32
+            {
                 return Err((
                     at_w,
-                    format!("`@{w}`: warps along M and N must be powers of two, 32 warps at most"),
+                    format!("`@{w}`: warps along M and N must be powers of two, 32 warps at most (a wgmma atom counts its 4)"),
                 ));
             }
             (m, n)
         }
     };
     let encoding = Encoding::PtxFragment {
+        operand: a.operand,
         reg: a.reg,
         lane: a.lane,
         atom_warp: a.warp,
