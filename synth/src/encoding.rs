@@ -755,6 +755,17 @@ impl Encoding {
 /// Put a distributed layout into canonical form: in dims exactly
 /// `register, lane, warp, block` (absent ones empty), out dims
 /// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
+/// `shape` as the M x N tile a CUDA C++ layout (`what`) covers: rank 2.
+fn tile_2d(shape: &[i64], what: &str) -> Result<()> {
+    if shape.len() != 2 {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: format!("{what} covers an M x N tile (give --shape MxN)"),
+        });
+    }
+    Ok(())
+}
+
 /// The linear layout of a CuTe thread-value layout over the M x N tile of
 /// `shape` (column-major index `m + M * n`, CuTe's convention): the first
 /// five thread bits are lanes, the rest warps, value bits registers.
@@ -767,12 +778,7 @@ fn cute_tv_layout(
     num_warps: u32,
 ) -> Result<LinearLayout> {
     const E: &str = "cute";
-    if shape.len() != 2 {
-        return Err(EncodingError::Shape {
-            shape: shape.to_vec(),
-            detail: "a CuTe thread-value layout covers an M x N tile (give --shape MxN)".into(),
-        });
-    }
+    tile_2d(shape, "a CuTe thread-value layout")?;
     let (m, n) = (shape[0] as u64, shape[1] as u64);
     let size = m.saturating_mul(n);
     if let Some(&img) = thread.iter().chain(value).find(|&&x| x >= size) {
@@ -819,12 +825,7 @@ fn fragment_layout(
     num_warps: u32,
 ) -> Result<LinearLayout> {
     const E: &str = "ptx";
-    if shape.len() != 2 {
-        return Err(EncodingError::Shape {
-            shape: shape.to_vec(),
-            detail: "a PTX fragment covers an M x N tile (give --shape MxN)".into(),
-        });
-    }
+    tile_2d(shape, "a PTX fragment")?;
     let aw = 1u32 << atom_warp.len();
     let [wm, wn] = if warps == [0, 0] {
         [(num_warps / aw).max(1), 1]

@@ -209,11 +209,5 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
         value,
         text: text.trim().to_string(),
     };
-    Ok(LayoutText {
-        format: Format::Cute,
-        ttgir: crate::input::ttgir_text(&encoding),
-        num_warps: crate::input::warps_of(&encoding),
-        shape: None,
-        encoding,
-    })
+    Ok(super::encoded_text(Format::Cute, encoding, None))
 }

@@ -303,11 +303,5 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
         warps: [wm, wn],
         text: t.to_string(),
     };
-    Ok(LayoutText {
-        format: Format::Ptx,
-        ttgir: crate::input::ttgir_text(&encoding),
-        num_warps: crate::input::warps_of(&encoding),
-        shape: None,
-        encoding,
-    })
+    Ok(super::encoded_text(Format::Ptx, encoding, None))
 }

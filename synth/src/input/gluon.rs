@@ -18,7 +18,7 @@
 //! CTAs); it is accepted as a keyword when empty (one CTA). Unset CTA fields
 //! take Gluon's defaults (`[1] * rank`, `[1] * rank`, `reversed(range(rank))`).
 
-use super::{linear_text, warps_of, Format, LayoutText};
+use super::{linear_text, Format, LayoutText};
 use crate::encoding::{CtaLayout, Encoding};
 
 type Res<T> = Result<T, (usize, String)>;
@@ -246,13 +246,7 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
             warp,
             block,
         } => linear_text(Format::Gluon, register, lane, warp, block, shape),
-        e => LayoutText {
-            format: Format::Gluon,
-            num_warps: warps_of(&e),
-            ttgir: super::ttgir_text(&e),
-            encoding: e,
-            shape,
-        },
+        e => super::encoded_text(Format::Gluon, e, shape),
     })
 }
 

@@ -299,6 +299,23 @@ fn strip_python_comments(text: &str) -> String {
         .collect()
 }
 
+/// The text of an encoding read from `format`: its TTGIR spelling (or, for
+/// CuTe and PTX input, its own text), the warps it fixes, and the shape the
+/// text carries, if any.
+pub(crate) fn encoded_text(
+    format: Format,
+    encoding: Encoding,
+    shape: Option<Vec<i64>>,
+) -> LayoutText {
+    LayoutText {
+        format,
+        ttgir: ttgir_text(&encoding),
+        num_warps: warps_of(&encoding),
+        shape,
+        encoding,
+    }
+}
+
 /// The layout of a bases format as an encoding and its TTGIR text.
 pub(crate) fn linear_text(
     format: Format,
