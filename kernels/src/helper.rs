@@ -1,4 +1,4 @@
-use crate::element::{body, word_pun};
+use crate::element::{body, body_via_packed, word_pun, VIA_PACKED_MIN_ELEMS};
 use crate::ident::ident_for;
 use crate::render::env;
 use crate::{body_packed, EmitError};
@@ -124,8 +124,18 @@ pub fn emit_helper_widths_as(
     let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
     // What the element form costs beyond its plan, per width.
     let mut form_notes: Vec<String> = Vec::new();
+    // Whether any width's plan uses shared memory: then every form takes `smem`.
+    let any_smem = variants.iter().any(|(_, c)| c.plan.smem_elems > 0);
     for (bits, ch) in variants {
-        let b = body(&conv.name, &ch.plan)?;
+        let b = match element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem)? {
+            Some((b, prmt)) => {
+                form_notes.push(format!(
+                    "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through {ident}_packed{bits}, {prmt} prmt per thread reorder them to and from its word order"
+                ));
+                b
+            }
+            None => body(&conv.name, &ch.plan)?,
+        };
         if word_pun(&ch.plan) {
             let count = |pat: &str| b.iter().filter(|l| l.contains(pat)).count();
             form_notes.push(format!(
@@ -318,6 +328,51 @@ pub fn emit_helper_widths_as(
         packed: packed_bits,
         code,
     })
+}
+
+/// The element form's body for `bits`-bit elements through the packed form
+/// ([`body_via_packed`]) and its `prmt` count, where `bits` is 8, `plan` has a
+/// packed form for it, does not already read the arrays as natural words
+/// ([`word_pun`]), moves data (a shuffle or shared-memory plan; renames
+/// cost nothing element by element), and holds at least [`VIA_PACKED_MIN_ELEMS`] elements per
+/// thread on each side; `None` otherwise (the element-by-element body).
+///
+/// 8-bit only, as measured in the reference harness h2h on an H100
+/// (`results/resources_h100.md`): `warp_local_i8_64x64` 0.906x -> 0.717x
+/// Triton's time (loop registers 254 -> 140), `colsum_trans_i8` registers
+/// 70 -> 48 at the same time; the same form for 16-bit elements was slower
+/// (`attn:114` 1.18x -> 1.56x, registers unchanged), so 16-bit element forms
+/// stay element by element.
+fn element_via_packed(
+    name: &str,
+    ident: &str,
+    bits: u32,
+    plan: &synth::plan::Plan,
+    smem: bool,
+) -> Result<Option<(Vec<String>, usize)>, EmitError> {
+    // Renames cost nothing in either form; only data movement goes through words.
+    let moves = matches!(
+        plan.kind,
+        synth::plan::Kind::Shuffle | synth::plan::Kind::Shared
+    );
+    if bits != 8
+        || !moves
+        || word_pun(plan)
+        || plan.src_regs.min(plan.dst_regs) < VIA_PACKED_MIN_ELEMS
+        || body_packed(name, plan, bits)?.is_none()
+    {
+        return Ok(None);
+    }
+    let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
+    Ok(Some(body_via_packed(
+        &format!("{ident}_packed{bits}"),
+        bits,
+        plan.src_regs,
+        plan.dst_regs,
+        &ps,
+        &pd,
+        smem,
+    )))
 }
 
 /// The header line that states the scratch of every element width (empty

@@ -273,12 +273,13 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
         }
         if let Some(l) = &c.loop_kernel {
             line += &format!(
-                " [loop {} regs of {}, LDL {} STL {}{}]",
+                " [loop {} regs of {}, LDL {} STL {} ({} in the loop body){}]",
                 l.registers,
                 c.reg_limit,
                 l.ldl,
                 l.stl,
-                match (l.ldl + l.stl > 0, c.spills_excused()) {
+                l.spills_in_loop(),
+                match (l.spills_in_loop() > 0, c.spills_excused()) {
                     (true, true) => format!("; data alone {} registers", c.data_regs),
                     (true, false) => " SPILLS".to_string(),
                     _ => String::new(),
@@ -334,10 +335,18 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
             let sc = c.sass.clone().unwrap_or_default();
             let k = &sc.classes;
             let lp = c.loop_kernel.clone().unwrap_or_default();
-            let budget = match (c.spill_problem(), lp.ldl + lp.stl > 0) {
-                (Some(_), _) => " SPILLS",
-                (None, true) => " (data alone over limit - 16)",
-                _ => "",
+            let budget = match (
+                c.spill_problem(),
+                lp.spills_in_loop() > 0,
+                lp.ldl + lp.stl > 0,
+            ) {
+                (Some(_), _, _) => " SPILLS".to_string(),
+                (None, true, _) => " (data alone over limit - 16)".to_string(),
+                (None, false, true) => format!(
+                    " (none in the loop body: {} outside it)",
+                    lp.spills_outside_loop()
+                ),
+                _ => String::new(),
             };
             s += &format!(
                 "{head} {}{} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {} ({}) | {}/{}{budget} | {doc} |\n",

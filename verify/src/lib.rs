@@ -118,6 +118,13 @@ pub struct SassCounts {
     pub classes: Cost,
     pub ldl: u32,
     pub stl: u32,
+    /// The `LDL`/`STL` inside a loop body: between the target of a backward
+    /// branch (`BRA` to a lower address) and that branch. A loop kernel's
+    /// spills outside it (ptxas parking a pointer the store after the loop
+    /// needs, to stay under an occupancy step) are paid once per launch,
+    /// these on every iteration.
+    pub ldl_in_loop: u32,
+    pub stl_in_loop: u32,
     /// All instructions of the kernel (harness included).
     pub total: u32,
 }
@@ -159,8 +166,24 @@ pub struct CaseResult {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LoopCost {
     pub registers: i32,
+    /// All the kernel's `LDL`/`STL`.
     pub ldl: u32,
     pub stl: u32,
+    /// Those inside the loop body ([`SassCounts::ldl_in_loop`]): what every
+    /// iteration pays.
+    pub ldl_in_loop: u32,
+    pub stl_in_loop: u32,
+}
+
+impl LoopCost {
+    /// Spill instructions inside the loop body.
+    pub fn spills_in_loop(&self) -> u32 {
+        self.ldl_in_loop + self.stl_in_loop
+    }
+    /// Spill instructions outside the loop body (once per launch).
+    pub fn spills_outside_loop(&self) -> u32 {
+        (self.ldl + self.stl).saturating_sub(self.spills_in_loop())
+    }
 }
 
 pub use synth::plan::register_limit;
@@ -187,12 +210,15 @@ impl CaseResult {
         }
         let one = self.sass.as_ref().map_or(0, |s| s.ldl + s.stl);
         let lp = self.loop_kernel.as_ref();
-        let what = match (one > 0, lp.is_some_and(|l| l.ldl + l.stl > 0)) {
+        let what = match (one > 0, lp.is_some_and(|l| l.spills_in_loop() > 0)) {
             (_, true) => {
                 let l = lp.expect("loop kernel");
                 format!(
-                    "the loop kernel spills ({} LDL, {} STL) at {} registers",
-                    l.ldl, l.stl, l.registers
+                    "the loop kernel spills in its loop body ({} LDL, {} STL; {} more outside it) at {} registers",
+                    l.ldl_in_loop,
+                    l.stl_in_loop,
+                    l.spills_outside_loop(),
+                    l.registers
                 )
             }
             (true, false) => {
@@ -338,9 +364,14 @@ pub fn compile_cubin(
     Ok(cubin)
 }
 
-/// Count SASS opcodes per function in `cuobjdump -sass` output.
+/// Count SASS opcodes per function in `cuobjdump -sass` output; spills
+/// inside loop bodies are counted again in `ldl_in_loop`/`stl_in_loop`.
 pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
     let mut out: BTreeMap<String, SassCounts> = BTreeMap::new();
+    // Per function: (address, is LDL, is STL) of each spill, and the
+    // (target, branch) address range of each backward branch.
+    let mut spills: BTreeMap<String, Vec<(u64, bool)>> = BTreeMap::new();
+    let mut loops: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
     let mut cur: Option<String> = None;
     for line in dump.lines() {
         let t = line.trim();
@@ -367,6 +398,24 @@ pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
         if root.is_empty() {
             continue;
         }
+        let addr = u64::from_str_radix(&t[2..p], 16).ok();
+        if let (Some(a), "BRA") = (addr, root) {
+            // `BRA 0x4cf0 ;` or `BRA `(.L_x_3) ;`: only hex targets are read
+            let target = body
+                .split_whitespace()
+                .nth(1)
+                .and_then(|x| x.trim_end_matches(';').strip_prefix("0x"))
+                .and_then(|x| u64::from_str_radix(x, 16).ok());
+            if let Some(tg) = target.filter(|&tg| tg < a) {
+                loops.entry(f.clone()).or_default().push((tg, a));
+            }
+        }
+        if let (Some(a), "LDL" | "STL") = (addr, root) {
+            spills
+                .entry(f.clone())
+                .or_default()
+                .push((a, root == "LDL"));
+        }
         let c = out.get_mut(f).unwrap();
         c.total += 1;
         match root {
@@ -381,6 +430,19 @@ pub fn count_sass(dump: &str) -> BTreeMap<String, SassCounts> {
             "LDL" => c.ldl += 1,
             "STL" => c.stl += 1,
             _ => {}
+        }
+    }
+    for (f, sp) in spills {
+        let ranges = loops.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+        let c = out.get_mut(&f).expect("function seen");
+        for (a, is_ldl) in sp {
+            if ranges.iter().any(|&(lo, hi)| lo <= a && a <= hi) {
+                if is_ldl {
+                    c.ldl_in_loop += 1;
+                } else {
+                    c.stl_in_loop += 1;
+                }
+            }
         }
     }
     out
@@ -563,6 +625,8 @@ pub fn verify_on_gpu(
                     registers,
                     ldl: s.map_or(0, |s| s.ldl),
                     stl: s.map_or(0, |s| s.stl),
+                    ldl_in_loop: s.map_or(0, |s| s.ldl_in_loop),
+                    stl_in_loop: s.map_or(0, |s| s.stl_in_loop),
                 }
             });
             let per_elem = d.bits().div_ceil(32);
@@ -761,5 +825,36 @@ mod tests {
             (1, 1, 1, 1, 1, 1, 7)
         );
         assert_eq!(m["other"].classes.prmt, 1);
+    }
+
+    /// Spills before a loop, inside its body (between the backward branch's
+    /// target and the branch) and after it are told apart, as in the h2h
+    /// loop kernel of `warp_local_f32_64x64` (all 306 outside the loop).
+    #[test]
+    fn counts_spills_inside_loop_bodies() {
+        let dump = "		Function : wf_loop
+            /*0000*/                   STL [R1], R6 ;
+            /*0010*/                   LDL R7, [R1] ;
+            /*0020*/              @!P0 BRA 0x0080 ;
+            /*0030*/                   SHFL.IDX PT, R3, R2, R5, 0x1f ;
+            /*0040*/                   LDL R8, [R1+0x4] ;
+            /*0050*/                   STL [R1+0x8], R8 ;
+            /*0060*/                   LDL R9, [R1+0x8] ;
+            /*0070*/              @!P1 BRA 0x0030 ;
+            /*0080*/                   LDL R6, [R1] ;
+            /*0090*/                   EXIT ;
+            /*00a0*/                   BRA 0xa0;
+";
+        let c = &count_sass(dump)["wf_loop"];
+        assert_eq!((c.ldl, c.stl), (4, 2));
+        assert_eq!((c.ldl_in_loop, c.stl_in_loop), (2, 1));
+        let l = LoopCost {
+            registers: 255,
+            ldl: c.ldl,
+            stl: c.stl,
+            ldl_in_loop: c.ldl_in_loop,
+            stl_in_loop: c.stl_in_loop,
+        };
+        assert_eq!((l.spills_in_loop(), l.spills_outside_loop()), (3, 3));
     }
 }

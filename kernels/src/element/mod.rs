@@ -1,5 +1,8 @@
 mod fold;
+mod via_packed;
 mod words;
+
+pub(crate) use via_packed::{body_via_packed, VIA_PACKED_MIN_ELEMS};
 
 use crate::prmt::{prmt_program_steps, PrmtDef};
 use crate::regs::{reg_stage, word_stage};

@@ -1,0 +1,115 @@
+//! The element form of 8-bit data through the packed form: the caller's
+//! `T` arrays are read and written as natural 32-bit words (`memcpy`,
+//! element `r` in slot `r % p` of word `r / p`, `p = 32 / bits`), `prmt`
+//! programs reorder those words into the packed form's word order
+//! ([`synth::plan::pack::PackMap`]) and back, and the packed form does the
+//! conversion on words.
+//!
+//! Why: an array of `__half` or `int8_t` costs one 32-bit register per
+//! element, and a helper that packs and unpacks element by element keeps
+//! both sides' elements and the packed words live at once. Reading the
+//! arrays as words makes NVVM keep them in 32-bit registers (the caller's
+//! loop-carried arrays included), so the element form costs what the packed
+//! form costs plus at most one `prmt` per word on each side whose packed
+//! order is not the natural one (DESIGN.md 4.6, "Sub-word data": pack at the
+//! first use, unpack at the last; `docs/ARCHITECTURE.md` section 5).
+
+use crate::prmt::prmt_program;
+use synth::plan::pack::{PackMap, Piece};
+
+/// Elements per thread (each side) from which the element form of 8-bit
+/// data goes through the packed form: the same threshold as the natural-word
+/// element form of lifted 8-bit plans ([`super::PUN_MIN_ELEMS`]): below it
+/// NVVM already folds the caller's per-element work into words.
+pub const VIA_PACKED_MIN_ELEMS: u32 = super::PUN_MIN_ELEMS;
+
+/// The statements of the element form for `bits`-bit elements (8 or 16; the
+/// emitter uses it for 8, see `helper::element_via_packed`) that
+/// calls `packed` (the packed form's name), whose source words are packed by
+/// `src_map` and destination words by `dst_map`; `src_regs`/`dst_regs`
+/// elements per thread (multiples of `32 / bits`); `smem` whether the packed
+/// form takes the scratch pointer. Returns the lines and the number of
+/// `prmt` they contain (what the form costs beyond the packed form).
+pub(crate) fn body_via_packed(
+    packed: &str,
+    bits: u32,
+    src_regs: u32,
+    dst_regs: u32,
+    src_map: &PackMap,
+    dst_map: &PackMap,
+    smem: bool,
+) -> (Vec<String>, usize) {
+    let per = 32 / bits;
+    let (sw, dw) = (src_regs / per, dst_regs / per);
+    let mut out = vec![format!(
+        "unsigned src_w[{sw}]; memcpy(src_w, src, sizeof(src_w));"
+    )];
+    let mut temps = 0usize;
+    // Packed source word k, slot s: register r = src_map.register(k, s),
+    // which sits in natural word r / per, slot r % per.
+    let src_words: Vec<Vec<Piece<String>>> = (0..sw)
+        .map(|k| {
+            (0..per)
+                .map(|s| {
+                    let r = src_map.register(k, s);
+                    Piece {
+                        key: format!("src_w[{}]", r / per),
+                        slot: r % per,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let before = out.len();
+    let ps = prmt_program(&mut out, &mut temps, &src_words, bits);
+    let mut prmt = out.len() - before;
+    // Where the packed order is the natural one, the words pass as they are.
+    let natural = |names: &[String], array: &str| {
+        names
+            .iter()
+            .enumerate()
+            .all(|(k, n)| *n == format!("{array}[{k}]"))
+    };
+    let src_arg = if natural(&ps, "src_w") {
+        "src_w"
+    } else {
+        out.push(format!(
+            "const unsigned pk_src[{sw}] = {{{}}};",
+            ps.join(", ")
+        ));
+        "pk_src"
+    };
+    out.push(format!("unsigned pk_dst[{dw}];"));
+    out.push(format!(
+        "{packed}({src_arg}, pk_dst{});",
+        if smem { ", smem" } else { "" }
+    ));
+    // Natural destination word j, slot s: register r = j * per + s, which
+    // the packed form left in word/slot dst_map.word_slot(r).
+    let dst_words: Vec<Vec<Piece<String>>> = (0..dw)
+        .map(|j| {
+            (0..per)
+                .map(|s| {
+                    let (w, sl) = dst_map.word_slot(j * per + s);
+                    Piece {
+                        key: format!("pk_dst[{w}]"),
+                        slot: sl,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let before = out.len();
+    let ds = prmt_program(&mut out, &mut temps, &dst_words, bits);
+    prmt += out.len() - before;
+    if natural(&ds, "pk_dst") {
+        out.push("memcpy(dst, pk_dst, sizeof(pk_dst));".into());
+    } else {
+        out.push(format!(
+            "const unsigned dst_w[{dw}] = {{{}}};",
+            ds.join(", ")
+        ));
+        out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
+    }
+    (out, prmt)
+}
