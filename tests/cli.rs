@@ -1678,3 +1678,80 @@ fn bad_ptx_fragments_say_what_is_known() {
     assert!(err("ptx:mma.m16n8k16.a.f16.x", "1").contains("nothing may follow the type"));
     assert!(err("ptx:wgmma.m64n64k16.c.f32@4x4", "4").contains("32 warps at most"));
 }
+
+/// `emit --api cute` adds CuTe fragment overloads after the array forms
+/// (and the CuTe include); without it (or with `--api array`) the header is
+/// the same bytes and includes nothing; an unknown API is a usage error.
+#[test]
+fn emit_api_cute_adds_fragment_overloads_and_array_is_the_default() {
+    let dir = std::env::temp_dir().join(format!("wf-emit-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let emit = |extra: &[&str], name: &str| {
+        let out = dir.join(name);
+        let mut args = vec![
+            "emit",
+            "--ttgir",
+            "corpus/pairs.mlir",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let plain = emit(&[], "plain.cuh");
+    let array = emit(&["--api", "array"], "array.cuh");
+    let cute = emit(&["--api", "cute"], "cute.cuh");
+    assert_eq!(plain, array);
+    assert!(!plain.contains("#include") && !plain.to_lowercase().contains("cute"));
+    assert!(
+        cute.starts_with(&plain),
+        "the array forms come first, unchanged"
+    );
+    assert!(cute.contains("#include <cute/tensor.hpp>"));
+    // one element overload per helper, with the array form's register counts
+    let helpers: Vec<(String, String, String)> = plain
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("__device__ __forceinline__ void ")?;
+            let (id, args) = rest.split_once("(const T (&src)[")?;
+            let (s, args) = args.split_once("], T (&dst)[")?;
+            let (d, _) = args.split_once(']')?;
+            Some((id.to_string(), s.to_string(), d.to_string()))
+        })
+        .collect();
+    assert_eq!(helpers.len(), 11, "pairs.mlir has 11 conversions");
+    for (id, s, d) in &helpers {
+        assert!(
+            cute.contains(&format!(
+                "void {id}(const cute::Tensor<SrcEngine, SrcLayout>& src, cute::Tensor<DstEngine, DstLayout>& dst"
+            )),
+            "{id} has no CuTe overload"
+        );
+        assert!(cute.contains(&format!(
+            "detail::cute_fragment_size<{s}, int(decltype(cute::size(SrcLayout{{}}))::value)>"
+        )));
+        assert!(cute.contains(&format!(
+            "\"{id}: dst must have cute::size(layout) == {d}, the helper's destination register count"
+        )));
+    }
+    // every packed form of the array header has its CuTe overload
+    for l in plain.lines() {
+        if let Some(rest) = l.strip_prefix("__device__ __forceinline__ void ") {
+            if let Some((name, _)) = rest.split_once("(const unsigned (&src)[") {
+                assert!(
+                    cute.contains(&format!("void {name}(const cute::Tensor<SrcEngine")),
+                    "{name} has no CuTe overload"
+                );
+            }
+        }
+    }
+    let o = run(&["emit", "--ttgir", "corpus/pairs.mlir", "--api", "thrust"]);
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", stderr(&o));
+    let e = stderr(&o);
+    for n in ["invalid value 'thrust' for '--api <API>'", "array", "cute"] {
+        assert!(e.contains(n), "`{n}` not in: {e}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -9,6 +9,8 @@
 //! minijinja templates in `templates/`; the statements are generated here from
 //! the plan IR, one per instruction the cost model counts.
 
+/// The CuTe register-fragment overloads (`emit --api cute`, [`Api`]).
+mod cute;
 /// The element form: the helper body over the plan's stages ([`body`]).
 mod element;
 /// Errors of emission.
@@ -32,6 +34,7 @@ mod render;
 /// Shared-memory stages: per-thread addresses, stores and loads (both forms).
 mod smem;
 
+pub use cute::{cute_overloads, cute_section, emit_header_api, Api};
 pub use element::{body, PUN_MIN_ELEMS};
 pub use error::EmitError;
 pub use expr::linear_expr;

@@ -8,10 +8,15 @@ const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
 const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
 const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
 const LOOP_KERNEL: &str = include_str!("../templates/loop_kernel.cu.j2");
+const CUTE_HELPER: &str = include_str!("../templates/cute_helper.cuh.j2");
 
 /// `(word, [register of slot 0, slot 1, ...])` for every word of a packed
 /// array of `regs` elements.
-fn word_regs(m: &synth::plan::pack::PackMap, regs: u32, bits: u32) -> Vec<(u32, Vec<u32>)> {
+pub(crate) fn word_regs(
+    m: &synth::plan::pack::PackMap,
+    regs: u32,
+    bits: u32,
+) -> Vec<(u32, Vec<u32>)> {
     let p = 32 / bits;
     (0..regs / p)
         .map(|w| (w, (0..p).map(|s| m.register(w, s)).collect()))
@@ -28,6 +33,8 @@ pub(crate) fn env() -> Environment<'static> {
         ("test_kernel_packed", TEST_KERNEL_PACKED),
         ("bench_kernel_packed", BENCH_KERNEL_PACKED),
         ("loop_kernel", LOOP_KERNEL),
+        ("cute", crate::cute::CUTE),
+        ("cute_helper", CUTE_HELPER),
     ] {
         // the templates are compiled in: a parse error is a build defect
         e.add_template(name, source)

@@ -51,6 +51,7 @@ pub mod load;
 mod names;
 
 pub use diag::SourceError;
+pub use kernels::Api;
 pub use load::{load_files, load_pair, Loaded, Pair, WarpsFrom};
 
 use anyhow::{bail, Result};
@@ -146,7 +147,16 @@ impl PlannedInput {
     /// Errors: two conversions that would still define one C identifier,
     /// a plan stage with no CUDA emission.
     pub fn emit(&self, prefix: &str) -> Result<Emitted> {
-        names::emit(&self.conversions, &self.origin, prefix)
+        self.emit_api(prefix, Api::Array)
+    }
+
+    /// [`PlannedInput::emit`] offering the helpers in `api`:
+    /// [`Api::Array`] gives exactly [`PlannedInput::emit`]'s header;
+    /// [`Api::Cute`] adds an overload of every helper (and of its
+    /// packed forms) on CuTe register fragments after the array forms
+    /// ([`kernels::cute_section`]; `emit --api cute`). Same errors.
+    pub fn emit_api(&self, prefix: &str, api: Api) -> Result<Emitted> {
+        names::emit(&self.conversions, &self.origin, prefix, api)
     }
 }
 

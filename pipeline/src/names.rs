@@ -54,8 +54,13 @@ fn idents_of(planned: &[Planned], prefix: &str) -> Result<Vec<String>> {
     Ok(idents)
 }
 
-/// The header of `planned` (see [`crate::PlannedInput::emit`]).
-pub(crate) fn emit(planned: &[Planned], origin: &str, prefix: &str) -> Result<Emitted> {
+/// The header of `planned` in `api` (see [`crate::PlannedInput::emit_api`]).
+pub(crate) fn emit(
+    planned: &[Planned],
+    origin: &str,
+    prefix: &str,
+    api: kernels::Api,
+) -> Result<Emitted> {
     let idents = idents_of(planned, prefix)?;
     let helpers = planned
         .iter()
@@ -70,7 +75,7 @@ pub(crate) fn emit(planned: &[Planned], origin: &str, prefix: &str) -> Result<Em
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Emitted {
-        header: kernels::emit_header(&helpers, origin)?,
+        header: kernels::emit_header_api(&helpers, origin, api)?,
         helpers,
     })
 }

@@ -4,10 +4,32 @@
 use super::{check_outputs_against, cost_json, Input, Naming};
 use crate::output::{self, write_file, Stdout};
 use anyhow::{bail, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
+
+/// The C++ API of the emitted helpers (`--api`).
+#[derive(Clone, Copy, Default, ValueEnum)]
+pub(crate) enum ApiArg {
+    /// Register arrays: `const T (&src)[S], T (&dst)[D]` and the packed forms
+    /// on `unsigned` word arrays; the header includes nothing.
+    #[default]
+    Array,
+    /// The array forms plus an overload of each on CuTe register fragments
+    /// (`cute::Tensor` of a `cute::ArrayEngine`: register i is `frag(i)`);
+    /// the header includes <cute/tensor.hpp> (CUTLASS) where it is found.
+    Cute,
+}
+
+impl From<ApiArg> for pipeline::Api {
+    fn from(a: ApiArg) -> Self {
+        match a {
+            ApiArg::Array => pipeline::Api::Array,
+            ApiArg::Cute => pipeline::Api::Cute,
+        }
+    }
+}
 
 #[derive(Args)]
 pub(crate) struct EmitArgs {
@@ -19,6 +41,13 @@ pub(crate) struct EmitArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     naming: Naming,
+    /// The helpers' C++ API: `array` (register arrays), or `cute`, which adds
+    /// overloads on CuTe register fragments (`cute::Tensor` of a
+    /// `cute::ArrayEngine`, as `make_tensor<T>(layout)` and
+    /// `partition_fragment_C` return; register i of the helper is `frag(i)`)
+    /// and includes <cute/tensor.hpp> from CUTLASS.
+    #[arg(long, value_enum, default_value_t = ApiArg::Array)]
+    api: ApiArg,
 }
 
 pub(crate) fn run(a: EmitArgs) -> Result<i32> {
@@ -31,7 +60,7 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
         conversions: a.input.plan(&loaded, true)?,
         origin: loaded.origin,
     };
-    let emitted = planned.emit(&a.naming.prefix)?;
+    let emitted = planned.emit_api(&a.naming.prefix, a.api.into())?;
     match &a.output {
         Some(path) => {
             write_file(path, &emitted.header)?;
