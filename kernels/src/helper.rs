@@ -184,8 +184,28 @@ pub fn emit_helper_widths_as(
         .map(|(b, c)| (*b, c.plan.smem_elems))
         .collect();
     let smem_elems = smem_sizes.iter().map(|x| x.1).max().unwrap_or(0);
+    // `E * sizeof(T)`, divided for the widths that take E / k elements (the
+    // same plan in k rounds): the common statement first, so that a reader
+    // (or a script) taking `Nu * unsigned(sizeof(T))` gets every width that
+    // uses the full scratch right; a per-width choice where that is not the
+    // form.
+    let divisors: Option<Vec<(u32, u64)>> = if smem_sizes.len() == variants.len() {
+        smem_sizes
+            .iter()
+            .filter(|x| x.1 != smem_elems)
+            .map(|&(b, e)| (smem_elems % e == 0).then_some((b, smem_elems / e)))
+            .collect()
+    } else {
+        None
+    };
     let smem_expr = if smem_sizes.iter().all(|x| x.1 == smem_elems) {
         format!("{smem_elems}u * unsigned(sizeof(T))")
+    } else if let Some(div) = divisors {
+        let mut d = String::from("1u");
+        for (b, k) in div.iter().rev() {
+            d = format!("sizeof(T) == {} ? {k}u : {d}", b / 8);
+        }
+        format!("{smem_elems}u * unsigned(sizeof(T)) / ({d})")
     } else {
         let mut e = String::from("0u");
         for (b, n) in smem_sizes.iter().rev() {
