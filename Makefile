@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: build test demo verify-gpu bench bench-triton results fuzz fmt clean
+.PHONY: build test demo verify-gpu bench bench-triton results fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -62,6 +62,33 @@ bench-triton: build
 # Regenerate results/ (needs a GPU): SASS counts per helper beside Triton 3.6's.
 results: build
 	./scripts/results.sh
+
+# Two CUDA programs built with CUTLASS 4.2's headers (examples/): a CuTe
+# TiledMMA GEMM tile with a warpforge epilogue and the Linear Layouts paper's
+# figure 3 (fp16 accumulators to fp8 operand order), each checked against a
+# host reference and timed against the same kernel through shared memory.
+# Needs nvcc and a GPU (sm_89 or later); not part of `make test`. Regenerates
+# the committed headers under examples/ with WF (default: the release binary,
+# built if missing); CUTLASS headers from CUTLASS_INCLUDE, by default unpacked
+# from CUTLASS_WHL into $(OUT)/cutlass. Prints into $(OUT)/examples.txt too.
+WF ?= $(BIN)
+NVCC ?= nvcc
+CUTLASS_WHL ?= .whl/nvidia_cutlass-4.2.0.0-py3-none-any.whl
+CUTLASS_DEFAULT := $(OUT)/cutlass/cutlass_library/source/include
+CUTLASS_INCLUDE ?= $(CUTLASS_DEFAULT)
+
+examples:
+	@command -v $(NVCC) > /dev/null || { echo "make examples: needs nvcc (a CUDA toolkit) and a GPU; no '$(NVCC)' here"; exit 1; }
+	@[ -x "$(WF)" ] || $(CARGO) build --release
+	@if [ ! -d "$(CUTLASS_INCLUDE)/cute" ]; then \
+	  if [ "$(CUTLASS_INCLUDE)" != "$(CUTLASS_DEFAULT)" ] || [ ! -f "$(CUTLASS_WHL)" ]; then \
+	    echo "make examples: no CuTe headers in $(CUTLASS_INCLUDE); set CUTLASS_INCLUDE, or CUTLASS_WHL to the nvidia-cutlass wheel"; exit 1; fi; \
+	  echo "unpacking $(CUTLASS_WHL) into $(OUT)/cutlass"; \
+	  python3 -m zipfile -e $(CUTLASS_WHL) $(OUT)/cutlass || exit 1; fi
+	@mkdir -p $(OUT)
+	@( $(MAKE) --no-print-directory -C examples run WF=$(abspath $(WF)) NVCC=$(NVCC) \
+	  CUTLASS_INCLUDE=$(abspath $(CUTLASS_INCLUDE)) BUILD=$(abspath $(OUT))/examples 2>&1; \
+	  echo $$? > $(OUT)/examples.rc ) | tee $(OUT)/examples.txt; exit $$(cat $(OUT)/examples.rc)
 
 fmt:
 	$(CARGO) fmt --all
