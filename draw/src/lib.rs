@@ -174,6 +174,9 @@ pub struct Cell {
     pub light: f64,
     /// Copies of the element (> 1: broadcast).
     pub copies: usize,
+    /// Marked (drawn with a thick red outline, `!` after the label in text):
+    /// a shared-memory word a bank-conflicting lane accesses.
+    pub mark: bool,
 }
 
 /// A table cell of a stage panel.
@@ -332,6 +335,7 @@ pub fn layout_panel(title: &str, l: &LinearLayout) -> Result<Panel, DrawError> {
                 hue: 0.0,
                 light: 100.0,
                 copies: 0,
+                mark: false,
             },
             Some(s) => {
                 let (hue, light) = slot_colour(s, h.warps);
@@ -347,6 +351,7 @@ pub fn layout_panel(title: &str, l: &LinearLayout) -> Result<Panel, DrawError> {
                     hue,
                     light,
                     copies: v.len(),
+                    mark: false,
                 }
             }
         })
@@ -905,6 +910,7 @@ pub fn conversion_picture(conv: &Conversion, chosen: &Chosen) -> Result<Picture,
                         hue,
                         light,
                         copies: 1,
+                        mark: false,
                     }
                 }
                 None => Cell {
@@ -913,6 +919,7 @@ pub fn conversion_picture(conv: &Conversion, chosen: &Chosen) -> Result<Picture,
                     hue: 0.0,
                     light: 100.0,
                     copies: 1,
+                    mark: false,
                 },
             })
             .collect();
@@ -937,6 +944,285 @@ pub fn conversion_picture(conv: &Conversion, chosen: &Chosen) -> Result<Picture,
             conv.elem.name,
             conv.num_warps
         ),
+        rows,
+    })
+}
+
+fn coord_label(c: &[i32]) -> String {
+    c.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A picture of a CuTe shared-memory layout (`warpforge draw --smem`): the
+/// shared memory as rows of 128 bytes (one 4-byte word per cell, the 32
+/// banks across), each word labelled with the first tensor coordinate it
+/// holds and coloured by bank; the tensor coloured by the bank of each
+/// element. With `access` (a register layout over the same tile and its
+/// [`synth::smem::analyse_access`] report): that layout, the bank of every
+/// lane's address per instruction (conflicting lanes marked `!`), and, in
+/// both memory pictures, the words of the instruction with the most
+/// conflicts (warp 0) drawn saturated, those its conflicting lanes access
+/// marked. Errors: a layout whose offsets cannot be formed for
+/// `elem_bits`, or a tile or memory of more than [`MAX_ELEMENTS`] cells.
+pub fn smem_picture(
+    title: &str,
+    smem: &synth::smem::SmemLayout,
+    shape: &[i64],
+    elem_bits: u32,
+    access: Option<(&LinearLayout, &synth::smem::AccessReport)>,
+) -> Result<Picture, DrawError> {
+    let err = |detail: String| DrawError::Layout {
+        what: "--smem".into(),
+        detail,
+    };
+    let offsets = smem.offsets(elem_bits).map_err(err)?;
+    smem.check_tile(shape).map_err(err)?;
+    let size = smem.size();
+    if size > MAX_ELEMENTS {
+        return Err(DrawError::TooLarge {
+            what: "--smem".into(),
+            elements: size,
+            max: MAX_ELEMENTS,
+        });
+    }
+    let eb = (elem_bits / 8).max(1) as u64;
+    let offset_of = |idx: u64| -> u64 {
+        offsets
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| idx >> j & 1 == 1)
+            .fold(0, |a, (_, &o)| a ^ o)
+    };
+    let span_elems = offsets.iter().fold(0u64, |a, &o| a | o) + 1;
+    let words = (span_elems * eb).div_ceil(4);
+    if words > MAX_ELEMENTS {
+        return Err(DrawError::TooLarge {
+            what: "--smem (4-byte words)".into(),
+            elements: words,
+            max: MAX_ELEMENTS,
+        });
+    }
+    // per word, the tile indices it holds
+    let mut held: Vec<Vec<u64>> = vec![Vec::new(); words as usize];
+    let mut tile_off = vec![0u64; size as usize];
+    for idx in 0..size {
+        let o = offset_of(idx);
+        tile_off[idx as usize] = o;
+        for w in (o * eb / 4)..((o + 1) * eb).div_ceil(4) {
+            if let Some(h) = held.get_mut(w as usize) {
+                h.push(idx);
+            }
+        }
+    }
+    // the instruction drawn: its words, and those of conflicting lanes
+    let mut touched: std::collections::HashMap<u64, Vec<u32>> = Default::default();
+    let mut conflicted = std::collections::HashSet::new();
+    let mut rows = Vec::new();
+    let mut shown = None;
+    if let Some((l, r)) = access {
+        let k = r.worst();
+        shown = Some(k);
+        let conflict: std::collections::HashSet<u32> =
+            r.instrs[k].conflict_lanes.iter().copied().collect();
+        if let Ok(slots) = r.access.element_slots(k, 0) {
+            for (lane, _, off) in slots {
+                let off = off as u64;
+                for w in (off * eb / 4)..((off + 1) * eb).div_ceil(4) {
+                    touched.entry(w).or_default().push(lane);
+                    if conflict.contains(&lane) {
+                        conflicted.insert(w);
+                    }
+                }
+            }
+        }
+        rows.push(vec![layout_panel("access", l)?]);
+        let (wf, min, bc) = r.totals();
+        let mut lines = vec![format!(
+            "{} x {} per thread ({} x {elem_bits}-bit elements each), {} warp(s); per warp: {wf} wavefronts (minimum {min}), {bc} bank conflicts",
+            r.instrs.len(),
+            r.instr_name(),
+            r.vector_elems,
+            r.warps
+        )];
+        lines.push(format!(
+            "drawn below: instruction #{k} of warp 0 (the first with the most conflicts): its words saturated, those of conflicting lanes marked !"
+        ));
+        rows.push(vec![Panel::Text {
+            title: "access".into(),
+            lines,
+            stage: None,
+        }]);
+        let idx: Vec<usize> = (0..r.instrs.len()).collect();
+        let (idx, note) = capped(idx, "instructions");
+        let cells = idx
+            .iter()
+            .map(|&k| {
+                let c: std::collections::HashSet<u32> =
+                    r.instrs[k].conflict_lanes.iter().copied().collect();
+                (0..32)
+                    .map(|lane| {
+                        let b = bank_of(&r.access, lane, 0, r.access.insts[k].offset);
+                        let (hue, _) = bank_colour(b);
+                        let bad = c.contains(&lane);
+                        TableCell {
+                            label: format!("b{b}{}", if bad { "!" } else { "" }),
+                            hue,
+                            light: if bad { 62.0 } else { 85.0 },
+                            value: b,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        rows.push(vec![Panel::Table {
+            title: format!(
+                "{}: bank (4-byte word mod 32) of each lane's address, warp 0; ! = a lane whose bank serves another word in its phase",
+                r.instr_name()
+            ),
+            row_labels: idx
+                .iter()
+                .map(|&k| {
+                    let i = &r.instrs[k];
+                    format!(
+                        "#{k} +{}: {} wf (min {})",
+                        i.offset, i.wavefronts, i.min_wavefronts
+                    )
+                })
+                .collect(),
+            col_labels: lane_cols(),
+            cells,
+            note,
+            stage: Some(StageTag {
+                index: 0,
+                kind: "SmemAccess",
+                value: Some("bank"),
+                attrs: vec![
+                    ("count", r.instrs.len().to_string()),
+                    ("instr", format!("v{}", r.access.bytes() * 8)),
+                    ("wavefronts", wf.to_string()),
+                    ("min-wavefronts", min.to_string()),
+                    ("bank-conflicts", bc.to_string()),
+                ],
+            }),
+        }]);
+    }
+    let light = |w: u64| {
+        if shown.is_none() {
+            78.0
+        } else if touched.contains_key(&w) {
+            68.0
+        } else {
+            93.0
+        }
+    };
+    let cols = words.min(32) as usize;
+    let mem_cells = (0..words)
+        .map(|w| {
+            let bank = (w % 32) as u32;
+            let (hue, _) = bank_colour(bank);
+            let h = &held[w as usize];
+            let coords: Vec<String> = h
+                .iter()
+                .map(|&i| format!("({})", coord_label(&synth::smem::coords_of(i, shape))))
+                .collect();
+            let mut tip = format!(
+                "word {w} (bytes {}..{}), bank {bank}: {}",
+                w * 4,
+                w * 4 + 3,
+                if coords.is_empty() {
+                    "no element".to_string()
+                } else {
+                    coords.join(" ")
+                }
+            );
+            if let Some(lanes) = touched.get(&w) {
+                let mut l = lanes.clone();
+                l.sort_unstable();
+                l.dedup();
+                tip += &format!(
+                    "; instruction #{} lanes {}",
+                    shown.unwrap_or(0),
+                    synth::smem::lane_ranges(&l)
+                );
+            }
+            Cell {
+                label: h.first().map_or("-".into(), |&i| {
+                    coord_label(&synth::smem::coords_of(i, shape))
+                }),
+                tip,
+                hue,
+                light: if h.is_empty() { 100.0 } else { light(w) },
+                copies: 1,
+                mark: conflicted.contains(&w),
+            }
+        })
+        .collect();
+    let sw = smem
+        .element_swizzle(elem_bits)
+        .ok()
+        .flatten()
+        .map_or("no swizzle".to_string(), |s| {
+            format!("{s} on element offsets")
+        });
+    rows.push(vec![Panel::Tensor {
+        title: format!(
+            "shared memory: {} bytes, 128 a row (32 banks of 4 bytes across); {sw}",
+            words * 4
+        ),
+        shape: vec![words.div_ceil(cols as u64) as i64, cols as i64],
+        rows: words.div_ceil(cols as u64) as usize,
+        cols,
+        note: None,
+        legend: "cell = a 4-byte word: the first tensor coordinate it holds (all in the tooltip); column = bank; colour = bank".into(),
+        cells: mem_cells,
+    }]);
+    // the tensor, row-major, coloured by bank
+    let (r, c, note) = grid_of(shape);
+    let rank = shape.len();
+    let tensor_cells = (0..size)
+        .map(|rm| {
+            // row-major position -> coordinate -> column-major index
+            let mut coord = vec![0i32; rank];
+            let mut rest = rm;
+            for d in (0..rank).rev() {
+                let n = shape[d].max(1) as u64;
+                coord[d] = (rest % n) as i32;
+                rest /= n;
+            }
+            let mut idx = 0u64;
+            let mut at = 0u32;
+            for d in 0..rank {
+                idx |= (coord[d] as u64) << at;
+                at += (shape[d].max(1) as u64).trailing_zeros();
+            }
+            let o = tile_off[idx as usize];
+            let w = o * eb / 4;
+            let bank = (w % 32) as u32;
+            let (hue, _) = bank_colour(bank);
+            Cell {
+                label: format!("b{bank}"),
+                tip: format!("({}): offset {o}, bank {bank}", coord_label(&coord)),
+                hue,
+                light: light(w),
+                copies: 1,
+                mark: conflicted.contains(&w),
+            }
+        })
+        .collect();
+    rows.push(vec![Panel::Tensor {
+        title: format!("the {} tensor: bank of each element", dims(shape)),
+        shape: shape.to_vec(),
+        rows: r,
+        cols: c,
+        note,
+        legend: "cell = b{bank} of the element's shared word; ! = accessed by a conflicting lane"
+            .into(),
+        cells: tensor_cells,
+    }]);
+    Ok(Picture {
+        title: title.to_string(),
         rows,
     })
 }

@@ -4,7 +4,9 @@
 //! `<g class="layout" data-elements="N" data-shape="AxB">` holding exactly
 //! `N` `<rect class="cell">` elements, one per tensor element in row-major
 //! order, each with a `<title>` listing every thread that holds it;
-//! broadcast copies have `class="cell broadcast"` and a dashed outline.
+//! broadcast copies have `class="cell broadcast"` and a dashed outline;
+//! marked cells (the shared-memory words of bank-conflicting lanes, `draw
+//! --smem`) also have class `conflict` and a red outline.
 //!
 //! Each plan stage is one `<g class="stage KIND">` (KIND the stage's IR
 //! name in lower case: `shuffle`, `select`, `byteperm`, `smemstore`,
@@ -156,10 +158,15 @@ fn row_label_w(labels: &[String]) -> f64 {
 }
 
 fn label_of(c: &crate::Cell) -> String {
-    if c.copies > 1 {
+    let l = if c.copies > 1 {
         format!("{}*{}", c.label, c.copies)
     } else {
         c.label.clone()
+    };
+    if c.mark {
+        l + "!"
+    } else {
+        l
     }
 }
 
@@ -254,6 +261,19 @@ fn panel(p: &Panel, x: f64, y: f64) -> Group {
                         .set("stroke", "#000")
                         .set("stroke-width", 1.0)
                         .set("stroke-dasharray", "3,2");
+                }
+                if c.mark {
+                    rect = rect
+                        .set(
+                            "class",
+                            if bc {
+                                "cell broadcast conflict"
+                            } else {
+                                "cell conflict"
+                            },
+                        )
+                        .set("stroke", "#d00")
+                        .set("stroke-width", 2.0);
                 }
                 rects = rects.add(rect);
                 labels = labels.add(

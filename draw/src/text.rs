@@ -53,10 +53,15 @@ pub fn render(p: &Picture) -> String {
                     let labels: Vec<String> = cells
                         .iter()
                         .map(|c| {
-                            if c.copies > 1 {
+                            let l = if c.copies > 1 {
                                 format!("{}*{}", c.label, c.copies)
                             } else {
                                 c.label.clone()
+                            };
+                            if c.mark {
+                                l + "!"
+                            } else {
+                                l
                             }
                         })
                         .collect();

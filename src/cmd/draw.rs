@@ -23,6 +23,16 @@ pub(crate) struct DrawArgs {
     /// (with --shape where the layout carries none, and --warps).
     #[arg(long, conflicts_with_all = ["ttgir", "src", "dst"])]
     attr: Option<String>,
+    /// A CuTe shared-memory layout ('Sw<3,3,3> o _0 o (_8,_64):(_64,_1)',
+    /// or plain 'Shape:Stride'; as `layout --smem`): draws the shared memory
+    /// by bank and, with --attr, the banks of that layout's accesses with
+    /// the conflicting lanes marked. --dtype gives the element type.
+    #[arg(long, conflicts_with_all = ["ttgir", "src", "dst"])]
+    smem: Option<String>,
+    /// With --smem and --attr: bits each thread moves per access (as
+    /// `layout --vector`).
+    #[arg(long, requires = "attr", requires = "smem")]
+    vector: Option<u32>,
     /// A conversion: --src/--dst, or --ttgir FILE (every conversion, or the
     /// one --name picks: `func:line`, or a function name); the planner
     /// options are those of `plan`.
@@ -41,7 +51,36 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         bail!("--json: draw writes SVG or text; choose with --format svg|txt");
     }
     let src = &a.input.source;
-    let picture = if let Some(attr) = &a.attr {
+    let picture = if let Some(smem) = &a.smem {
+        let s = super::layout::read_smem(smem)?;
+        let bits = s
+            .elem_bits(src.dtype.as_deref())
+            .map_err(|e| anyhow!("--smem: {e}"))?;
+        let l = match &a.attr {
+            Some(t) => Some(super::layout::read_attr(
+                t,
+                src.shape.as_deref(),
+                src.warps,
+                Some(&s.modes),
+            )?),
+            None => None,
+        };
+        let shape: Vec<i64> = match (&l, &src.shape) {
+            (Some(l), _) => l.out_dims().iter().map(|d| d.1 as i64).collect(),
+            (None, Some(t)) => synth::parse::parse_shape(t).map_err(|e| anyhow!("--shape: {e}"))?,
+            (None, None) => s.modes.clone(),
+        };
+        let report = match &l {
+            Some(l) => Some(
+                synth::smem::analyse_access(&s, l, bits, a.vector)
+                    .map_err(|e| anyhow!("--attr accessing --smem: {e}"))?,
+            ),
+            None => None,
+        };
+        let title = format!("shared layout {} ({bits}-bit elements)", s.text);
+        draw::smem_picture(&title, &s, &shape, bits, l.as_ref().zip(report.as_ref()))
+            .map_err(|e| anyhow!("{e}"))?
+    } else if let Some(attr) = &a.attr {
         let t = layout_args::read("--attr", attr)?;
         let shape = layout_args::shape(src.shape.as_deref(), &[("--attr", &t)])?;
         let warps = layout_args::warps(src.warps, &[&t]);

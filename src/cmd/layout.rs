@@ -1,22 +1,44 @@
 //! `warpforge layout`: the linear layout of one layout, printed as Triton's
-//! `LinearLayout::toString` does.
+//! `LinearLayout::toString` does; with `--smem`, a CuTe shared-memory layout
+//! (`Sw<B,M,S> o _0 o Shape:Stride`) and the bank and wavefront analysis of
+//! the `--attr` layout's access to it (`synth::smem`).
 
 use super::parse_warps;
 use crate::output;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use pipeline::layout_args;
 use pipeline::load::{check_side, cli_warps_terms};
 use pipeline::WarpsFrom;
+use synth::layout::LinearLayout;
 use synth::parse::{ConvertOp, ElemType, Span};
+use synth::smem::SmemLayout;
 
 #[derive(Args)]
 pub(crate) struct LayoutArgs {
     /// The layout: a TTGIR attribute ('#ttg.blocked<{...}>'),
     /// LinearLayout::toString text, JSON bases, a Gluon constructor
     /// ('ttgl.BlockedLayout(...)'), or @FILE holding any of these.
+    /// With --smem: the register layout whose accesses (st/ld.shared
+    /// vectors) are analysed.
+    #[arg(long, required_unless_present = "smem")]
+    attr: Option<String>,
+    /// A CuTe shared-memory layout as cute::print writes it, swizzled
+    /// ('Sw<3,3,3> o _0 o (_8,_64):(_64,_1)', 'Sw<3,4,3> o
+    /// smem_ptr[16b](unset) o ...') or plain ('(_8,_64):(_64,_1)'), or
+    /// @FILE: prints it as offset bit -> tensor coordinate and, with --attr,
+    /// the wavefronts and bank conflicts of that layout's accesses.
     #[arg(long)]
-    attr: String,
+    smem: Option<String>,
+    /// With --smem: the element type (f16, bf16, i8, f32, ...) or its bits
+    /// (default: the bits of the layout's smem_ptr[Nb]).
+    #[arg(long, requires = "smem")]
+    dtype: Option<String>,
+    /// With --smem and --attr: bits each thread moves per access (8 to 128;
+    /// default: as many consecutive registers as sit at consecutive offsets,
+    /// up to 128).
+    #[arg(long, requires = "attr", requires = "smem")]
+    vector: Option<u32>,
     /// Tensor shape, e.g. 64x32 (default: the shape the layout carries).
     #[arg(long)]
     shape: Option<String>,
@@ -27,11 +49,35 @@ pub(crate) struct LayoutArgs {
 }
 
 pub(crate) fn run(a: LayoutArgs) -> Result<i32> {
-    let attr = &a.attr;
+    if let Some(smem) = &a.smem {
+        let out = smem_report(smem, a.attr.as_deref(), &a)?;
+        output::print_all(&out)?;
+        return Ok(0);
+    }
+    let attr = a.attr.as_deref().unwrap_or_default();
+    let l = read_attr(attr, a.shape.as_deref(), a.warps, None)?;
+    output::print_all(&format!("{}\n", l.to_string().trim_start_matches('\n')))?;
+    Ok(0)
+}
+
+/// `--attr` as a linear layout over `--shape` (or the shape it carries, or
+/// `default_shape`), with the errors `layout` gives.
+pub(crate) fn read_attr(
+    attr: &str,
+    shape: Option<&str>,
+    warps: Option<u32>,
+    default_shape: Option<&[i64]>,
+) -> Result<LinearLayout> {
+    if SmemLayout::claims(attr) {
+        bail!("--attr: a swizzled CuTe layout is a shared-memory layout: give it as --smem (and the register layout that accesses it as --attr)");
+    }
     let t = layout_args::read("--attr", attr)?;
-    let shape = layout_args::shape(a.shape.as_deref(), &[("--attr", &t)])?;
-    let warps_default = WarpsFrom::of(a.warps, &[("--attr", &t)]);
-    let num_warps = layout_args::warps(a.warps, &[&t]);
+    let shape = match (shape, &t.shape, default_shape) {
+        (None, None, Some(s)) => s.to_vec(),
+        _ => layout_args::shape(shape, &[("--attr", &t)])?,
+    };
+    let warps_default = WarpsFrom::of(warps, &[("--attr", &t)]);
+    let num_warps = layout_args::warps(warps, &[&t]);
     let whole = Span {
         line: 1,
         col: 1,
@@ -62,10 +108,124 @@ pub(crate) fn run(a: LayoutArgs) -> Result<i32> {
         &op,
         Some(warps_default),
     )?;
-    let l = t
-        .encoding
+    t.encoding
         .to_linear_layout(&shape, num_warps)
-        .map_err(|e| anyhow!("--attr: {}", cli_warps_terms(&e.to_string(), warps_default)))?;
-    output::print_all(&format!("{}\n", l.to_string().trim_start_matches('\n')))?;
-    Ok(0)
+        .map_err(|e| anyhow!("--attr: {}", cli_warps_terms(&e.to_string(), warps_default)))
+}
+
+/// Read `--smem` (text or @FILE).
+pub(crate) fn read_smem(text: &str) -> Result<SmemLayout> {
+    let body = match text.trim().strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path.trim())
+            .map_err(|e| anyhow!("--smem: @{}: cannot read: {e}", path.trim()))?,
+        None => text.to_string(),
+    };
+    SmemLayout::parse(&body).map_err(|e| {
+        let span = Span {
+            line: e.pos.line,
+            col: e.pos.col,
+            len: 1,
+        };
+        pipeline::SourceError::new("--smem", &body, span, e.to_string(), "here").into()
+    })
+}
+
+fn dims(s: &[i64]) -> String {
+    s.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+/// The text `layout --smem` prints.
+fn smem_report(smem: &str, attr: Option<&str>, a: &LayoutArgs) -> Result<String> {
+    let s = read_smem(smem)?;
+    let bits = s
+        .elem_bits(a.dtype.as_deref())
+        .map_err(|e| anyhow!("--smem: {e}"))?;
+    let offsets = s.offsets(bits).map_err(|e| anyhow!("--smem: {e}"))?;
+    let l = match attr {
+        Some(t) => Some(read_attr(t, a.shape.as_deref(), a.warps, Some(&s.modes))?),
+        None => None,
+    };
+    let shape: Vec<i64> = match (&l, &a.shape) {
+        (Some(l), _) => l.out_dims().iter().map(|d| d.1 as i64).collect(),
+        (None, Some(t)) => synth::parse::parse_shape(t).map_err(|e| anyhow!("--shape: {e}"))?,
+        (None, None) => s.modes.clone(),
+    };
+    s.check_tile(&shape).map_err(|e| anyhow!("--smem: {e}"))?;
+    let mut out = format!(
+        "shared layout: {} over the {} tile of {bits}-bit elements ({} bytes); offset bit -> tensor coordinate:\n",
+        s.text,
+        dims(&shape),
+        s.size() * bits as u64 / 8
+    );
+    let bases = s.offset_bases(&shape, &offsets);
+    for (i, b) in bases.iter().enumerate() {
+        let c = match b {
+            Some(c) => format!(
+                "({})",
+                c.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "no element (padding)".into(),
+        };
+        out += &format!(
+            "{} offset={} -> {c}\n",
+            if i == 0 { " -" } else { "  " },
+            1u64 << i
+        );
+    }
+    out += &format!(
+        "where out dims are: [{}]\n",
+        shape
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("dim{i} (size {d})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let Some(l) = l else {
+        return Ok(out);
+    };
+    let r = synth::smem::analyse_access(&s, &l, bits, a.vector)
+        .map_err(|e| anyhow!("--attr accessing --smem: {e}"))?;
+    out += &format!(
+        "access: --attr ({} warp(s), {} register(s) per thread): {} x {} per thread, {} x {bits}-bit elements ({} bits) each; per warp (every warp alike):\n",
+        r.warps,
+        r.regs,
+        r.instrs.len(),
+        r.instr_name(),
+        r.vector_elems,
+        r.vector_elems * bits
+    );
+    for (k, i) in r.instrs.iter().enumerate() {
+        out += &format!(
+            "  #{k} registers {}..{} at +{}: {} wavefronts (minimum {}), {} bank conflicts",
+            i.regs[0],
+            i.regs[i.regs.len() - 1],
+            i.offset,
+            i.wavefronts,
+            i.min_wavefronts,
+            i.bank_conflicts
+        );
+        if !i.conflict_lanes.is_empty() {
+            out += &format!(
+                "; conflicting lanes {}",
+                synth::smem::lane_ranges(&i.conflict_lanes)
+            );
+        }
+        if i.load_wavefronts != i.wavefronts {
+            out += &format!("; as a load {} (lanes share words)", i.load_wavefronts);
+        }
+        out += "\n";
+    }
+    let (wf, min, bc) = r.totals();
+    out += &format!(
+        "summary: {} instruction(s) per thread, {wf} wavefronts per warp (minimum {min}), {bc} bank conflicts\n",
+        r.instrs.len()
+    );
+    Ok(out)
 }

@@ -13,6 +13,7 @@ pub mod parse;
 pub mod plan;
 pub mod search;
 pub mod sim;
+pub mod smem;
 
 pub use layout::LinearLayout;
 pub use plan::{Conversion, Kind, Plan};

@@ -13,29 +13,29 @@
 use super::{Format, LayoutText};
 use crate::encoding::Encoding;
 
-type Res<T> = Result<T, (usize, String)>;
+pub(crate) type Res<T> = Result<T, (usize, String)>;
 
 /// A parsed tuple: a leaf integer or nested tuple, with its byte offset.
 #[derive(Debug, Clone)]
-enum Tree {
+pub(crate) enum Tree {
     Leaf(u64, usize),
     Node(Vec<Tree>, usize),
 }
 
 impl Tree {
-    fn at(&self) -> usize {
+    pub(crate) fn at(&self) -> usize {
         match self {
             Tree::Leaf(_, a) | Tree::Node(_, a) => *a,
         }
     }
-    fn leaves(&self, out: &mut Vec<(u64, usize)>) {
+    pub(crate) fn leaves(&self, out: &mut Vec<(u64, usize)>) {
         match self {
             Tree::Leaf(v, a) => out.push((*v, *a)),
             Tree::Node(k, _) => k.iter().for_each(|t| t.leaves(out)),
         }
     }
     /// Same nesting as `o` (CuTe requires shape and stride congruent).
-    fn congruent(&self, o: &Tree) -> bool {
+    pub(crate) fn congruent(&self, o: &Tree) -> bool {
         match (self, o) {
             (Tree::Leaf(..), Tree::Leaf(..)) => true,
             (Tree::Node(a, _), Tree::Node(b, _)) => {
@@ -46,18 +46,19 @@ impl Tree {
     }
 }
 
-struct P<'a> {
-    s: &'a [u8],
-    i: usize,
+/// A cursor over the text: `s[i..]` is still to read.
+pub(crate) struct P<'a> {
+    pub(crate) s: &'a [u8],
+    pub(crate) i: usize,
 }
 
 impl P<'_> {
-    fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         while self.i < self.s.len() && (self.s[self.i] as char).is_whitespace() {
             self.i += 1;
         }
     }
-    fn tree(&mut self, depth: usize) -> Res<Tree> {
+    pub(crate) fn tree(&mut self, depth: usize) -> Res<Tree> {
         self.ws();
         if depth > 16 {
             return Err((self.i, "tuples nested deeper than 16".into()));

@@ -27,7 +27,7 @@
 use crate::encoding::{CtaLayout, Encoding};
 use std::fmt;
 
-mod cute;
+pub(crate) mod cute;
 mod fragment;
 mod gluon;
 mod json;
