@@ -43,11 +43,15 @@ pub enum Target {
     /// Any layout text, format detected (`synth::input::parse_layout`), as a
     /// layout flag (`--src`, `--dst`, `--attr`) reads it.
     Layout,
+    /// A CuTe shared-memory layout (`Sw<B,M,S> o OFFSET o Shape:Stride`, or a
+    /// plain `Shape:Stride`), as `layout --smem` / `draw --smem` read it
+    /// (`synth::smem::SmemLayout`), evaluated at every element width.
+    Smem,
 }
 
 impl Target {
     /// All targets, in a fixed order (`target as usize` indexes it).
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Ttgir,
         Target::Attribute,
         Target::Shape,
@@ -55,6 +59,7 @@ impl Target {
         Target::Json,
         Target::Gluon,
         Target::Layout,
+        Target::Smem,
     ];
 
     /// The name used in crash file names (`<name>-<hash>.txt`).
@@ -67,6 +72,7 @@ impl Target {
             Target::Json => "json",
             Target::Gluon => "gluon",
             Target::Layout => "layout",
+            Target::Smem => "smem",
         }
     }
 
@@ -290,6 +296,26 @@ pub fn exec(target: Target, text: &str, warps: u32) -> usize {
                 }
             }
         }
+        Target::Smem => match synth::smem::SmemLayout::parse(text) {
+            Ok(l) if l.size() <= MAX_ELEMS as u64 => {
+                let _ = synth::smem::SmemLayout::claims(text);
+                let tile = [l.size() as i64];
+                for bits in [8u32, 16, 32, 64] {
+                    let _ = l.elem_bits(Some(&bits.to_string()));
+                    if let Ok(offs) = l.offsets(bits) {
+                        built += 1;
+                        let _ = l.check_tile(&tile);
+                        let _ = l.check_tile(&l.modes);
+                        let _ = l.offset_bases(&tile, &offs);
+                    }
+                }
+                let _ = l.elem_bits(None);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        },
     }
     built
 }

@@ -1169,6 +1169,88 @@ impl LayoutFlag {
     }
 }
 
+/// A CuTe shared-memory layout as `cute::print` writes a composed layout:
+/// `Sw<B,M,S> o OFFSET o SHAPE:STRIDE` (or `Swizzle<...>`, no offset, or no
+/// swizzle), with small and sometimes hostile numbers, nested modes, `_N`
+/// and plain integers.
+#[derive(Arbitrary, Debug)]
+struct SmemText {
+    /// (long name, B, M, S, wild): B, M and S mostly in CuTe's ranges
+    swizzle: Option<(bool, u8, u8, i8, bool)>,
+    /// 0: `_0`, 1: `0`, 2: `smem_ptr[Nb](unset)`, 3: none, 4: a number
+    offset: (u8, u16),
+    modes: Vec<(Vec<(u8, u8)>, bool)>,
+    underscore: bool,
+}
+
+impl SmemText {
+    fn text(&self) -> String {
+        let n = |v: i64| {
+            if self.underscore {
+                format!("_{v}")
+            } else {
+                v.to_string()
+            }
+        };
+        // shapes and strides mostly powers of two, sometimes not
+        let num = |x: u8| -> i64 {
+            if x % 13 == 0 {
+                i64::from(x % 7)
+            } else {
+                1i64 << (x % 11)
+            }
+        };
+        let mut shapes = Vec::new();
+        let mut strides = Vec::new();
+        for (sub, nested) in self.modes.iter().take(4) {
+            let sub: Vec<&(u8, u8)> = sub.iter().take(3).collect();
+            if sub.is_empty() {
+                continue;
+            }
+            let sh: Vec<String> = sub.iter().map(|(a, _)| n(num(*a))).collect();
+            let st: Vec<String> = sub.iter().map(|(_, b)| n(num(*b))).collect();
+            if *nested || sh.len() > 1 {
+                shapes.push(format!("({})", sh.join(",")));
+                strides.push(format!("({})", st.join(",")));
+            } else {
+                shapes.push(sh[0].clone());
+                strides.push(st[0].clone());
+            }
+        }
+        if shapes.is_empty() {
+            // the SM80 f16 K-major atom's tile, which a swizzle fits
+            shapes = vec![n(8), n(64)];
+            strides = vec![n(64), n(1)];
+        }
+        let layout = format!("({}):({})", shapes.join(","), strides.join(","));
+        let offset = match self.offset.0 % 5 {
+            0 => Some("_0".to_string()),
+            1 => Some("0".to_string()),
+            2 => Some(format!("smem_ptr[{}b](unset)", 8u32 << (self.offset.1 % 4))),
+            3 => None,
+            _ if self.offset.1 % 8 == 0 => Some(self.offset.1.to_string()),
+            _ => Some("_0".to_string()),
+        };
+        let mut t = String::new();
+        if let Some((long, b, m, sh, wild)) = self.swizzle {
+            let name = if long { "Swizzle" } else { "Sw" };
+            if wild && b > 224 {
+                t += &format!("{name}<{},{},{sh}> o ", b as i8, m as i8);
+            } else {
+                let (b, m) = (i64::from(b % 5), i64::from(m % 6));
+                let s = (b + i64::from(sh.rem_euclid(4))) * if sh < -64 { -1 } else { 1 };
+                t += &format!("{name}<{b},{m},{s}> o ");
+            }
+        }
+        if let Some(o) = offset {
+            if self.swizzle.is_some() {
+                t += &format!("{o} o ");
+            }
+        }
+        t + &layout
+    }
+}
+
 /// Edits on a structured input: unbalanced cuts, junk tokens, unicode.
 #[derive(Arbitrary, Debug)]
 struct Garble {
@@ -1196,7 +1278,7 @@ impl Garble {
 
 /// How often each target is picked: the layout formats are new (the
 /// others had their 10 million executions), so they get more.
-const WEIGHTED: [Target; 17] = [
+const WEIGHTED: [Target; 20] = [
     Target::Ttgir,
     Target::Ttgir,
     Target::Attribute,
@@ -1214,6 +1296,9 @@ const WEIGHTED: [Target; 17] = [
     Target::Layout,
     Target::Layout,
     Target::Layout,
+    Target::Smem,
+    Target::Smem,
+    Target::Smem,
 ];
 
 /// A structured input for a layout-format target: valid-ish text, garbled
@@ -1225,6 +1310,7 @@ fn generate(target: Target, u: &mut Unstructured) -> arbitrary::Result<Vec<u8>> 
         Target::Gluon => GluonText::arbitrary(u)?.text(),
         Target::Layout => LayoutFlag::arbitrary(u)?.text(),
         Target::Ttgir => File::arbitrary(u)?.text(),
+        Target::Smem => SmemText::arbitrary(u)?.text(),
         _ => {
             if u.ratio(1, 2)? {
                 ttgir_text(&EncGen::arbitrary(u)?.encoding())
@@ -1514,6 +1600,15 @@ fn show(target: &str, n: usize) {
             continue;
         };
         let text = String::from_utf8_lossy(&v);
+        if t == Target::Smem {
+            let what = match synth::smem::SmemLayout::parse(&text) {
+                Ok(l) => format!("parses: {} elements", l.size()),
+                Err(e) => e.to_string(),
+            };
+            println!("---- {what}\n{text}");
+            shown += 1;
+            continue;
+        }
         let what = match t.format() {
             Some(f) => synth::input::parse_as(f, &text)
                 .map(|_| "parses".to_string())

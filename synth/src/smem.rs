@@ -116,7 +116,7 @@ fn int(p: &mut P, what: &str) -> Res<i64> {
     let t = std::str::from_utf8(&p.s[start..p.i]).unwrap_or("");
     t.parse::<i64>()
         .ok()
-        .filter(|v| v.abs() <= 64)
+        .filter(|v| v.unsigned_abs() <= 64)
         .ok_or((start, format!("{what} = `{t}` is out of range")))
 }
 
