@@ -36,6 +36,7 @@ fn verify_cpu_passes_every_corpus_file() {
         "corpus/ttgir/matmul_fp16_sm80.ttgir",
         "corpus/ttgir/transpose_softmax_sm80.ttgir",
         "tests/data/same_cta_split.mlir",
+        "tests/data/cluster_same_cta.mlir",
         "tests/data/byte_transpose.mlir",
     ] {
         let o = run(&["verify", "--cpu", "--json", "--ttgir", f]);
@@ -294,6 +295,226 @@ fn cross_cta_is_refused() {
         &["plan", "--ttgir", "tests/data/cross_cta.mlir"],
         &["cross_cta.mlir:6", "across CTAs"],
     );
+}
+
+// docs/ARCHITECTURE.md 4.7: every cross-CTA case of the cluster files is
+// still refused with the cross-CTA message (distributed shared memory is
+// not implemented), naming the conversion's line
+#[test]
+fn cluster_cross_cta_cases_are_refused() {
+    for (name, line) in [
+        ("c2_1d", 28),
+        ("c2_2d", 32),
+        ("c4_1d_bcast", 38),
+        ("c4_2d_bcast", 42),
+        ("c8_1d", 48),
+        ("c8_2d", 54),
+    ] {
+        expect_error(
+            &[
+                "plan",
+                "--ttgir",
+                "tests/data/cluster_cross_cta.mlir",
+                "--name",
+                name,
+            ],
+            &[&format!("cluster_cross_cta.mlir:{line}"), "across CTAs"],
+        );
+    }
+    expect_error(
+        &[
+            "plan",
+            "--ttgir",
+            "tests/data/cluster2_blocked.mlir",
+            "--name",
+            "split_m_to_n",
+        ],
+        &["cluster2_blocked.mlir:12", "across CTAs"],
+    );
+}
+
+// the in-CTA conversion of a 2-CTA TTGIR module (CTASplitNum on one side,
+// CGALayout on the other) is planned per CTA and proven for both CTAs
+#[test]
+fn cluster_in_cta_conversion_is_planned_per_cta() {
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--json",
+        "--ttgir",
+        "tests/data/cluster2_blocked.mlir",
+        "--name",
+        "split_m_both",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["verified"], true, "{v}");
+    // 2 CTAs x 4 warps x 32 lanes x 32 registers (128x64 over 256 threads)
+    assert_eq!(v["cpu"]["slots"].as_u64(), Some(2 * 4 * 32 * 32), "{v}");
+    // the helper's comment shows both layouts' block bases (the helper runs
+    // in every CTA; headers of one-program in-CTA conversions are as before)
+    let out = tempfile_dir().join("cluster2_in_cta.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster2_blocked.mlir",
+        "--name",
+        "split_m_both",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let header = std::fs::read_to_string(&out).unwrap();
+    assert!(header.contains("block=1 -> (64, 0)"), "{header}");
+}
+
+#[test]
+fn cta_counts_that_disagree_are_named() {
+    let split = "#ttg.linear<{register = [[0, 1]], lane = [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0]], warp = [], block = [[2, 0]]}>";
+    let split_t = "#ttg.linear<{register = [[1, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = [[2, 0]]}>";
+    let one = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    // --ctas defaults to what --src spans
+    let o = run(&[
+        "plan", "--src", split, "--dst", split_t, "--shape", "4x32", "--warps", "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    expect_error(
+        &[
+            "plan", "--src", split, "--dst", split_t, "--shape", "4x32", "--warps", "1", "--ctas",
+            "4",
+        ],
+        &["--src", "block has 1 basis (2 CTAs), but --ctas is 4"],
+    );
+    expect_error(
+        &[
+            "plan", "--src", split, "--dst", one, "--shape", "4x32", "--warps", "1",
+        ],
+        &[
+            "--dst",
+            "CTAsPerCGA is not given (one CTA), but --ctas is 2 (--ctas was not given: 2 is what --src spans)",
+        ],
+    );
+    // command-line errors (status 2)
+    for (args, needle) in [
+        (
+            vec!["--src", split, "--dst", split_t, "--ctas", "32"],
+            "1 to 16 CTAs",
+        ),
+        (
+            vec!["--src", split, "--dst", split_t, "--ctas", "3"],
+            "power of two",
+        ),
+        (
+            vec!["--ttgir", "tests/data/same_cta_split.mlir", "--ctas", "2"],
+            "--ctas",
+        ),
+    ] {
+        let o = run(&[&["plan"][..], &args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+    // a module whose num-ctas disagrees with its layouts, or is over 16
+    let dir = tempfile_dir();
+    let text = std::fs::read_to_string(root().join("tests/data/same_cta_split.mlir")).unwrap();
+    let four = dir.join("four_ctas.mlir");
+    std::fs::write(
+        &four,
+        text.replace("\"ttg.num-ctas\" = 2", "\"ttg.num-ctas\" = 4"),
+    )
+    .unwrap();
+    expect_error(
+        &["plan", "--ttgir", four.to_str().unwrap()],
+        &[
+            "four_ctas.mlir:2:",
+            "CTAsPerCGA [2, 1] multiplies to 2 CTAs, but the module has 4 CTAs",
+            "this `CTAsPerCGA`",
+        ],
+    );
+    let many = dir.join("many_ctas.mlir");
+    std::fs::write(
+        &many,
+        text.replace("\"ttg.num-ctas\" = 2", "\"ttg.num-ctas\" = 32"),
+    )
+    .unwrap();
+    expect_error(
+        &["plan", "--ttgir", many.to_str().unwrap()],
+        &["many_ctas.mlir:4:", "\"ttg.num-ctas\" = 32", "at most 16"],
+    );
+    // a layout over more than 16 CTAs
+    let big = "#ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[0], [0], [0], [0], [0]]}>";
+    expect_error(
+        &[
+            "plan", "--src", big, "--dst", big, "--shape", "32", "--warps", "1",
+        ],
+        &["--src", "(32 CTAs): more than 16", "this `block`"],
+    );
+}
+
+#[test]
+fn gluon_cga_layout_and_ttgir_cgalayout_read_as_ctas_fields() {
+    let fields = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>";
+    let bases = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0]]}>";
+    let gluon_pos = "gl.BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0], [[1, 0]])";
+    let gluon_kw = "ttgl.BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0], cga_layout=[[1, 0]])";
+    let mut outs = Vec::new();
+    for attr in [fields, bases, gluon_pos, gluon_kw] {
+        let o = run(&["layout", "--attr", attr, "--shape", "64x32", "--warps", "1"]);
+        assert!(o.status.success(), "{attr}: {}", stderr(&o));
+        // the CTA of each element, on standard error
+        let err = stderr(&o);
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(out.contains("block=1 -> (32, 0)"), "{attr}: {out}");
+        assert!(err.contains("CTA of each element"), "{attr}: {err}");
+        outs.push(out);
+    }
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    expect_error(
+        &[
+            "layout",
+            "--attr",
+            "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0], CGALayout = [[1]], CTAOrder = [0]}>",
+            "--shape",
+            "64",
+            "--warps",
+            "1",
+        ],
+        &["CGALayout", "not both"],
+    );
+    expect_error(
+        &[
+            "layout",
+            "--attr",
+            "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0], CGALayout = [[2]]}>",
+            "--shape",
+            "128",
+            "--warps",
+            "1",
+        ],
+        &["CGALayout", "do not span"],
+    );
+}
+
+#[test]
+fn draw_names_the_cta_of_each_element() {
+    let o = run(&[
+        "draw",
+        "--format",
+        "txt",
+        "--attr",
+        "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0]]}>",
+        "--shape",
+        "8x8",
+        "--warps",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("cell = B{CTA}:W{warp}:L{lane}:R{register}"),
+        "{out}"
+    );
+    assert!(out.contains("B1:W0:L31:R0"), "{out}");
 }
 
 #[test]

@@ -356,7 +356,9 @@ pub fn layout_panel(title: &str, l: &LinearLayout) -> Result<Panel, DrawError> {
             }
         })
         .collect();
-    let cell = if h.warps > 1 || h.blocks > 1 {
+    let cell = if h.blocks > 1 {
+        "B{CTA}:W{warp}:L{lane}:R{register}"
+    } else if h.warps > 1 {
         "W{warp}:L{lane}:R{register}"
     } else {
         "T{lane}:R{register}"

@@ -449,7 +449,16 @@ pub type CallWriter<'a> = dyn Fn(&str, Vec<(&'static str, String)>) -> String + 
 pub fn gluon_with(e: &Encoding, shape: Option<&[i64]>, call: &CallWriter) -> String {
     let cta_args = |args: &mut Vec<(&'static str, String)>,
                     cta: &Option<synth::encoding::CtaLayout>| {
-        if let Some(c) = cta {
+        if let Some(synth::encoding::CtaLayout {
+            cga_bases: Some(b), ..
+        }) = cta
+        {
+            let bs: Vec<String> = b
+                .iter()
+                .map(|v| ints(&v.iter().map(|&x| x as u32).collect::<Vec<_>>()))
+                .collect();
+            args.push(("cga_layout", format!("[{}]", bs.join(", "))));
+        } else if let Some(c) = cta {
             args.push(("ctas_per_cga", ints(&c.ctas_per_cga)));
             args.push(("cta_split_num", ints(&c.cta_split_num)));
             args.push(("cta_order", ints(&c.cta_order)));

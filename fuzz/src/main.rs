@@ -375,6 +375,7 @@ impl EncGen {
                 ctas_per_cga: vec![1; rank],
                 cta_split_num: vec![1; rank],
                 cta_order: permutation(rank, &self.drive[2..]),
+                cga_bases: None,
             }),
         }
     }
@@ -393,6 +394,7 @@ impl EncGen {
                 ctas_per_cga: vec![1, 1],
                 cta_split_num: vec![1, 1],
                 cta_order: vec![1, 0],
+                cga_bases: None,
             }),
         }
     }

@@ -22,6 +22,9 @@ pub struct Loaded {
     pub texts: Vec<(String, String)>,
     /// Where the warp count of a pair came from ([`WarpsFrom::Flag`] for files).
     pub warps_default: WarpsFrom,
+    /// Where the CTA count of a pair came from (`--ctas`, a layout, or the
+    /// default 1; [`WarpsFrom::Flag`] for files).
+    pub ctas_default: WarpsFrom,
     /// The input paths (empty for a pair), for refusing them as outputs.
     pub paths: Vec<PathBuf>,
 }
@@ -40,7 +43,7 @@ impl Loaded {
     /// applied.
     pub fn in_user_terms(&self, msg: &str) -> String {
         if self.paths.is_empty() {
-            cli_warps_terms(msg, self.warps_default)
+            cli_ctas_terms(&cli_warps_terms(msg, self.warps_default), self.ctas_default)
         } else {
             msg.to_string()
         }
@@ -96,6 +99,30 @@ pub fn cli_warps_terms(msg: &str, warps_default: WarpsFrom) -> String {
     format!("{}{flag}{}", &msg[..i], &rest[j + " warps".len()..])
 }
 
+/// `msg` with "the module has N CTAs" said as the `--ctas` flag, and where
+/// its value came from (`Layout(f)`: the CTAs layout `f` spans; `Default`:
+/// 1, one CTA).
+pub fn cli_ctas_terms(msg: &str, ctas_default: WarpsFrom) -> String {
+    let Some(i) = msg.find("the module has ") else {
+        return msg.to_string();
+    };
+    let rest = &msg[i + "the module has ".len()..];
+    let Some(j) = rest.find(" CTAs") else {
+        return msg.to_string();
+    };
+    let n = &rest[..j];
+    let flag = match ctas_default {
+        WarpsFrom::Default => {
+            format!("--ctas is {n} (the default 1 applied: --ctas was not given)")
+        }
+        WarpsFrom::Layout(f) => {
+            format!("--ctas is {n} (--ctas was not given: {n} is what {f} spans)")
+        }
+        WarpsFrom::Flag => format!("--ctas is {n}"),
+    };
+    format!("{}{flag}{}", &msg[..i], &rest[j + " CTAs".len()..])
+}
+
 /// Read a file as UTF-8 text without a leading byte-order mark.
 ///
 /// Errors: the file cannot be read, or is not UTF-8 (naming the offset of
@@ -118,8 +145,8 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// Turn one side's encoding into a layout once, so that an error points at
 /// the attribute (the field at fault where there is one) in `text`, the
 /// contents of `name`. `side` is `source`, `destination`, or `the` (one
-/// layout alone). `warps_default`: `Some` for a pair, where warps come from
-/// `--warps` (or its default).
+/// layout alone). `from`: `Some((warps, ctas))` for a pair, where the warp
+/// and CTA counts come from `--warps`/`--ctas`, a layout, or the defaults.
 ///
 /// Errors: a [`SourceError`] when the encoding has no layout for the op's
 /// shape and warps.
@@ -128,9 +155,9 @@ pub fn check_side(
     text: &str,
     (side, enc, at): (&str, &Encoding, Span),
     op: &ConvertOp,
-    warps_default: Option<WarpsFrom>,
+    from: Option<(WarpsFrom, WarpsFrom)>,
 ) -> Result<()> {
-    let Err(e) = enc.to_linear_layout(&op.shape, op.num_warps) else {
+    let Err(e) = enc.to_cluster_layout(&op.shape, op.num_warps, op.num_ctas) else {
         return Ok(());
     };
     let mut msg = if side == "the" {
@@ -140,8 +167,8 @@ pub fn check_side(
     } else {
         format!("{side} layout: {e}")
     };
-    if let Some(d) = warps_default {
-        msg = cli_warps_terms(&msg, d);
+    if let Some((w, c)) = from {
+        msg = cli_ctas_terms(&cli_warps_terms(&msg, w), c);
     }
     let (span, label) = match &e {
         EncodingError::Field { field, .. } => {
@@ -199,6 +226,7 @@ pub fn load_files(paths: &[PathBuf], pick: Option<&str>) -> Result<Loaded> {
         ops: all,
         texts,
         warps_default: WarpsFrom::Flag,
+        ctas_default: WarpsFrom::Flag,
         paths: paths.to_vec(),
     })
 }
@@ -217,6 +245,10 @@ pub struct Pair {
     pub dtype: Option<String>,
     /// Warps per CTA; `None`: what the layouts fix, else [`crate::DEFAULT_WARPS`].
     pub warps: Option<u32>,
+    /// CTAs of the cluster the tensor is spread over (1 to 16, a power of
+    /// two); `None`: what the source layout spans (its `block` bases,
+    /// `CTAsPerCGA` or `CGALayout`), 1 for layouts that say nothing.
+    pub ctas: Option<u32>,
     /// The conversion's name; `None`: `convert_` and a hash of the layouts,
     /// shape, type and warps, so two different conversions never share one.
     pub name: Option<String>,
@@ -236,18 +268,28 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
     // the default applied only when neither --warps nor a layout fixes the warps
     let warps_default = WarpsFrom::of(pair.warps, &[("--src", &s), ("--dst", &d)]);
     let warps = layout_args::warps(pair.warps, &[&s, &d]);
+    let ctas = pair
+        .ctas
+        .unwrap_or_else(|| u32::try_from(s.encoding.num_ctas()).unwrap_or(u32::MAX));
+    let ctas_default = match pair.ctas {
+        Some(_) => WarpsFrom::Flag,
+        None if s.encoding.num_ctas() > 1 => WarpsFrom::Layout("--src"),
+        None => WarpsFrom::Default,
+    };
     let name = match &pair.name {
         Some(n) => n.clone(),
-        None => format!(
-            "convert_{:08x}",
-            kernels::stable_hash(&[
-                src.trim(),
-                dst.trim(),
-                &shape_text.join("x"),
-                dtype,
-                &warps.to_string()
-            ]) >> 32
-        ),
+        None => {
+            let warps_text = warps.to_string();
+            // the CTA count joins the hash only past one CTA, so the names of
+            // one-CTA pairs are those they always had
+            let ctas_text = format!("ctas{ctas}");
+            let shape_joined = shape_text.join("x");
+            let mut parts = vec![src.trim(), dst.trim(), &shape_joined, dtype, &warps_text];
+            if ctas != 1 {
+                parts.push(&ctas_text);
+            }
+            format!("convert_{:08x}", kernels::stable_hash(&parts) >> 32)
+        }
     };
     let op = ConvertOp {
         name: name.clone(),
@@ -262,11 +304,11 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         src_at: whole_text(src),
         dst_at: whole_text(dst),
         num_warps: warps,
-        num_ctas: 1,
+        num_ctas: ctas,
         doc: String::new(),
     };
     // an error in one side points into that flag's text
-    let wd = Some(warps_default);
+    let wd = Some((warps_default, ctas_default));
     check_side("--src", src, ("source", &op.src, op.src_at), &op, wd)?;
     check_side("--dst", dst, ("destination", &op.dst, op.dst_at), &op, wd)?;
     Ok(Loaded {
@@ -274,6 +316,7 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         ops: vec![("command line".into(), op)],
         texts: vec![("--src".into(), src.clone()), ("--dst".into(), dst.clone())],
         warps_default,
+        ctas_default,
         paths: vec![],
     })
 }

@@ -84,9 +84,11 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         let t = layout_args::read("--attr", attr)?;
         let shape = layout_args::shape(src.shape.as_deref(), &[("--attr", &t)])?;
         let warps = layout_args::warps(src.warps, &[&t]);
+        // the CTAs the layout spans, at most 16
+        let ctas = u32::try_from(t.encoding.num_ctas()).unwrap_or(u32::MAX);
         let l = t
             .encoding
-            .to_linear_layout(&shape, warps)
+            .to_cluster_layout(&shape, warps, ctas)
             .map_err(|e| anyhow!("--attr: {e}"))?;
         let title = format!("{} ({})", t.ttgir, t.format.name());
         draw::layout_picture(&title, &l).map_err(|e| anyhow!("--attr: {e}"))?

@@ -37,6 +37,24 @@ pub(crate) fn parse_warps(s: &str) -> Result<u32, String> {
     Ok(n as u32)
 }
 
+/// `--ctas N`: CTAs of the cluster, a power of two from 1 to 16.
+pub(crate) fn parse_ctas(s: &str) -> Result<u32, String> {
+    let max = synth::encoding::MAX_CTAS;
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of CTAs"))?;
+    if n == 0 || n > max as u64 {
+        return Err(format!(
+            "{n} CTAs: a cluster holds 1 to {max} CTAs (16 is sm_90's largest, non-portable; 8 is portable)"
+        ));
+    }
+    if !n.is_power_of_two() {
+        return Err(format!("{n} CTAs: must be a power of two"));
+    }
+    Ok(n as u32)
+}
+
 /// `--prefix P`: the start of a C identifier.
 fn parse_prefix(s: &str) -> Result<String, String> {
     let ok = s
@@ -68,7 +86,7 @@ pub(crate) struct Naming {
 pub(crate) struct Source {
     /// TTGIR files: act on every ttg.convert_layout in each (`--ttgir a b`
     /// or `--ttgir a --ttgir b`).
-    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps"])]
+    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps", "ctas"])]
     pub ttgir: Vec<PathBuf>,
     /// Source layout: a TTGIR attribute, LinearLayout::toString text, JSON
     /// bases, a Gluon constructor, or @FILE holding any of these.
@@ -88,6 +106,12 @@ pub(crate) struct Source {
     /// the layouts fix, else 4).
     #[arg(long, value_parser = parse_warps)]
     pub warps: Option<u32>,
+    /// CTAs of the cluster for --src/--dst, a power of two up to 16
+    /// (default: the CTAs the --src layout spans: its `block` bases,
+    /// CTAsPerCGA or CGALayout; 1 when it says nothing). Both layouts must
+    /// span this many.
+    #[arg(long, value_parser = parse_ctas)]
+    pub ctas: Option<u32>,
     /// Name of the --src/--dst conversion (the helper is `<prefix><name>`)
     /// [default: `convert_` and a hash of the layouts, shape, type and warps,
     /// so two different conversions never share a name]. With --ttgir: act
@@ -112,6 +136,7 @@ impl Source {
             shape: self.shape.clone(),
             dtype: self.dtype.clone(),
             warps: self.warps,
+            ctas: self.ctas,
             name: self.name.clone(),
         })
     }

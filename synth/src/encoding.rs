@@ -16,12 +16,39 @@ use crate::layout::{
 };
 
 /// The CTA (cluster) fields of an encoding: `CTAsPerCGA`, `CTASplitNum`,
-/// `CTAOrder`. `None` in an encoding means one CTA.
+/// `CTAOrder`, or the `CGALayout` bases that later Triton versions (and
+/// Gluon's `cga_layout`) write instead. `None` in an encoding means one CTA.
+///
+/// With the three fields, dim `d` is spread over `CTAsPerCGA[d]` CTAs of
+/// which `CTASplitNum[d]` hold different parts of the tensor (the others
+/// hold copies: a broadcast), CTA id bits taken over dims in `CTAOrder`
+/// (minor first, as `order` does for warps): Triton's `makeCgaLayout`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CtaLayout {
     pub ctas_per_cga: Vec<u32>,
     pub cta_split_num: Vec<u32>,
     pub cta_order: Vec<u32>,
+    /// `CGALayout = [[..], ..]` / Gluon `cga_layout`: for each CTA id bit
+    /// (minor first), the tensor offset it adds in units of one CTA's tile
+    /// per dim (all zeros: a broadcast bit). When set, the three fields
+    /// above are empty and unused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cga_bases: Option<Vec<Vec<i32>>>,
+}
+
+/// Most CTAs in a cluster warpforge accepts: 16, the non-portable cluster
+/// size limit of sm_90 (8 is the portable one; CUDA C++ Programming Guide,
+/// "Thread Block Clusters").
+pub const MAX_CTAS: u32 = 16;
+
+impl CtaLayout {
+    /// Number of CTAs (the product of `CTAsPerCGA`, or 2^bases), saturating.
+    pub fn num_ctas(&self) -> u64 {
+        match &self.cga_bases {
+            Some(b) => 1u64.checked_shl(b.len() as u32).unwrap_or(u64::MAX),
+            None => product(&self.ctas_per_cga),
+        }
+    }
 }
 
 /// A Triton distributed encoding attribute.
@@ -201,6 +228,9 @@ pub fn dot_operand_order(op_idx: u32, rank: usize) -> Vec<u32> {
 
 fn make_cga_layout(cta: &CtaLayout, rank: usize) -> Result<LinearLayout> {
     let names = standard_out_dim_names(rank);
+    if let Some(bases) = &cta.cga_bases {
+        return cga_bases_layout(bases, &names);
+    }
     let mut ret = LinearLayout::empty();
     for &d in &cta.cta_order {
         let d = d as usize;
@@ -229,6 +259,60 @@ fn make_cga_layout(cta: &CtaLayout, rank: usize) -> Result<LinearLayout> {
         }
     }
     Ok(ret.transpose_outs(&names)?)
+}
+
+/// The CGA layout of `CGALayout` bases: block bit `i` to `bases[i]` (CTA
+/// tile units per dim); each dim's size is what its bases span. Errors name
+/// `CGALayout` for a basis of the wrong rank, a negative entry, or bases
+/// that leave a CTA tile of their span unheld (not surjective).
+fn cga_bases_layout(bases: &[Vec<i32>], names: &[String]) -> Result<LinearLayout> {
+    let field = |detail: String| EncodingError::Field {
+        encoding: "CTA layout",
+        field: "CGALayout",
+        detail,
+    };
+    if bases.len() > MAX_CTAS.trailing_zeros() as usize {
+        return Err(field(format!(
+            "has {} bases: {} CTAs, more than {MAX_CTAS}",
+            bases.len(),
+            1u64.checked_shl(bases.len() as u32).unwrap_or(u64::MAX)
+        )));
+    }
+    let mut or = vec![0i64; names.len()];
+    for (i, b) in bases.iter().enumerate() {
+        if b.len() != names.len() {
+            return Err(field(format!(
+                "basis {i} {b:?} has {} entries, the tensor has rank {}",
+                b.len(),
+                names.len()
+            )));
+        }
+        for (d, &x) in b.iter().enumerate() {
+            if x < 0 {
+                return Err(field(format!("basis {i} {b:?}: {x} is negative")));
+            }
+            or[d] |= x as i64;
+        }
+    }
+    let outs: Vec<(String, i32)> = names
+        .iter()
+        .zip(&or)
+        .map(|(n, &o)| {
+            let size = if o == 0 {
+                1
+            } else {
+                1i64 << (64 - o.leading_zeros())
+            };
+            (n.clone(), size.min(1 << 30) as i32)
+        })
+        .collect();
+    let l = LinearLayout::new(vec![(BLOCK.into(), bases.to_vec())], outs, false)?;
+    if !l.is_surjective() {
+        return Err(field(format!(
+            "{bases:?}: the bases do not span a grid of CTA tiles (some tile would have no CTA)"
+        )));
+    }
+    Ok(l)
 }
 
 /// Triton's `ensureLayoutNotLargerThan` with `broadcastRegisters = true`:
@@ -312,6 +396,7 @@ pub fn combine_cta_cga_with_shape(
         ctas_per_cga: vec![1; rank],
         cta_split_num: vec![1; rank],
         cta_order: (0..rank as u32).rev().collect(),
+        cga_bases: None,
     };
     let cta = cta.clone().unwrap_or(default_cta);
     let cga = make_cga_layout(&cta, rank)?;
@@ -389,6 +474,10 @@ fn check_cta_fields(
     rank: usize,
 ) -> Result<()> {
     if let Some(c) = cta {
+        if c.cga_bases.is_some() {
+            // checked where the CGA layout is built (`cga_bases_layout`)
+            return Ok(());
+        }
         check_rank(enc, per_cga, &c.ctas_per_cga, rank)?;
         check_rank(enc, split, &c.cta_split_num, rank)?;
         check_order(enc, order, &c.cta_order, rank)?;
@@ -420,6 +509,110 @@ impl Encoding {
             Encoding::Linear { .. } | Encoding::CuteTv { .. } | Encoding::PtxFragment { .. } => {
                 None
             }
+        }
+    }
+
+    /// Number of CTAs this encoding spreads a tensor over: the product of
+    /// `CTAsPerCGA`, 2^(CGA bases), 2^(`block` bases) of a linear layout, a
+    /// parent's for slice and dot_op, 1 for encodings with no CTA fields.
+    /// Saturates (hostile input).
+    pub fn num_ctas(&self) -> u64 {
+        match self {
+            Encoding::Linear { block, .. } => {
+                1u64.checked_shl(block.len() as u32).unwrap_or(u64::MAX)
+            }
+            e => e.cta().map_or(1, |c| c.num_ctas()),
+        }
+    }
+
+    /// [`Encoding::to_linear_layout`] for a cluster of `num_ctas` CTAs
+    /// (TTGIR's `"ttg.num-ctas"`, `--ctas`): the layout's `block` in dim
+    /// then has `num_ctas` entries.
+    ///
+    /// Errors, besides those of [`Encoding::to_linear_layout`]: `num_ctas`
+    /// or the encoding's CTA count over [`MAX_CTAS`], or the encoding's
+    /// CTAs (`CTAsPerCGA`, `CGALayout`, `block` bases) not `num_ctas`; the
+    /// message says "the module has N CTAs", as warps say "the module has
+    /// N warps".
+    pub fn to_cluster_layout(
+        &self,
+        shape: &[i64],
+        num_warps: u32,
+        num_ctas: u32,
+    ) -> Result<LinearLayout> {
+        let l = self.to_linear_layout(shape, num_warps)?;
+        let have = self.num_ctas();
+        let (encoding, field, what) = self.cta_field(have);
+        if have > MAX_CTAS as u64 {
+            return Err(EncodingError::Field {
+                encoding,
+                field,
+                detail: format!(
+                    "{what}: more than {MAX_CTAS}, the largest cluster sm_90 launches (non-portable size)"
+                ),
+            });
+        }
+        if have != num_ctas as u64 {
+            return Err(EncodingError::Field {
+                encoding,
+                field,
+                detail: format!("{what}, but the module has {num_ctas} CTAs"),
+            });
+        }
+        Ok(l)
+    }
+
+    /// Where this encoding says how many CTAs (`have`) it spans, for
+    /// [`Encoding::to_cluster_layout`]'s errors: `(encoding, field, what
+    /// the field says)`.
+    fn cta_field(&self, have: u64) -> (&'static str, &'static str, String) {
+        let ctas = |n: u64| {
+            if n == 1 {
+                "1 CTA".to_string()
+            } else {
+                format!("{n} CTAs")
+            }
+        };
+        let bases = |n: usize| {
+            if n == 1 {
+                "1 basis".to_string()
+            } else {
+                format!("{n} bases")
+            }
+        };
+        match self {
+            Encoding::Linear { block, .. } => (
+                "linear",
+                "block",
+                format!("has {} ({})", bases(block.len()), ctas(have)),
+            ),
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => {
+                let (_, f, w) = parent.cta_field(have);
+                let f = match f {
+                    "CGALayout" => "parent CGALayout",
+                    "CTAsPerCGA" => "parent CTAsPerCGA",
+                    f => f,
+                };
+                (self.kind(), f, w)
+            }
+            e => match e.cta() {
+                Some(CtaLayout {
+                    cga_bases: Some(b), ..
+                }) => (
+                    e.kind(),
+                    "CGALayout",
+                    format!("has {} ({})", bases(b.len()), ctas(have)),
+                ),
+                Some(c) => (
+                    e.kind(),
+                    "CTAsPerCGA",
+                    format!("{:?} multiplies to {}", c.ctas_per_cga, ctas(have)),
+                ),
+                None if matches!(e, Encoding::CuteTv { .. } | Encoding::PtxFragment { .. }) => {
+                    (e.kind(), "layout", "describes one CTA".to_string())
+                }
+                None => (e.kind(), "CTAsPerCGA", "is not given (one CTA)".to_string()),
+            },
         }
     }
 
@@ -1184,6 +1377,7 @@ mod tests {
                 ctas_per_cga: vec![2, 1],
                 cta_split_num: vec![2, 1],
                 cta_order: vec![1, 0],
+                cga_bases: None,
             }),
         };
         let l = e.to_linear_layout(&[2, 32], 1).unwrap();
@@ -1224,6 +1418,7 @@ mod tests {
                 ctas_per_cga: vec![1, 1],
                 cta_split_num: vec![1, 1],
                 cta_order: vec![3],
+                cga_bases: None,
             }),
         };
         let dot = Encoding::DotOperand {

@@ -10,7 +10,7 @@
 //! attribute values nest at most [`MAX_NESTING`] deep, aliases and parents at
 //! most 16.
 
-use crate::encoding::{CtaLayout, Encoding};
+use crate::encoding::{CtaLayout, Encoding, MAX_CTAS};
 use std::collections::HashMap;
 
 /// Deepest nesting of `[...]` and `#attr<{...}>` inside one attribute value.
@@ -595,10 +595,10 @@ impl Ctx<'_> {
             })
         };
         let allowed: &[&str] = match short.as_str() {
-            "blocked" => &["sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CTAsPerCGA", "CTASplitNum", "CTAOrder"],
+            "blocked" => &["sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout"],
             "linear" => &["register", "lane", "warp", "block"],
             "slice" => &["dim", "parent"],
-            "nvidia_mma" => &["versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CTAsPerCGA", "CTASplitNum", "CTAOrder"],
+            "nvidia_mma" => &["versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout"],
             "dot_op" => &["opIdx", "parent", "kWidth"],
             _ => {
                 return err_at(
@@ -613,12 +613,27 @@ impl Ctx<'_> {
             }
         }
         let cta = || -> Result<Option<CtaLayout>, ParseError> {
+            if let Some(g) = get("CGALayout") {
+                if let Some(e) = get("CTAsPerCGA").or(get("CTASplitNum")).or(get("CTAOrder")) {
+                    return err_at(
+                        e.at,
+                        format!("#{name}: give `CGALayout` or CTAsPerCGA/CTASplitNum/CTAOrder, not both"),
+                    );
+                }
+                return Ok(Some(CtaLayout {
+                    ctas_per_cga: vec![],
+                    cta_split_num: vec![],
+                    cta_order: vec![],
+                    cga_bases: Some(bases(g)?),
+                }));
+            }
             match (get("CTAsPerCGA"), get("CTASplitNum"), get("CTAOrder")) {
                 (None, None, None) => Ok(None),
                 (Some(a), Some(b), Some(c)) => Ok(Some(CtaLayout {
                     ctas_per_cga: ints(a)?,
                     cta_split_num: ints(b)?,
                     cta_order: ints(c)?,
+                    cga_bases: None,
                 })),
                 _ => err_at(
                     at,
@@ -933,9 +948,21 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     );
                 }
             }
-            num_ctas = module_int(raw, line, l, "ttg.num-ctas")?
-                .or(module_int(raw, line, l, "triton_gpu.num-ctas")?)
-                .unwrap_or(1);
+            let nc_key = if l.contains("triton_gpu.num-ctas") {
+                "triton_gpu.num-ctas"
+            } else {
+                "ttg.num-ctas"
+            };
+            num_ctas = module_int(raw, line, l, nc_key)?.unwrap_or(1);
+            if num_ctas == 0 || num_ctas > MAX_CTAS || !num_ctas.is_power_of_two() {
+                let k = l.find(nc_key).expect("key found");
+                return err_at(
+                    span_in(raw, line, &l[k..k + nc_key.len()]),
+                    format!(
+                        "\"{nc_key}\" = {num_ctas}: a cluster holds 1, 2, 4, 8 or {MAX_CTAS} CTAs (a power of two, at most {MAX_CTAS}: sm_90's largest cluster)"
+                    ),
+                );
+            }
             if let Some(tpw) = module_int(raw, line, l, "ttg.threads-per-warp")?.or(module_int(
                 raw,
                 line,

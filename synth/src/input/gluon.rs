@@ -14,8 +14,10 @@
 //! - `SliceLayout(dim, parent)`
 //! - `DistributedLinearLayout(reg_bases, lane_bases, warp_bases, block_bases, shape)`
 //!
-//! Later Gluon versions replace the CTA fields by `cga_layout` (bases over
-//! CTAs); it is accepted as a keyword when empty (one CTA). Unset CTA fields
+//! Later Gluon versions replace the CTA fields by `cga_layout` (for each CTA
+//! id bit, the offset in CTA tiles it adds per dim; `[[0, 1]]`: two CTAs
+//! split dim 1), accepted as a keyword or as the fifth positional argument
+//! when that is a list of lists (`[]` there is one CTA). Unset CTA fields
 //! take Gluon's defaults (`[1] * rank`, `[1] * rank`, `reversed(range(rank))`).
 
 use super::{linear_text, Format, LayoutText};
@@ -467,22 +469,38 @@ fn need<'a>(b: &[(&str, Option<&'a V>)], k: &str) -> &'a V {
     get(b, k).expect("bind checked required arguments")
 }
 
+/// The CTA fields of a call: `cga_layout` (bases over CTA tiles, newer
+/// Gluon; also a list of lists given as the fifth positional argument,
+/// where newer Gluon has `cga_layout`), or `ctas_per_cga`/`cta_split_num`/
+/// `cta_order` (Triton 3.5/3.6). An empty `cga_layout` is one CTA.
 fn cta(b: &[(&str, Option<&V>)], rank: usize, call: &Call) -> Res<Option<CtaLayout>> {
-    if let Some(v) = get(b, "cga_layout") {
-        let bs = bases("cga_layout", v)?;
-        if !bs.is_empty() {
-            return Err((
-                v.at(),
-                "a non-empty `cga_layout` (several CTAs) is not supported; give ctas_per_cga/cta_split_num/cta_order".into(),
-            ));
-        }
-        if get(b, "ctas_per_cga").is_some() {
+    let positional_cga = get(b, "ctas_per_cga").filter(|v| match v {
+        V::List(xs, _) => xs.is_empty() || xs.iter().any(|x| matches!(x, V::List(..))),
+        _ => false,
+    });
+    let kw_cga = get(b, "cga_layout");
+    if let Some(v) = kw_cga.or(positional_cga) {
+        let others = ["ctas_per_cga", "cta_split_num", "cta_order"]
+            .iter()
+            .filter(|k| get(b, k).is_some())
+            .count();
+        if others > usize::from(kw_cga.is_none()) {
             return Err((
                 call.at,
                 "give `cga_layout` or the ctas_per_cga/cta_split_num/cta_order fields, not both"
                     .into(),
             ));
         }
+        let bs = bases("cga_layout", v)?;
+        if bs.is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(CtaLayout {
+            ctas_per_cga: vec![],
+            cta_split_num: vec![],
+            cta_order: vec![],
+            cga_bases: Some(bs),
+        }));
     }
     let f = |k: &str| get(b, k).map(|v| uints(k, v)).transpose();
     let (a, s, o) = (f("ctas_per_cga")?, f("cta_split_num")?, f("cta_order")?);
@@ -493,6 +511,7 @@ fn cta(b: &[(&str, Option<&V>)], rank: usize, call: &Call) -> Res<Option<CtaLayo
         ctas_per_cga: a.unwrap_or_else(|| vec![1; rank]),
         cta_split_num: s.unwrap_or_else(|| vec![1; rank]),
         cta_order: o.unwrap_or_else(|| (0..rank as u32).rev().collect()),
+        cga_bases: None,
     }))
 }
 

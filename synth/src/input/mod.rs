@@ -398,6 +398,9 @@ fn bases_list(v: &[Vec<i32>]) -> String {
 fn cta_fields(cta: &Option<CtaLayout>) -> String {
     match cta {
         None => String::new(),
+        Some(CtaLayout {
+            cga_bases: Some(b), ..
+        }) => format!(", CGALayout = {}", bases_list(b)),
         Some(c) => format!(
             ", CTAsPerCGA = {}, CTASplitNum = {}, CTAOrder = {}",
             list(&c.ctas_per_cga),

@@ -322,3 +322,76 @@ mod fuzz {
         }
     }
 }
+
+// docs/ARCHITECTURE.md 4.7: a cluster layout in every spelling. CTAOrder
+// [1, 0] takes dim1 first: CTA bit 0 splits dim1, bit 1 broadcasts (4 CTAs
+// along dim1, 2 of them splitting), bit 2 splits dim0; as CGA bases (CTA
+// tiles per dim) that is [[0, 1], [0, 0], [1, 0]].
+#[test]
+fn cluster_blocked_every_spelling() {
+    same_layout(
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0], CTAsPerCGA = [2, 4], CTASplitNum = [2, 2], CTAOrder = [1, 0]}>",
+        &[64, 128],
+        4,
+        &[
+            "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0], CGALayout = [[0, 1], [0, 0], [1, 0]]}>".into(),
+            "gl.BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0], [[0, 1], [0, 0], [1, 0]])".into(),
+            "ttgl.BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0], cga_layout=[[0, 1], [0, 0], [1, 0]])".into(),
+            "gl.BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0], ctas_per_cga=[2, 4], cta_split_num=[2, 2], cta_order=[1, 0])".into(),
+        ],
+    );
+}
+
+#[test]
+fn cluster_mma_and_slice_every_spelling() {
+    same_layout(
+        "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16], CGALayout = [[1, 0]]}>",
+        &[128, 64],
+        4,
+        &[
+            "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>".into(),
+            "ttgl.NVMMADistributedLayout([3, 0], [4, 1], [16, 64, 16], cga_layout=[[1, 0]])".into(),
+        ],
+    );
+    same_layout(
+        "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0], CGALayout = [[1, 0], [0, 0]]}>}>",
+        &[128],
+        2,
+        &["ttgl.SliceLayout(1, ttgl.BlockedLayout([1, 1], [32, 1], [2, 1], [1, 0], [[1, 0], [0, 0]]))".into()],
+    );
+}
+
+#[test]
+fn cluster_fields_errors() {
+    for (text, needle) in [
+        (
+            "gl.BlockedLayout([1], [32], [1], [0], [[1]], cta_order=[0])",
+            "not both",
+        ),
+        (
+            "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0], CGALayout = [[1]], CTASplitNum = [1]}>",
+            "not both",
+        ),
+    ] {
+        let e = match parse_layout(text) {
+            Ok(_) => panic!("{text}: parsed"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(needle), "{text}: {e}");
+    }
+    // bases of the wrong rank, negative, or not spanning a grid of CTA tiles
+    for (cga, needle) in [
+        ("[[1, 0]]", "has 2 entries, the tensor has rank 1"),
+        ("[[2]]", "do not span"),
+        ("[[1], [2], [4], [8], [16]]", "more than 16"),
+    ] {
+        let text = format!("gl.BlockedLayout([1], [32], [1], [0], cga_layout={cga})");
+        let l = parse_layout(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let e = l
+            .encoding
+            .to_linear_layout(&[1024], 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("CGALayout") && e.contains(needle), "{text}: {e}");
+    }
+}

@@ -27,7 +27,7 @@ impl Conversion {
     pub fn from_op(op: &ConvertOp) -> Result<Conversion, PlanError> {
         let src = op
             .src
-            .to_linear_layout(&op.shape, op.num_warps)
+            .to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
             .map_err(|e| PlanError::Layout {
                 name: op.name.clone(),
                 side: "source",
@@ -35,7 +35,7 @@ impl Conversion {
             })?;
         let dst = op
             .dst
-            .to_linear_layout(&op.shape, op.num_warps)
+            .to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
             .map_err(|e| PlanError::Layout {
                 name: op.name.clone(),
                 side: "destination",
@@ -249,6 +249,15 @@ impl Analysis {
                     detail: "a CTA needs elements that only other CTAs hold".into(),
                 });
             }
+        }
+        if let Some(k) = (0..a.block.len()).find(|&k| a.block[k] != b.block[k]) {
+            return Err(PlanError::CtaDependent {
+                name: c.name.clone(),
+                detail: format!(
+                    "block={} holds the same elements on both sides, arranged differently",
+                    1u64 << k
+                ),
+            });
         }
         let rl = span(tbits, &[&a.reg[..], &a.lane].concat());
         let warp_local = [&b.reg[..], &b.lane]
