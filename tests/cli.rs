@@ -777,14 +777,8 @@ fn byte_transposes_are_prmt_networks_planned_emitted_and_proven() {
         ("byte_transpose_i8_back_20", 8),
         ("half_transpose_f16_24", 16),
     ] {
-        let name = format!("void wf_{func}_packed{bits}(");
-        // the definition, not the declaration ahead of the templated helper
-        let start = code
-            .match_indices(&name)
-            .map(|(i, _)| i)
-            .find(|&i| code[i..].lines().next().is_some_and(|l| l.ends_with('{')))
-            .unwrap_or_else(|| panic!("{name}"));
-        let body = &code[start..start + code[start..].find("\n}").unwrap()];
+        let name = format!("wf_{func}_packed{bits}");
+        let body = kernels::definition(&code, &name).unwrap_or_else(|| panic!("{name}"));
         assert_eq!(body.matches("__byte_perm(").count(), 8, "{body}");
     }
 }

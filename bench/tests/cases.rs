@@ -66,11 +66,11 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
             // 8/16-bit data is timed in the packed form, whose prmt the
             // cost predicts exactly (the emitter follows synth's lowering)
             if c.bits < 32 && k.form == "packed" {
-                let h = &k.helper.code;
-                let start = h
-                    .find(&format!("void {}_packed{}(", k.helper.ident, c.bits))
-                    .unwrap();
-                let body = &h[start..start + h[start..].find("\n}").unwrap()];
+                let body = kernels::definition(
+                    &k.helper.code,
+                    &format!("{}_packed{}", k.helper.ident, c.bits),
+                )
+                .unwrap();
                 assert_eq!(
                     body.matches("__byte_perm(").count() as u32,
                     k.cost.prmt,

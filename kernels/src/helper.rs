@@ -440,3 +440,18 @@ fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32) -> String {
     );
     s
 }
+
+/// The definition of function `name` in emitted `code`, from its `void
+/// name(` through the line before its closing `}` at column 0; `None` when
+/// the code has no definition of it. The packed forms are declared ahead of
+/// the templated helper that calls them, so the first `void name(` can be a
+/// declaration: this skips lines that do not open a body.
+pub fn definition<'a>(code: &'a str, name: &str) -> Option<&'a str> {
+    let sig = format!("void {name}(");
+    let start = code
+        .match_indices(&sig)
+        .map(|(i, _)| i)
+        .find(|&i| code[i..].lines().next().is_some_and(|l| l.ends_with('{')))?;
+    let end = code[start..].find("\n}")?;
+    Some(&code[start..start + end])
+}

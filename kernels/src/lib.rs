@@ -33,6 +33,8 @@ mod regs;
 mod render;
 /// Shared-memory stages: per-thread addresses, stores and loads (both forms).
 mod smem;
+/// Global-memory addresses of a timing kernel's tile (bases XOR, as Triton's loop).
+mod tile;
 
 pub use cute::{cute_overloads, cute_section, emit_header_api, Api};
 pub use element::{body, PUN_MIN_ELEMS};
@@ -40,7 +42,8 @@ pub use error::EmitError;
 pub use expr::linear_expr;
 pub use header::emit_header;
 pub use helper::{
-    emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm, WidthScratch,
+    definition, emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm,
+    WidthScratch,
 };
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
 pub use packed::body_packed;
@@ -48,3 +51,4 @@ pub use render::{
     emit_bench_kernel, emit_bench_kernel_packed, emit_loop_kernel, emit_test_kernel,
     emit_test_kernel_packed,
 };
+pub use tile::TileAddress;

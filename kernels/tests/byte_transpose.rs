@@ -45,14 +45,7 @@ fn rename_words(ch: &Chosen, bits: u32) -> Vec<Vec<Piece<u32>>> {
 
 /// The body of the helper function `name(` in `code`.
 fn body_of<'a>(code: &'a str, name: &str) -> &'a str {
-    // the definition, not the declaration ahead of the templated helper
-    let sig = format!("void {name}(");
-    let start = code
-        .match_indices(&sig)
-        .map(|(i, _)| i)
-        .find(|&i| code[i..].lines().next().is_some_and(|l| l.ends_with('{')))
-        .unwrap_or_else(|| panic!("no {name} in\n{code}"));
-    &code[start..start + code[start..].find("\n}").unwrap()]
+    kernels::definition(code, name).unwrap_or_else(|| panic!("no {name} in\n{code}"))
 }
 
 #[test]
