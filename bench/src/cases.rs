@@ -62,9 +62,8 @@ pub struct BenchCase {
     pub bwd_strategy: String,
     pub candidates: Vec<CandidateCase>,
     pub lower_bound: LowerBound,
-    /// Elements of one CTA's tile: the timing kernels (warpforge's and
-    /// Triton's) read and write `grid * tile` elements, CTA `b` at `b * tile`.
-    pub tile: u64,
+    /// Source tag of register `i` of CTA thread `t`, `[t][i]`.
+    pub src_tags: Vec<Vec<u64>>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
 }
@@ -229,21 +228,24 @@ pub fn build_cases(
             .into_iter()
             .filter(|h| helpers_seen.insert(h.ident.clone()))
             .collect();
-        let addr = kernels::TileAddress::of(&c.src, &c.shape);
         let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
         for x in &cands {
             if x.form == "packed" {
-                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel, &addr)?
-                    .ok_or_else(|| {
-                    anyhow!("{}: no packed form of the reverse helper", c.name)
-                })?;
+                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel)?
+                    .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else {
-                source.push_str(&emit_bench_kernel(
-                    &x.helper, &bwd, ctype, &x.kernel, &addr,
-                )?);
+                source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
             }
         }
+        let threads = 32 * c.num_warps as u64;
+        let src_tags = (0..threads)
+            .map(|t| {
+                (0..an.src_regs() as u64)
+                    .map(|i| an.src.tag(i, t % 32, t / 32, 0))
+                    .collect()
+            })
+            .collect();
         cases.push(BenchCase {
             id,
             file: file.clone(),
@@ -255,7 +257,7 @@ pub fn build_cases(
             bwd,
             lower_bound: lower_bound(an, bits, &opt.weights),
             candidates: cands,
-            tile: addr.tile,
+            src_tags,
             source,
         });
     }

@@ -131,14 +131,15 @@ pub fn time_case(
     let bytes = (c.bits / 8) as usize;
     let threads = 32 * c.conv.num_warps;
     let grid = gpu.sms * t.ctas_per_sm;
-    // CTA b's tile at in[b * tile ..]: every element a distinct-ish value
-    // (its index, hashed, in the element's low bits), so a misplaced element
-    // shows; broadcast copies read the same element, as in a real kernel
-    let elems = grid as usize * c.tile as usize;
-    let mut input = vec![0u8; elems * bytes];
-    for (e, v) in input.chunks_mut(bytes).enumerate() {
-        let h = (e as u64 ^ 0x9e37_79b9).wrapping_mul(0x2545_f491_4f6c_dd1d) >> 17;
-        v.copy_from_slice(&h.to_le_bytes()[..bytes]);
+    let nt = (grid * threads) as usize;
+    let regs = c.src_tags[0].len();
+    // element i of global thread g at in[i * nt + g], little-endian bits of its tag
+    let mut input = vec![0u8; regs * nt * bytes];
+    for g in 0..nt {
+        for (i, tag) in c.src_tags[g % threads as usize].iter().enumerate() {
+            let off = (i * nt + g) * bytes;
+            input[off..off + bytes].copy_from_slice(&tag.to_le_bytes()[..bytes]);
+        }
     }
     let mut expect = input.clone();
     if t.iters % 2 == 1 {
@@ -264,11 +265,10 @@ pub fn time_case(
             let got = stream.clone_dtoh(&outs[j])?;
             if let Some(x) = (0..k.checked).find(|&x| got[x] != expect[x]) {
                 let e = x / bytes;
-                let tile = c.tile as usize;
                 let at = format!(
-                    "element {e} (CTA {}, row-major index {} of its tile) byte {}",
-                    e / tile,
-                    e % tile,
+                    "element {e} (register {}, thread {}) byte {}",
+                    e / nt,
+                    e % nt,
                     x % bytes
                 );
                 bail!(

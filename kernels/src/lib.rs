@@ -33,8 +33,6 @@ mod regs;
 mod render;
 /// Shared-memory stages: per-thread addresses, stores and loads (both forms).
 mod smem;
-/// Global-memory addresses of a timing kernel's tile (bases XOR, as Triton's loop).
-mod tile;
 
 pub use cute::{cute_overloads, cute_section, emit_header_api, Api};
 pub use element::{body, PUN_MIN_ELEMS};
@@ -51,4 +49,3 @@ pub use render::{
     emit_bench_kernel, emit_bench_kernel_packed, emit_loop_kernel, emit_test_kernel,
     emit_test_kernel_packed,
 };
-pub use tile::TileAddress;

@@ -1,4 +1,4 @@
-use crate::{EmitError, EmittedHelper, TileAddress};
+use crate::{EmitError, EmittedHelper};
 use minijinja::{context, Environment};
 
 pub(crate) const HEADER: &str = include_str!("../templates/header.cuh.j2");
@@ -146,7 +146,6 @@ pub fn emit_bench_kernel_packed(
     bits: u32,
     ctype: &str,
     kernel: &str,
-    addr: &TileAddress,
 ) -> Result<Option<String>, EmitError> {
     let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
         return Ok(None);
@@ -163,9 +162,6 @@ pub fn emit_bench_kernel_packed(
         context! {
             src_pack => word_regs(&pf.src, fwd.src_regs, bits),
             iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
-            tile => addr.tile,
-            thread_off => addr.thread_expr(),
-            reg_off => addr.reg,
             kernel => kernel,
             ctype => ctype,
             threads => fwd.threads,
@@ -184,27 +180,21 @@ pub fn emit_bench_kernel_packed(
 }
 
 /// The timing kernel of docs/ARCHITECTURE.md section 7, shaped like Triton's own loop
-/// (`warpforge bench` times Triton's lowering in the same loop): load CTA
-/// `b`'s tile (`addr.tile` elements at `in + b * tile`, row-major) in the
-/// source layout, each element at the offset its bases give ([`TileAddress`]:
-/// what Triton's loop kernel and the reference harness h2h compute), then
-/// `iters` times convert it with `fwd`, xor every element with 1 and convert
-/// back with `bwd`; store. Both helpers share one scratch region of `max(fwd,
-/// bwd)` bytes with a `__syncthreads()` before each call that uses it, as
-/// Triton's barrier insertion does. Arguments `(const T* in, T* out, int
-/// iters)`, `grid * tile` elements each; `out` must equal `in ^ (iters & 1)`
-/// element-wise, which makes every timing run a proof of the round trip too.
+/// (`warpforge bench` times Triton's lowering in the same loop): load a tile
+/// in the source layout (register `i` of global thread `t` at `in[i * nt +
+/// t]`), then `iters` times convert it with `fwd`, xor every element with 1
+/// and convert back with `bwd`; store. Both helpers share one scratch region
+/// of `max(fwd, bwd)` bytes with a `__syncthreads()` before each call that
+/// uses it, as Triton's barrier insertion does. Arguments `(const T* in, T*
+/// out, int iters)`; `out` must equal `in ^ (iters & 1)` element-wise, which
+/// makes every timing run a proof of the round trip too.
 pub fn emit_bench_kernel(
     fwd: &EmittedHelper,
     bwd: &EmittedHelper,
     ctype: &str,
     kernel: &str,
-    addr: &TileAddress,
 ) -> Result<String, EmitError> {
     Ok(env().get_template("bench_kernel")?.render(context! {
-        tile => addr.tile,
-        thread_off => addr.thread_expr(),
-        reg_off => addr.reg,
         iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
         kernel => kernel,
         ctype => ctype,
