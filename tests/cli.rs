@@ -406,6 +406,8 @@ fn cluster_helper_states_its_contract() {
         "#ifdef WARPFORGE_CHECK_CLUSTER",
         "%%cluster_nctarank",
         "if (n != 4u) __trap();",
+        // source block bit 1 is a broadcast: CTAs 2 and 3 store nothing
+        "if (((rank1 & 2u)) == 0u) {",
         "mapa.shared::cluster.u32",
         "st.shared::cluster.b32",
         "barrier.cluster.arrive.release.aligned;",

@@ -54,7 +54,8 @@ fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
 /// (`%cluster_nctarank`), then per instruction a `mapa.shared::cluster.u32`
 /// of the local scratch address to the target CTA's and one
 /// `st.shared::cluster` of the element (`.u8`, `.u16`, `.b32`, `.v2.b32` for
-/// 64-bit elements; PTX ISA "Distributed Shared Memory", `mapa`, `st`).
+/// 64-bit elements; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
+/// inside `if` when broadcast source copies skip their stores.
 /// Needs `sb` (the local scratch address) declared.
 fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
     let ctas = 1u32 << store.cta.block.len();
@@ -86,6 +87,19 @@ fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: 
     };
     out.push(format!("const unsigned ct{si} = {};", lin(&store.cta)));
     out.push(format!("const unsigned ob{si} = {};", lin(&store.addr)));
+    // broadcast source copies: only the threads with these bits clear store
+    let skip: Vec<String> = [
+        ("lane", store.skip_lane),
+        ("warp", store.skip_warp),
+        (rank.as_str(), store.skip_block),
+    ]
+    .iter()
+    .filter(|x| x.1 != 0)
+    .map(|(v, m)| format!("({v} & {m}u)"))
+    .collect();
+    if !skip.is_empty() {
+        out.push(format!("if (({}) == 0u) {{", skip.join(" | ")));
+    }
     for (ii, inst) in store.insts.iter().enumerate() {
         let words = pack_words(&[names[inst.reg as usize].clone()], store.width);
         let ra = format!("r{si}_{ii}");
@@ -107,6 +121,9 @@ fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: 
                 words[0]
             ),
         });
+    }
+    if !skip.is_empty() {
+        out.push("}".into());
     }
 }
 

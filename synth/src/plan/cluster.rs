@@ -31,8 +31,10 @@
 //! [`ClusterMap`]s, plus one store per element and broadcast copy.
 //!
 //! Copies of a source element held by several registers of one thread store
-//! once; copies held by several lanes, warps or CTAs all store (the same
-//! value to the same place: correct, and counted in the cost).
+//! once; lane, warp and CTA bits whose source column is zero (pure
+//! broadcast) store from the threads with the bit clear only; other copies
+//! held by several lanes, warps or CTAs (a column that repeats a
+//! combination of others) all store the same value to the same place.
 
 use super::analysis::Analysis;
 use super::ir::{AddrMap, ClusterInst, ClusterMap, ClusterStore, SmemAccess, SmemInst, SmemInstr};
@@ -223,7 +225,18 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
             });
         }
     }
+    // lane, warp and CTA bits whose source column is zero hold copies:
+    // only the threads with those bits clear store
+    let zero_bits = |cols: &[u64]| {
+        cols.iter()
+            .enumerate()
+            .filter(|(_, &c)| c == 0)
+            .fold(0u32, |m, (j, _)| m | 1 << j)
+    };
     let store = ClusterStore {
+        skip_lane: zero_bits(&a.lane),
+        skip_warp: zero_bits(&a.warp),
+        skip_block: zero_bits(&a.block),
         width,
         cta: ClusterMap {
             lane: lane_cta,
@@ -405,10 +418,19 @@ mod tests {
         let p = &cluster_plans(&an, &opt(32))[0];
         // one source register, the destination's 4 CTAs all hold it
         assert_eq!(p.cost().stcl, 4);
+        // source block bit 1 is a broadcast: CTAs 2 and 3 hold copies of
+        // CTAs 0 and 1 and store nothing; CTA 0 sends 3 copies of 32
+        assert_eq!(p.cluster_remote_elems(1, 2), 3 * 32);
+        let Stage::ClusterStore { store } = &p.stages[1] else {
+            panic!("{:?}", p.stages)
+        };
+        assert_eq!(store.skip_block, 2);
+        assert_eq!(store.remote_elems(1, 2), 0);
+        assert_eq!(store.remote_elems(1, 3), 0);
     }
 
-    /// The simulator catches a wrong offset, a wrong CTA, and a missing
-    /// barrier.
+    /// The simulator catches a wrong offset, a wrong CTA, a thread that
+    /// skips stores it must make, and a missing barrier.
     #[test]
     fn simulator_rejects_broken_cluster_plans() {
         let c = &conversions("cluster_cross_cta.mlir")[0];
@@ -437,6 +459,12 @@ mod tests {
         assert!(matches!(
             simulate(&out, &an),
             Err(SimError::CtaOutOfRange { .. })
+        ));
+        // lane 0 holds different elements from lane 1: skipping it loses data
+        let lost = with_store(&|s| s.skip_lane = 1);
+        assert!(matches!(
+            simulate(&lost, &an),
+            Err(SimError::NotVisible { .. })
         ));
         let mut nobar = good.clone();
         nobar.stages.remove(store_at + 1);

@@ -465,15 +465,26 @@ pub struct ClusterStore {
     /// The run-time part of the element offset in the target's scratch.
     pub addr: ClusterMap,
     pub insts: Vec<ClusterInst>,
+    /// Broadcast source copies store once: a thread stores only when its
+    /// lane, warp and CTA rank have none of these bits set (source bits
+    /// whose column is zero, so the thread with the bit clear holds the same
+    /// elements).
+    pub skip_lane: u32,
+    pub skip_warp: u32,
+    pub skip_block: u32,
 }
 
 impl ClusterStore {
+    /// Whether thread `(lane, warp)` of CTA `block` executes the stores.
+    pub fn stores(&self, lane: u32, warp: u32, block: u32) -> bool {
+        lane & self.skip_lane == 0 && warp & self.skip_warp == 0 && block & self.skip_block == 0
+    }
     /// Elements that the threads of CTA `block` store into other CTAs'
     /// scratch (`warps` warps per CTA).
     pub fn remote_elems(&self, warps: u32, block: u32) -> u64 {
         let mut n = 0u64;
         for w in 0..warps {
-            for l in 0..32 {
+            for l in (0..32).filter(|&l| self.stores(l, w, block)) {
                 let c = self.cta.base(l, w, block);
                 n += self.insts.iter().filter(|i| c ^ i.cta != block).count() as u64;
             }

@@ -48,7 +48,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
             Stage::ClusterStore { store } => {
                 for b in 0..ctas {
                     for w in 0..warps {
-                        for lane in 0..32u32 {
+                        for lane in (0..32u32).filter(|&l| store.stores(l, w, b)) {
                             let v = &regs[b as usize][(w * 32 + lane) as usize];
                             let cbase = store.cta.base(lane, w, b);
                             let obase = store.addr.base(lane, w, b);
