@@ -738,8 +738,8 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                 .iter()
                 .map(|x| {
                     format!(
-                        "r{} -> CTA (lane/warp/rank part) ^ {}, offset (lane/warp/rank part) ^ {}",
-                        x.reg, x.cta, x.offset
+                        "r{:?} -> CTA (lane/warp/rank part) ^ {}, offset (lane/warp/rank part) ^ {}",
+                        x.regs, x.cta, x.offset
                     )
                 })
                 .collect(),

@@ -53,8 +53,8 @@ fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
 /// `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster has another size
 /// (`%cluster_nctarank`), then per instruction a `mapa.shared::cluster.u32`
 /// of the local scratch address to the target CTA's and one
-/// `st.shared::cluster` of the element (`.u8`, `.u16`, `.b32`, `.v2.b32` for
-/// 64-bit elements; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
+/// `st.shared::cluster` of its vector (`.u8`, `.u16`, `.b32`, `.v2.b32`,
+/// `.v4.b32` by bytes; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
 /// inside `if` when broadcast source copies skip their stores.
 /// Needs `sb` (the local scratch address) declared.
 fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
@@ -101,26 +101,30 @@ fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: 
         out.push(format!("if (({}) == 0u) {{", skip.join(" | ")));
     }
     for (ii, inst) in store.insts.iter().enumerate() {
-        let words = pack_words(&[names[inst.reg as usize].clone()], store.width);
+        let vals: Vec<String> = inst
+            .regs
+            .iter()
+            .map(|&r| names[r as usize].clone())
+            .collect();
+        let words = pack_words(&vals, store.width);
+        let bytes = inst.regs.len() as u32 * eb;
         let ra = format!("r{si}_{ii}");
         out.push(format!(
             "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"(sb + (ob{si} ^ {}u) * {eb}u), \"r\"(ct{si} ^ {}u));",
             inst.offset, inst.cta
         ));
-        out.push(match store.width {
-            8 | 16 => format!(
-                "asm volatile(\"st.shared::cluster.u{} [%0], %1;\" :: \"r\"({ra}), \"r\"({}) : \"memory\");",
-                store.width, words[0]
-            ),
-            64 => format!(
-                "asm volatile(\"st.shared::cluster.v2.b32 [%0], {{%1, %2}};\" :: \"r\"({ra}), \"r\"({}), \"r\"({}) : \"memory\");",
-                words[0], words[1]
-            ),
-            _ => format!(
-                "asm volatile(\"st.shared::cluster.b32 [%0], %1;\" :: \"r\"({ra}), \"r\"({}) : \"memory\");",
-                words[0]
-            ),
-        });
+        let (ty, ops) = match bytes {
+            1 => ("u8", "%1".to_string()),
+            2 => ("u16", "%1".to_string()),
+            4 => ("b32", "%1".to_string()),
+            8 => ("v2.b32", "{%1, %2}".to_string()),
+            _ => ("v4.b32", "{%1, %2, %3, %4}".to_string()),
+        };
+        let args: Vec<String> = words.iter().map(|w| format!(", \"r\"({w})")).collect();
+        out.push(format!(
+            "asm volatile(\"st.shared::cluster.{ty} [%0], {ops};\" :: \"r\"({ra}){} : \"memory\");",
+            args.concat()
+        ));
     }
     if !skip.is_empty() {
         out.push("}".into());

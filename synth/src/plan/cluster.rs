@@ -14,6 +14,9 @@
 //! 4. every thread loads its destination registers from its own CTA's
 //!    scratch (`ld.shared`, vectorised where the layout allows).
 //!
+//! Remote stores are vectors (up to 128 bits) where consecutive source
+//! registers go to consecutive offsets of one CTA.
+//!
 //! The scratch layout is the destination's own in-CTA map inverted: with
 //! `S_B` the span of the destination's register, lane and warp columns and
 //! `e_0..e_{k-1}` a basis of it taken from those columns (registers first),
@@ -203,10 +206,22 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
             .filter(|(j, _)| v >> j & 1 == 1)
             .fold(0u64, |acc, (_, &c)| acc ^ c)
     };
+    // the lowest `sv` source register bits go to consecutive offsets of
+    // one CTA: one vector store per `2^sv` registers
+    let copy_offs: Vec<u32> = r.copies.iter().map(|x| x.1).collect();
+    let sv = store_vector_bits(
+        &reg_cta,
+        &reg_off,
+        &[&lane_off[..], &warp_off, &block_off, &copy_offs].concat(),
+        width,
+    );
+    let n = 1u32 << sv;
     let mut seen = std::collections::HashSet::new();
     let mut insts = Vec::new();
-    for reg in 0..an.src_regs() {
-        // registers of one thread that hold the same element store once
+    for reg in (0..an.src_regs()).step_by(n as usize) {
+        // registers of one thread that hold the same element store once (a
+        // copy of a vector's register is the same register of a copy of
+        // the vector: the vector's low offset bits are its own)
         if !seen.insert(xor64(&a.reg, reg)) {
             continue;
         }
@@ -219,7 +234,7 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
                 .filter(|(j, _)| c >> j & 1 == 1)
                 .fold((0, 0), |acc, (_, x)| (acc.0 ^ x.0, acc.1 ^ x.1));
             insts.push(ClusterInst {
-                reg,
+                regs: (reg..reg + n).collect(),
                 cta: cta ^ kc.0,
                 offset: off ^ kc.1,
             });
@@ -254,6 +269,7 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
     let coords = |cols: &[u64]| cols.iter().map(|&c| r.coord(c)).collect::<Option<Vec<_>>>();
     let (dreg, dlane, dwarp) = (coords(&b.reg)?, coords(&b.lane)?, coords(&b.warp)?);
     let v = vector_bits(&dreg, &dlane, &dwarp, width);
+    let n_store = n;
     let n = 1u32 << v;
     let load = SmemAccess {
         instr: SmemInstr::Vector,
@@ -276,7 +292,7 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
     let nctas = 1u32 << a.hw.block;
     let mut plan = Plan {
         kind: Kind::Cluster,
-        strategy: format!("cluster/remote-store/v{n}"),
+        strategy: format!("cluster/remote-store/st{n_store}/ld{n}"),
         src_regs,
         dst_regs: an.dst_regs(),
         stages: vec![
@@ -304,8 +320,26 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
             "cross-CTA bytes per CTA: {} ({remote} elements); cluster barriers: {CLUSTER_BARRIERS}",
             remote * width as u64 / 8
         ),
+        "smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote stores go to the peer's copy of that address (mapa)".to_string(),
     ];
     Some(plan)
+}
+
+/// Source register bits a remote store takes as one vector (up to 128
+/// bits): the lowest `v` source register columns must go to the own CTA
+/// part (no CTA change) and to offset bits `0..v`, and no other part of the
+/// offset (`others`: lanes, warps, CTA bits, destination copies, higher
+/// registers) may set those bits.
+fn store_vector_bits(cta: &[u32], off: &[u32], others: &[u32], width: u32) -> usize {
+    let most = (128 / width.max(8)).trailing_zeros() as usize;
+    (0..=most.min(off.len()))
+        .rev()
+        .find(|&v| {
+            let low = (1u32 << v) - 1;
+            (0..v).all(|j| off[j] == 1 << j && cta[j] == 0)
+                && off[v..].iter().chain(others).all(|&c| c & low == 0)
+        })
+        .unwrap_or(0)
 }
 
 /// Register bits a local load takes as one vector (up to 128 bits): the
@@ -471,6 +505,37 @@ mod tests {
         assert!(matches!(
             simulate(&nobar, &an),
             Err(SimError::NotVisible { .. })
+        ));
+    }
+
+    /// The 2-CTA TTGIR module's split-M -> split-N (f16, 4 warps, 32
+    /// registers): 8 consecutive source registers go to 8 consecutive
+    /// offsets of one CTA, so each thread stores four `.v4.b32` vectors;
+    /// a vector moved off its alignment is caught.
+    #[test]
+    fn remote_stores_are_vectorised_where_registers_are_consecutive() {
+        let cs = conversions("cluster2_blocked.mlir");
+        let c = cs
+            .iter()
+            .find(|c| c.name.starts_with("split_m_to_n"))
+            .unwrap();
+        let an = Analysis::new(c).unwrap();
+        let p = cluster_plans(&an, &opt(16)).remove(0);
+        assert_eq!(p.cost().stcl, 4, "{}", p.strategy);
+        let Stage::ClusterStore { store } = &p.stages[1] else {
+            panic!("{:?}", p.stages)
+        };
+        assert!(store.insts.iter().all(|i| i.regs.len() == 8));
+        // half of each CTA's 4096 elements go to the other CTA
+        assert_eq!(p.cluster_remote_elems(4, 1), 2048);
+        simulate(&p, &an).unwrap();
+        let mut bad = p.clone();
+        if let Stage::ClusterStore { store } = &mut bad.stages[1] {
+            store.insts[0].offset ^= 1;
+        }
+        assert!(matches!(
+            simulate(&bad, &an),
+            Err(SimError::Misaligned { .. })
         ));
     }
 

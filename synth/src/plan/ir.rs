@@ -442,12 +442,13 @@ impl ClusterMap {
     }
 }
 
-/// One remote store of a [`ClusterStore`]: register `reg` goes to CTA
-/// `cta.base(..) ^ cta` at element offset `addr.base(..) ^ offset` of that
-/// CTA's scratch.
+/// One remote store of a [`ClusterStore`]: registers `regs` go as one
+/// vector to CTA `cta.base(..) ^ cta`, element `e` at element offset
+/// `(addr.base(..) ^ offset) + e` of that CTA's scratch (the vector is
+/// aligned: its first offset is a multiple of `regs.len()`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClusterInst {
-    pub reg: u32,
+    pub regs: Vec<u32>,
     pub cta: u32,
     pub offset: u32,
 }
@@ -455,8 +456,9 @@ pub struct ClusterInst {
 /// Stores into the scratch of CTAs of the cluster (distributed shared
 /// memory, PTX ISA "Distributed Shared Memory"): every thread executes
 /// `insts` in order, each one `mapa.shared::cluster.u32` of the local
-/// scratch address to the target CTA's and one `st.shared::cluster` of one
-/// element of `width` bits (8, 16, 32 or 64). The target may be the own CTA.
+/// scratch address to the target CTA's and one `st.shared::cluster` of a
+/// vector of elements of `width` bits (8, 16, 32 or 64; up to 128 bits per
+/// vector). The target may be the own CTA.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClusterStore {
     pub width: u32,
@@ -486,7 +488,12 @@ impl ClusterStore {
         for w in 0..warps {
             for l in (0..32).filter(|&l| self.stores(l, w, block)) {
                 let c = self.cta.base(l, w, block);
-                n += self.insts.iter().filter(|i| c ^ i.cta != block).count() as u64;
+                n += self
+                    .insts
+                    .iter()
+                    .filter(|i| c ^ i.cta != block)
+                    .map(|i| i.regs.len() as u64)
+                    .sum::<u64>();
             }
         }
         n

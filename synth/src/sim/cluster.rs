@@ -53,9 +53,17 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                             let cbase = store.cta.base(lane, w, b);
                             let obase = store.addr.base(lane, w, b);
                             for inst in &store.insts {
-                                let value = reg_at(v, inst.reg, si, kind)?;
                                 let cta = cbase ^ inst.cta;
-                                let addr = obase ^ inst.offset;
+                                let first = obase ^ inst.offset;
+                                let len = inst.regs.len() as u32;
+                                if len == 0 || first % len != 0 {
+                                    return Err(SimError::Misaligned {
+                                        stage: si,
+                                        detail: format!(
+                                            "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
+                                        ),
+                                    });
+                                }
                                 if cta >= ctas {
                                     return Err(SimError::CtaOutOfRange {
                                         stage: si,
@@ -64,18 +72,23 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                         ctas,
                                     });
                                 }
-                                if addr as u64 >= plan.smem_elems {
-                                    return Err(SimError::SmemOutOfRange {
-                                        stage: si,
-                                        addr,
-                                        size: plan.smem_elems,
-                                    });
+                                for (e, &reg) in inst.regs.iter().enumerate() {
+                                    let value = reg_at(v, reg, si, kind)?;
+                                    let addr = first + e as u32;
+                                    if addr as u64 >= plan.smem_elems {
+                                        return Err(SimError::SmemOutOfRange {
+                                            stage: si,
+                                            addr,
+                                            size: plan.smem_elems,
+                                        });
+                                    }
+                                    let slot =
+                                        smem[cta as usize].entry(addr).or_insert((value, epoch));
+                                    if slot.1 == epoch && slot.0 != value {
+                                        return Err(SimError::StoreConflict { stage: si, addr });
+                                    }
+                                    *slot = (value, epoch);
                                 }
-                                let slot = smem[cta as usize].entry(addr).or_insert((value, epoch));
-                                if slot.1 == epoch && slot.0 != value {
-                                    return Err(SimError::StoreConflict { stage: si, addr });
-                                }
-                                *slot = (value, epoch);
                             }
                         }
                     }
