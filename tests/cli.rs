@@ -289,48 +289,133 @@ fn shapes_that_differ_name_the_line() {
     );
 }
 
+// docs/ARCHITECTURE.md 4.7: a cross-CTA conversion needs clusters: on a
+// target below sm_90, or with another strategy forced, it is refused with
+// the cross-CTA message naming the conversion's line
 #[test]
-fn cross_cta_is_refused() {
+fn cross_cta_is_refused_below_sm90_and_for_forced_strategies() {
     expect_error(
-        &["plan", "--ttgir", "tests/data/cross_cta.mlir"],
-        &["cross_cta.mlir:6", "across CTAs"],
+        &["plan", "--ttgir", "tests/data/cross_cta.mlir", "--sm", "80"],
+        &["cross_cta.mlir:6", "across CTAs", "sm_80", "sm_90"],
     );
-}
-
-// docs/ARCHITECTURE.md 4.7: every cross-CTA case of the cluster files is
-// still refused with the cross-CTA message (distributed shared memory is
-// not implemented), naming the conversion's line
-#[test]
-fn cluster_cross_cta_cases_are_refused() {
-    for (name, line) in [
-        ("c2_1d", 28),
-        ("c2_2d", 32),
-        ("c4_1d_bcast", 38),
-        ("c4_2d_bcast", 42),
-        ("c8_1d", 48),
-        ("c8_2d", 54),
-    ] {
-        expect_error(
-            &[
-                "plan",
-                "--ttgir",
-                "tests/data/cluster_cross_cta.mlir",
-                "--name",
-                name,
-            ],
-            &[&format!("cluster_cross_cta.mlir:{line}"), "across CTAs"],
-        );
-    }
     expect_error(
         &[
             "plan",
             "--ttgir",
-            "tests/data/cluster2_blocked.mlir",
-            "--name",
-            "split_m_to_n",
+            "tests/data/cross_cta.mlir",
+            "--strategy",
+            "shared",
         ],
-        &["cluster2_blocked.mlir:12", "across CTAs"],
+        &["cross_cta.mlir:6", "across CTAs", "cluster strategy"],
     );
+    // more than 16 CTAs: refused when the layout is read
+    let a = "#ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[32], [64], [128], [256], [512]]}>";
+    let b = "#ttg.linear<{register = [], lane = [[32], [64], [128], [256], [512]], warp = [], block = [[1], [2], [4], [8], [16]]}>";
+    let o = run(&[
+        "plan", "--src", a, "--dst", b, "--shape", "1024", "--warps", "1",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("16"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
+
+// docs/ARCHITECTURE.md 4.7: every cross-CTA case of the cluster files
+// (2, 4 and 8 CTAs, 1-D and 2-D, broadcast, and the 2-CTA TTGIR module whose
+// blocked layouts split different dims) is planned through distributed
+// shared memory and proven on the CPU for every thread of every CTA; plan
+// --json states the cross-CTA bytes and the cluster barriers
+#[test]
+fn cluster_cross_cta_cases_are_planned_and_proven() {
+    // (file, name, CTAs, threads per CTA, destination registers)
+    let cases: [(&str, &str, u64, u64, u64); 8] = [
+        ("cluster_cross_cta.mlir", "c2_1d", 2, 32, 2),
+        ("cluster_cross_cta.mlir", "c2_2d", 2, 32, 16),
+        ("cluster_cross_cta.mlir", "c4_1d_bcast", 4, 32, 2),
+        ("cluster_cross_cta.mlir", "c4_2d_bcast", 4, 32, 16),
+        ("cluster_cross_cta.mlir", "c8_1d", 8, 32, 1),
+        ("cluster_cross_cta.mlir", "c8_2d", 8, 64, 4),
+        ("cluster2_blocked.mlir", "split_m_to_n", 2, 0, 0),
+        ("cross_cta.mlir", "cross", 2, 32, 64),
+    ];
+    for (file, name, ctas, threads, dst_regs) in cases {
+        let path = format!("tests/data/{file}");
+        let o = run(&[
+            "verify", "--cpu", "--json", "--ttgir", &path, "--name", name,
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+        assert_eq!(v["verified"], true, "{name}: {v}");
+        if threads > 0 {
+            assert_eq!(
+                v["cpu"]["slots"].as_u64(),
+                Some(ctas * threads * dst_regs),
+                "{name}: {v}"
+            );
+        }
+        let o = run(&["plan", "--json", "--ttgir", &path, "--name", name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+        assert_eq!(v["kind"], "cluster", "{name}: {v}");
+        assert_eq!(v["ctas"].as_u64(), Some(ctas), "{name}: {v}");
+        assert_eq!(v["cluster_barriers"].as_u64(), Some(2), "{name}: {v}");
+        assert_eq!(v["cost"]["cbar"].as_u64(), Some(2), "{name}: {v}");
+        assert!(v["cluster_bytes"].as_u64().unwrap() > 0, "{name}: {v}");
+    }
+    // 2 CTAs, 1 warp, 128 i32: each CTA keeps half of its 64 elements and
+    // sends the other 32 (128 bytes) to its peer
+    let o = run(&[
+        "plan",
+        "--json",
+        "--ttgir",
+        "tests/data/cluster_cross_cta.mlir",
+        "--name",
+        "c2_1d",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["cluster_bytes"].as_u64(), Some(128), "{v}");
+    assert_eq!(v["smem_bytes"].as_u64(), Some(256), "{v}");
+}
+
+// the emitted cluster helper (not compiled here: no nvcc) states its
+// cluster size, the launch it needs, the cross-CTA bytes and barriers, and
+// uses mapa / st.shared::cluster / barrier.cluster with the opt-in check
+#[test]
+fn cluster_helper_states_its_contract() {
+    let out = tempfile_dir().join("cluster_cross_c4.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster_cross_cta.mlir",
+        "--name",
+        "c4_1d_bcast",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    for needle in [
+        "cluster of 4 CTAs",
+        "%cluster_ctarank",
+        "__cluster_dims__",
+        "cudaLaunchAttributeClusterDimension",
+        "cross-CTA bytes per CTA",
+        "cluster barriers: 2",
+        "#ifdef WARPFORGE_CHECK_CLUSTER",
+        "%%cluster_nctarank",
+        "if (n != 4u) __trap();",
+        // source block bit 1 is a broadcast: CTAs 2 and 3 store nothing
+        "if (((rank1 & 2u)) == 0u) {",
+        "mapa.shared::cluster.u32",
+        "st.shared::cluster.b32",
+        "barrier.cluster.arrive.release.aligned;",
+        "barrier.cluster.wait.acquire.aligned;",
+        "void* smem",
+    ] {
+        assert!(h.contains(needle), "`{needle}` not in:\n{h}");
+    }
 }
 
 // the in-CTA conversion of a 2-CTA TTGIR module (CTASplitNum on one side,
@@ -552,6 +637,8 @@ fn failed_emit_writes_nothing() {
             "emit",
             "--ttgir",
             "tests/data/cross_cta.mlir",
+            "--sm",
+            "80",
             "-o",
             out.to_str().unwrap(),
         ],

@@ -155,6 +155,14 @@ pub fn build_cases(
             }
         };
         let an = &considered.analysis;
+        if an.class == synth::plan::Kind::Cluster {
+            // docs/ARCHITECTURE.md 4.7: the timing harness launches no clusters yet
+            skipped.push(skip(
+                "a cluster plan (distributed shared memory): bench does not launch clusters yet"
+                    .into(),
+            ));
+            continue;
+        }
         if considered.proven.iter().all(|p| p.cost.total() == 0) {
             skipped.push(skip("moves nothing (a register rename)".into()));
             continue;

@@ -728,6 +728,34 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                     .with("regs", map.len()),
             ),
         }],
+        Stage::ClusterStore { store } => vec![Panel::Text {
+            title: format!(
+                "stage {i}: ClusterStore: mapa + st.shared::cluster of {}-bit elements into the CTAs that hold them",
+                store.width
+            ),
+            lines: store
+                .insts
+                .iter()
+                .map(|x| {
+                    format!(
+                        "r{:?} -> CTA (lane/warp/rank part) ^ {}, offset (lane/warp/rank part) ^ {}",
+                        x.regs, x.cta, x.offset
+                    )
+                })
+                .collect(),
+            stage: Some(
+                StageTag::new(i, s, None)
+                    .with("count", store.insts.len())
+                    .with("width", store.width),
+            ),
+        }],
+        Stage::ClusterBarrier => vec![Panel::Text {
+            title: format!(
+                "stage {i}: ClusterBarrier (barrier.cluster.arrive.release + wait.acquire)"
+            ),
+            lines: vec![],
+            stage: Some(StageTag::new(i, s, None).with("count", 1)),
+        }],
     }
 }
 

@@ -77,8 +77,9 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return Ok(None);
     }
-    // no packed form for lane-dependent register choices in stores
-    if plan.stores_by_lane_choice() {
+    // no packed form for lane-dependent register choices in stores, nor
+    // for cluster plans (docs/ARCHITECTURE.md 4.7)
+    if plan.stores_by_lane_choice() || plan.is_cluster() {
         return Ok(None);
     }
     let mut b = Body {

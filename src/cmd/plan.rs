@@ -45,7 +45,7 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
     let lb = synth::plan::lower_bound(&ch.analysis, bits, w);
     let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
     let limit = register_limit(32 * p.op.num_warps);
-    json!({
+    let mut v = json!({
         "name": p.op.name, "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
         "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
         "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
@@ -66,7 +66,22 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
         },
         "register_limit": limit,
         "over_register_limit": preferred.peak > limit,
-    })
+    });
+    // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA stores
+    // into other CTAs (the most over the cluster's CTAs) and the cluster
+    // barriers; other plans keep their keys as they were
+    if ch.plan.is_cluster() {
+        let an = &ch.analysis;
+        let elems = ch
+            .plan
+            .cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block);
+        if let Some(m) = v.as_object_mut() {
+            m.insert("ctas".into(), json!(1u32 << an.src.hw.block));
+            m.insert("cluster_bytes".into(), json!(elems * bits as u64 / 8));
+            m.insert("cluster_barriers".into(), json!(ch.plan.cluster_barriers()));
+        }
+    }
+    v
 }
 
 /// `{"8": .., "16": .., "32": .., "64": ..}` of `f(plan, bits)` for every

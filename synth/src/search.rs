@@ -40,7 +40,7 @@ pub fn plan_width(conv: &Conversion) -> u32 {
 }
 
 /// Analyse, enumerate, verify and choose for the conversion's own element
-/// width on sm_90. Errors: the conversion crosses CTAs, the forced strategy
+/// width on sm_90. Errors: a cross-CTA conversion with a forced strategy, the forced strategy
 /// does not apply, or (a bug) nothing verifies.
 pub fn plan_conversion(
     conv: &Conversion,
@@ -126,6 +126,9 @@ pub fn consider(
 ) -> Result<Considered, PlanError> {
     let an = Analysis::new(conv)?;
     fits_registers(conv, &an)?;
+    if let Some(e) = crate::plan::cluster::refusal(&an, choice, opt) {
+        return Err(e);
+    }
     let mut cands = candidates(&an, choice, opt);
     if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
         for p in &mut cands {

@@ -4,6 +4,7 @@ mod words;
 
 pub(crate) use via_packed::{body_via_packed, VIA_PACKED_MIN_ELEMS};
 
+use crate::expr::linear_expr;
 use crate::prmt::{prmt_program_steps, PrmtDef};
 use crate::regs::{reg_stage, word_stage};
 use crate::smem::{load_words, stage_addrs, store_stmt};
@@ -11,7 +12,7 @@ use crate::EmitError;
 use fold::{drop_unread, fold_select_of_prmts, select_folded_words, SelDefs};
 use std::collections::{BTreeMap, BTreeSet};
 use synth::plan::pack::Piece;
-use synth::plan::{BarrierScope, Plan, SmemAccess, Stage};
+use synth::plan::{BarrierScope, ClusterMap, ClusterStore, Plan, SmemAccess, Stage};
 use words::{pack_words, unpack_words};
 
 /// The predicates of a store's lane-dependent register choice
@@ -44,6 +45,89 @@ fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
             pick_expr(names, r ^ m, rest),
             pick_expr(names, r, rest)
         ),
+    }
+}
+
+/// The statements of a cluster store stage `si` (docs/ARCHITECTURE.md 4.7):
+/// the CTA rank (`%cluster_ctarank`, the layout's block index), under
+/// `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster has another size
+/// (`%cluster_nctarank`), then per instruction a `mapa.shared::cluster.u32`
+/// of the local scratch address to the target CTA's and one
+/// `st.shared::cluster` of its vector (`.u8`, `.u16`, `.b32`, `.v2.b32`,
+/// `.v4.b32` by bytes; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
+/// inside `if` when broadcast source copies skip their stores.
+/// Needs `sb` (the local scratch address) declared.
+fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
+    let ctas = 1u32 << store.cta.block.len();
+    let eb = (store.width / 8).max(1);
+    let rank = format!("rank{si}");
+    out.push(format!("unsigned {rank};"));
+    out.push(format!(
+        "asm(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"({rank})); (void){rank};"
+    ));
+    out.push("#ifdef WARPFORGE_CHECK_CLUSTER".into());
+    out.push(format!(
+        "{{ unsigned n; asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n)); if (n != {ctas}u) __trap(); }}"
+    ));
+    out.push("#endif".into());
+    let lin = |m: &ClusterMap| {
+        let parts: Vec<String> = [
+            linear_expr("lane", &m.lane),
+            linear_expr("warp", &m.warp),
+            linear_expr(&rank, &m.block),
+        ]
+        .into_iter()
+        .filter(|e| e != "0u")
+        .collect();
+        if parts.is_empty() {
+            "0u".to_string()
+        } else {
+            parts.join(" ^ ")
+        }
+    };
+    out.push(format!("const unsigned ct{si} = {};", lin(&store.cta)));
+    out.push(format!("const unsigned ob{si} = {};", lin(&store.addr)));
+    // broadcast source copies: only the threads with these bits clear store
+    let skip: Vec<String> = [
+        ("lane", store.skip_lane),
+        ("warp", store.skip_warp),
+        (rank.as_str(), store.skip_block),
+    ]
+    .iter()
+    .filter(|x| x.1 != 0)
+    .map(|(v, m)| format!("({v} & {m}u)"))
+    .collect();
+    if !skip.is_empty() {
+        out.push(format!("if (({}) == 0u) {{", skip.join(" | ")));
+    }
+    for (ii, inst) in store.insts.iter().enumerate() {
+        let vals: Vec<String> = inst
+            .regs
+            .iter()
+            .map(|&r| names[r as usize].clone())
+            .collect();
+        let words = pack_words(&vals, store.width);
+        let bytes = inst.regs.len() as u32 * eb;
+        let ra = format!("r{si}_{ii}");
+        out.push(format!(
+            "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"(sb + (ob{si} ^ {}u) * {eb}u), \"r\"(ct{si} ^ {}u));",
+            inst.offset, inst.cta
+        ));
+        let (ty, ops) = match bytes {
+            1 => ("u8", "%1".to_string()),
+            2 => ("u16", "%1".to_string()),
+            4 => ("b32", "%1".to_string()),
+            8 => ("v2.b32", "{%1, %2}".to_string()),
+            _ => ("v4.b32", "{%1, %2, %3, %4}".to_string()),
+        };
+        let args: Vec<String> = words.iter().map(|w| format!(", \"r\"({w})")).collect();
+        out.push(format!(
+            "asm volatile(\"st.shared::cluster.{ty} [%0], {ops};\" :: \"r\"({ra}){} : \"memory\");",
+            args.concat()
+        ));
+    }
+    if !skip.is_empty() {
+        out.push("}".into());
     }
 }
 
@@ -278,6 +362,16 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                     out.push(store_stmt(access, &addr, &words));
                 }
             }
+            Stage::ClusterStore { store } => {
+                if !smem_decl {
+                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
+                    smem_decl = true;
+                }
+                cluster_store(&mut out, si, store, &names);
+            }
+            Stage::ClusterBarrier => out.push(
+                "asm volatile(\"barrier.cluster.arrive.release.aligned;\" ::: \"memory\"); asm volatile(\"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");".into(),
+            ),
             Stage::Barrier { scope } => out.push(match scope {
                 BarrierScope::Cta => "__syncthreads();".into(),
                 BarrierScope::Warp => "__syncwarp();".into(),

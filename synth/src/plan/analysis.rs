@@ -228,27 +228,34 @@ pub(crate) fn span(tbits: usize, cols: &[u64]) -> BitMatrix {
 }
 
 impl Analysis {
-    /// Classify a conversion. Errors when it crosses CTAs.
+    /// Classify a conversion: one that moves data between CTAs is
+    /// [`Kind::Cluster`]. Errors when every CTA keeps its elements but the
+    /// block bases differ ([`PlanError::CtaDependent`]).
     pub fn new(c: &Conversion) -> Result<Analysis, PlanError> {
         let tbits = c.src.total_out_bits();
         let a = Side::of(&c.src);
         let b = Side::of(&c.dst);
         let in_cta = span(tbits, &[&a.reg[..], &a.lane, &a.warp].concat());
-        for (k, (&x, &y)) in a.block.iter().zip(&b.block).enumerate() {
-            if !in_cta.in_span(x ^ y) {
-                return Err(PlanError::CrossCta {
-                    name: c.name.clone(),
-                    detail: format!("block={} holds different elements on each side", 1u64 << k),
-                });
-            }
-        }
-        for col in [&b.reg[..], &b.lane, &b.warp].concat() {
-            if !in_cta.in_span(col) {
-                return Err(PlanError::CrossCta {
-                    name: c.name.clone(),
-                    detail: "a CTA needs elements that only other CTAs hold".into(),
-                });
-            }
+        // data moves between CTAs: a CTA's elements differ between the sides,
+        // or it needs elements only other CTAs hold
+        let cross_cta = a
+            .block
+            .iter()
+            .zip(&b.block)
+            .any(|(&x, &y)| !in_cta.in_span(x ^ y))
+            || [&b.reg[..], &b.lane, &b.warp]
+                .concat()
+                .iter()
+                .any(|&col| !in_cta.in_span(col));
+        if cross_cta {
+            return Ok(Analysis {
+                name: c.name.clone(),
+                tensor_bits: tbits,
+                src: a,
+                dst: b,
+                class: Kind::Cluster,
+                warp_local: false,
+            });
         }
         if let Some(k) = (0..a.block.len()).find(|&k| a.block[k] != b.block[k]) {
             return Err(PlanError::CtaDependent {

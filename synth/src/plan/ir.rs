@@ -417,6 +417,89 @@ pub enum BarrierScope {
     Cta,
 }
 
+/// A GF(2)-linear function of a thread's lane, warp and CTA index bits:
+/// `XOR(lane bit j set: lane[j]) ^ XOR(warp bit j set: warp[j]) ^ XOR(block
+/// bit j set: block[j])`. The block index is the CTA's rank in its cluster
+/// (`%cluster_ctarank`, docs/ARCHITECTURE.md 4.7). Each vector has one entry
+/// per bit of its dimension (5 lane bits, the layout's warp and block bits).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterMap {
+    pub lane: Vec<u32>,
+    pub warp: Vec<u32>,
+    pub block: Vec<u32>,
+}
+
+impl ClusterMap {
+    /// The value for the thread `(lane, warp)` of CTA `block`.
+    pub fn base(&self, lane: u32, warp: u32, block: u32) -> u32 {
+        let x = |cols: &[u32], v: u32| {
+            cols.iter()
+                .enumerate()
+                .filter(|(j, _)| v >> j & 1 == 1)
+                .fold(0u32, |a, (_, &c)| a ^ c)
+        };
+        x(&self.lane, lane) ^ x(&self.warp, warp) ^ x(&self.block, block)
+    }
+}
+
+/// One remote store of a [`ClusterStore`]: registers `regs` go as one
+/// vector to CTA `cta.base(..) ^ cta`, element `e` at element offset
+/// `(addr.base(..) ^ offset) + e` of that CTA's scratch (the vector is
+/// aligned: its first offset is a multiple of `regs.len()`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterInst {
+    pub regs: Vec<u32>,
+    pub cta: u32,
+    pub offset: u32,
+}
+
+/// Stores into the scratch of CTAs of the cluster (distributed shared
+/// memory, PTX ISA "Distributed Shared Memory"): every thread executes
+/// `insts` in order, each one `mapa.shared::cluster.u32` of the local
+/// scratch address to the target CTA's and one `st.shared::cluster` of a
+/// vector of elements of `width` bits (8, 16, 32 or 64; up to 128 bits per
+/// vector). The target may be the own CTA.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterStore {
+    pub width: u32,
+    /// The run-time part of the target CTA rank.
+    pub cta: ClusterMap,
+    /// The run-time part of the element offset in the target's scratch.
+    pub addr: ClusterMap,
+    pub insts: Vec<ClusterInst>,
+    /// Broadcast source copies store once: a thread stores only when its
+    /// lane, warp and CTA rank have none of these bits set (source bits
+    /// whose column is zero, so the thread with the bit clear holds the same
+    /// elements).
+    pub skip_lane: u32,
+    pub skip_warp: u32,
+    pub skip_block: u32,
+}
+
+impl ClusterStore {
+    /// Whether thread `(lane, warp)` of CTA `block` executes the stores.
+    pub fn stores(&self, lane: u32, warp: u32, block: u32) -> bool {
+        lane & self.skip_lane == 0 && warp & self.skip_warp == 0 && block & self.skip_block == 0
+    }
+    /// Elements that the threads of CTA `block` store into other CTAs'
+    /// scratch (`warps` warps per CTA).
+    pub fn remote_elems(&self, warps: u32, block: u32) -> u64 {
+        let mut n = 0u64;
+        for w in 0..warps {
+            for l in (0..32).filter(|&l| self.stores(l, w, block)) {
+                let c = self.cta.base(l, w, block);
+                n += self
+                    .insts
+                    .iter()
+                    .filter(|i| c ^ i.cta != block)
+                    .map(|i| i.regs.len() as u64)
+                    .sum::<u64>();
+            }
+        }
+        n
+    }
+}
+
 /// A stage of a plan: maps each thread's register array to a new one.
 /// The kinds are those of docs/ARCHITECTURE.md 4.5; shared-memory stores and loads carry
 /// their instruction family (vector `st/ld.shared`, `stmatrix`/`ldmatrix`).
@@ -457,6 +540,15 @@ pub enum Stage {
     /// Take words apart into element registers: element register `e` is
     /// slot `map[e].1` of word register `map[e].0` (a shift, no `prmt`).
     Unpack { width: u32, map: Vec<(u32, u32)> },
+    /// Remote stores into the scratch of the CTAs of a cluster (see
+    /// [`ClusterStore`]); registers unchanged.
+    ClusterStore { store: ClusterStore },
+    /// A barrier over every thread of every CTA of the cluster:
+    /// `barrier.cluster.arrive.release.aligned` then
+    /// `barrier.cluster.wait.acquire.aligned` (PTX ISA `barrier.cluster`):
+    /// stores before it, remote ones included, are visible to every thread
+    /// of the cluster after it.
+    ClusterBarrier,
 }
 
 impl Stage {
@@ -472,6 +564,8 @@ impl Stage {
             Stage::SmemLoad { .. } => "SmemLoad",
             Stage::Pack { .. } => "Pack",
             Stage::Unpack { .. } => "Unpack",
+            Stage::ClusterStore { .. } => "ClusterStore",
+            Stage::ClusterBarrier => "ClusterBarrier",
         }
     }
 
@@ -520,6 +614,8 @@ impl Stage {
                     SmemInstr::Matrix { .. } => c.ldsm = n,
                 }
             }
+            Stage::ClusterStore { store } => c.stcl = store.insts.len() as u32,
+            Stage::ClusterBarrier => c.cbar = 1,
         }
         c
     }
@@ -536,6 +632,17 @@ pub struct Cost {
     pub bar: u32,
     pub ldsm: u32,
     pub stsm: u32,
+    /// `st.shared::cluster` stores (each after a `mapa`; distributed shared
+    /// memory, cluster plans only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stcl: u32,
+    /// Cluster barriers (`barrier.cluster.arrive` + `wait`; cluster plans only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cbar: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 impl std::ops::Add for Cost {
@@ -550,6 +657,8 @@ impl std::ops::Add for Cost {
             bar: self.bar + o.bar,
             ldsm: self.ldsm + o.ldsm,
             stsm: self.stsm + o.stsm,
+            stcl: self.stcl + o.stcl,
+            cbar: self.cbar + o.cbar,
         }
     }
 }
@@ -557,7 +666,16 @@ impl std::ops::Add for Cost {
 impl Cost {
     /// Sum of all classes.
     pub fn total(&self) -> u32 {
-        self.shfl + self.sel + self.prmt + self.sts + self.lds + self.bar + self.ldsm + self.stsm
+        self.shfl
+            + self.sel
+            + self.prmt
+            + self.sts
+            + self.lds
+            + self.bar
+            + self.ldsm
+            + self.stsm
+            + self.stcl
+            + self.cbar
     }
 }
 
@@ -572,6 +690,8 @@ impl std::fmt::Display for Cost {
             ("bar", self.bar),
             ("ldsm", self.ldsm),
             ("stsm", self.stsm),
+            ("st.shared::cluster", self.stcl),
+            ("barrier.cluster", self.cbar),
         ]
         .iter()
         .filter(|(_, v)| *v > 0)
@@ -680,6 +800,37 @@ impl Plan {
             }
         }
         self.cost()
+    }
+    /// Cluster barriers of the plan ([`Stage::ClusterBarrier`]).
+    pub fn cluster_barriers(&self) -> u32 {
+        self.stages
+            .iter()
+            .filter(|s| matches!(s, Stage::ClusterBarrier))
+            .count() as u32
+    }
+    /// Whether the plan accesses other CTAs' scratch (a cluster plan).
+    pub fn is_cluster(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| matches!(s, Stage::ClusterStore { .. } | Stage::ClusterBarrier))
+    }
+    /// Elements one CTA stores into other CTAs' scratch, the most over the
+    /// `2^block_bits` CTAs (`warps` warps each); 0 without cluster stores.
+    /// Times the element bytes: the cross-CTA bytes per CTA.
+    pub fn cluster_remote_elems(&self, warps: u32, block_bits: usize) -> u64 {
+        let mut most = 0;
+        for b in 0..1u32 << block_bits {
+            let n: u64 = self
+                .stages
+                .iter()
+                .map(|s| match s {
+                    Stage::ClusterStore { store } => store.remote_elems(warps, b),
+                    _ => 0,
+                })
+                .sum();
+            most = most.max(n);
+        }
+        most
     }
     /// Predicted cost per thread, one element per register.
     pub fn cost(&self) -> Cost {

@@ -28,18 +28,23 @@
 //!   `Pack` and an `Unpack` stage and are simulated byte by byte;
 //! - shared memory: a store/barrier/load round trip through a shared layout
 //!   chosen per conversion (vectorised, swizzled, `stmatrix`/`ldmatrix`)
-//!   that converts anything within a CTA.
+//!   that converts anything within a CTA;
+//! - cluster (conversions between the CTAs of a cluster, sm_90+): each
+//!   thread stores its elements into the scratch of the CTAs that hold them
+//!   in the destination, a cluster barrier, local loads ([`cluster`]).
 //!
 //! Modules: [`analysis`] (classification), [`ir`] (stages and cost),
 //! [`bound`] (lower bounds on any plan's cost), [`pack`] (packed 8/16-bit
 //! words: `prmt` networks and the packed form's cost), and the
-//! strategies [`rename`], [`shuffle`], [`lift`], [`gather`], [`shared`].
+//! strategies [`rename`], [`shuffle`], [`lift`], [`gather`], [`shared`],
+//! [`cluster`].
 
 use serde::Serialize;
 
 pub mod analysis;
 pub mod bound;
 pub mod budget;
+pub mod cluster;
 pub mod gather;
 pub mod ir;
 pub mod lift;
@@ -52,8 +57,8 @@ pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use budget::{data_registers, peak_registers, register_limit, RegisterPeak};
 pub use ir::{
-    AddrMap, BarrierScope, Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess,
-    SmemInst, SmemInstr, Stage,
+    AddrMap, BarrierScope, ClusterInst, ClusterMap, ClusterStore, Cost, Dir, PermEntry, Plan,
+    SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst, SmemInstr, Stage,
 };
 pub use shared::{shared_plans, smem_limit, SharedOptions};
 pub use shuffle::shuffle_plans;
@@ -72,7 +77,10 @@ pub enum PlanError {
     },
     #[error("{name}: source and destination cover different tensors: {detail}")]
     Mismatch { name: String, detail: String },
-    #[error("{name}: the conversion moves data across CTAs (block bases differ: {detail}); cross-CTA conversions are out of scope")]
+    /// A conversion across CTAs that the cluster strategy cannot take:
+    /// `detail` says why (another strategy was forced, or the target has no
+    /// clusters).
+    #[error("{name}: the conversion moves data across CTAs; {detail}")]
     CrossCta { name: String, detail: String },
     /// Every CTA keeps its own elements, but a CTA's block columns differ
     /// between the sides by a vector inside the CTA: the per-CTA program
@@ -121,16 +129,20 @@ pub enum Kind {
     Shuffle,
     /// Data moves between warps (or a shuffle plan does not apply): shared memory.
     Shared,
+    /// Data moves between the CTAs of a cluster: distributed shared memory
+    /// ([`cluster`]).
+    Cluster,
 }
 
 impl Kind {
-    /// Lower-case name (`identity`, `register`, `shuffle`, `shared`).
+    /// Lower-case name (`identity`, `register`, `shuffle`, `shared`, `cluster`).
     pub fn as_str(&self) -> &'static str {
         match self {
             Kind::Identity => "identity",
             Kind::Register => "register",
             Kind::Shuffle => "shuffle",
             Kind::Shared => "shared",
+            Kind::Cluster => "cluster",
         }
     }
 }
@@ -154,6 +166,13 @@ pub enum StrategyChoice {
 /// memory plans for the element width and target in `opt`. This is the one
 /// place strategies are registered.
 pub fn candidates(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Vec<Plan> {
+    if an.class == Kind::Cluster {
+        // only distributed shared memory moves data between CTAs
+        return match choice {
+            StrategyChoice::Auto => cluster::cluster_plans(an, opt),
+            _ => Vec::new(),
+        };
+    }
     if let Some(p) = rename::rename_plan(an) {
         return vec![p];
     }

@@ -458,7 +458,11 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
                 }
             }
             Stage::Barrier { .. } => {}
-            Stage::BytePerm { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => return None,
+            Stage::BytePerm { .. }
+            | Stage::Pack { .. }
+            | Stage::Unpack { .. }
+            | Stage::ClusterStore { .. }
+            | Stage::ClusterBarrier => return None,
         }
     }
     if vals.len() as u32 != plan.dst_regs {

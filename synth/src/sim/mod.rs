@@ -10,6 +10,7 @@
 
 use crate::plan::{Analysis, BarrierScope, Dir, Plan, ShflMode, Stage};
 
+mod cluster;
 mod packed;
 mod words;
 
@@ -54,6 +55,13 @@ pub enum SimError {
     StoreConflict { stage: usize, addr: u32 },
     #[error("stage {stage}: warp {warp} loads shared address {addr}, which nothing visible to it has written (missing barrier?)")]
     NotVisible { stage: usize, warp: u32, addr: u32 },
+    #[error("stage {stage}: block {block} stores to CTA {cta}, outside the {ctas}-CTA cluster")]
+    CtaOutOfRange {
+        stage: usize,
+        block: u32,
+        cta: u32,
+        ctas: u32,
+    },
     #[error("plan ends with {got} registers per thread, the destination has {want}")]
     WrongRegisterCount { got: usize, want: u32 },
     #[error("plan starts from {got} source registers, the source has {want}")]
@@ -189,6 +197,9 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
     if plan.packs_words() {
         return words::simulate_words(plan, an);
     }
+    if plan.is_cluster() {
+        return cluster::simulate_cluster(plan, an);
+    }
     if plan.src_regs != an.src_regs() {
         return Err(SimError::WrongSourceCount {
             got: plan.src_regs,
@@ -316,9 +327,11 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                         r.extend(n);
                     }
                 }
-                Stage::BytePerm { .. } | Stage::Pack { .. } | Stage::Unpack { .. } => {
-                    return Err(SimError::Unsupported { stage: si, kind })
-                }
+                Stage::BytePerm { .. }
+                | Stage::Pack { .. }
+                | Stage::Unpack { .. }
+                | Stage::ClusterStore { .. }
+                | Stage::ClusterBarrier => return Err(SimError::Unsupported { stage: si, kind }),
             }
         }
         for (t, v) in regs.iter().enumerate() {

@@ -36,6 +36,10 @@ pub fn simulate_packed_form(
     if plan.packs_words() {
         return Ok(packed_words_io(plan, bits).map(|_| SimReport::default()));
     }
+    if plan.is_cluster() {
+        // cluster plans have no packed form
+        return Ok(None);
+    }
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 || plan.src_regs != an.src_regs() {
         return Ok(None);
     }

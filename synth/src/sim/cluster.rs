@@ -1,0 +1,171 @@
+//! The simulator of cluster plans (docs/ARCHITECTURE.md 4.7): every CTA of
+//! the cluster runs at once, each with its own scratch; remote stores
+//! (`st.shared::cluster` after `mapa`, [`Stage::ClusterStore`]) write into
+//! the target CTA's scratch, a cluster barrier ([`Stage::ClusterBarrier`],
+//! `barrier.cluster.arrive.release` + `wait.acquire`) makes every store
+//! before it visible to every thread of the cluster, and local loads
+//! ([`Stage::SmemLoad`]) read only what a barrier made visible. Two
+//! different values stored to one slot between barriers are a conflict.
+//! Afterwards every destination register of every thread of every CTA must
+//! hold its element's tag, as in [`super::simulate`].
+
+use super::{move_registers, reg_at, SimError, SimReport};
+use crate::plan::{Analysis, Plan, Stage};
+use std::collections::HashMap;
+
+/// Run the cluster plan `plan` for `an` on every CTA and prove it.
+pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
+    let warps = 1u32 << an.src.hw.warp;
+    let ctas = 1u32 << an.src.hw.block;
+    let threads = (warps * 32) as usize;
+    // regs[cta][warp * 32 + lane]
+    let mut regs: Vec<Vec<Vec<u64>>> = (0..ctas)
+        .map(|b| {
+            (0..threads as u32)
+                .map(|t| {
+                    (0..an.src_regs())
+                        .map(|r| {
+                            an.src
+                                .tag(r as u64, (t % 32) as u64, (t / 32) as u64, b as u64)
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    // smem[cta][offset] = (value, barrier epoch of the store)
+    let mut smem: Vec<HashMap<u32, (u64, u32)>> = vec![HashMap::new(); ctas as usize];
+    let mut epoch = 0u32;
+    for (si, stage) in plan.stages.iter().enumerate() {
+        let kind = stage.name();
+        match stage {
+            Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
+                for r in regs.iter_mut() {
+                    move_registers(stage, si, warps, r)?;
+                }
+            }
+            Stage::ClusterBarrier => epoch += 1,
+            Stage::ClusterStore { store } => {
+                for b in 0..ctas {
+                    for w in 0..warps {
+                        for lane in (0..32u32).filter(|&l| store.stores(l, w, b)) {
+                            let v = &regs[b as usize][(w * 32 + lane) as usize];
+                            let cbase = store.cta.base(lane, w, b);
+                            let obase = store.addr.base(lane, w, b);
+                            for inst in &store.insts {
+                                let cta = cbase ^ inst.cta;
+                                let first = obase ^ inst.offset;
+                                let len = inst.regs.len() as u32;
+                                if len == 0 || first % len != 0 {
+                                    return Err(SimError::Misaligned {
+                                        stage: si,
+                                        detail: format!(
+                                            "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
+                                        ),
+                                    });
+                                }
+                                if cta >= ctas {
+                                    return Err(SimError::CtaOutOfRange {
+                                        stage: si,
+                                        block: b,
+                                        cta,
+                                        ctas,
+                                    });
+                                }
+                                for (e, &reg) in inst.regs.iter().enumerate() {
+                                    let value = reg_at(v, reg, si, kind)?;
+                                    let addr = first + e as u32;
+                                    if addr as u64 >= plan.smem_elems {
+                                        return Err(SimError::SmemOutOfRange {
+                                            stage: si,
+                                            addr,
+                                            size: plan.smem_elems,
+                                        });
+                                    }
+                                    let slot =
+                                        smem[cta as usize].entry(addr).or_insert((value, epoch));
+                                    if slot.1 == epoch && slot.0 != value {
+                                        return Err(SimError::StoreConflict { stage: si, addr });
+                                    }
+                                    *slot = (value, epoch);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Stage::SmemLoad { access } => {
+                let n: usize = access.insts.iter().map(|i| i.regs.len()).sum();
+                for b in 0..ctas as usize {
+                    let mut next: Vec<Vec<u64>> = vec![vec![0; n]; threads];
+                    for w in 0..warps {
+                        let mut base = 0usize;
+                        for (ii, inst) in access.insts.iter().enumerate() {
+                            let slots = access
+                                .element_slots(ii, w)
+                                .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
+                            for (lane, e, a) in slots {
+                                if a as u64 >= plan.smem_elems {
+                                    return Err(SimError::SmemOutOfRange {
+                                        stage: si,
+                                        addr: a,
+                                        size: plan.smem_elems,
+                                    });
+                                }
+                                // visible: stored before a cluster barrier
+                                let v =
+                                    smem[b].get(&a).filter(|x| x.1 < epoch).map(|x| x.0).ok_or(
+                                        SimError::NotVisible {
+                                            stage: si,
+                                            warp: w,
+                                            addr: a,
+                                        },
+                                    )?;
+                                next[(w * 32 + lane) as usize][base + e as usize] = v;
+                            }
+                            base += inst.regs.len();
+                        }
+                    }
+                    for (r, x) in regs[b].iter_mut().zip(next) {
+                        r.extend(x);
+                    }
+                }
+            }
+            Stage::SmemStore { .. }
+            | Stage::Barrier { .. }
+            | Stage::BytePerm { .. }
+            | Stage::Pack { .. }
+            | Stage::Unpack { .. } => return Err(SimError::Unsupported { stage: si, kind }),
+        }
+    }
+    let mut report = SimReport {
+        threads: (ctas * warps * 32) as u64,
+        ..Default::default()
+    };
+    for (b, cta) in regs.iter().enumerate() {
+        for (t, v) in cta.iter().enumerate() {
+            if v.len() != an.dst_regs() as usize {
+                return Err(SimError::WrongRegisterCount {
+                    got: v.len(),
+                    want: an.dst_regs(),
+                });
+            }
+            let (w, l) = (t as u32 / 32, t as u32 % 32);
+            for (r, &got) in v.iter().enumerate() {
+                let want = an.dst.tag(r as u64, l as u64, w as u64, b as u64);
+                if got != want {
+                    return Err(SimError::WrongElement {
+                        block: b as u32,
+                        warp: w,
+                        lane: l,
+                        reg: r as u32,
+                        got,
+                        want,
+                    });
+                }
+            }
+            report.slots += v.len() as u64;
+        }
+    }
+    Ok(report)
+}
