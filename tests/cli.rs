@@ -385,12 +385,30 @@ fn cluster_cross_cta_cases_are_planned_and_proven() {
 #[test]
 fn cluster_helper_states_its_contract() {
     let out = tempfile_dir().join("cluster_cross_c4.cuh");
+    // refused without the opt-in (the CUDA is not yet GPU-checked), nothing written
     let o = run(&[
         "emit",
         "--ttgir",
         "tests/data/cluster_cross_cta.mlir",
         "--name",
         "c4_1d_bcast",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--allow-unverified-cluster"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster_cross_cta.mlir",
+        "--name",
+        "c4_1d_bcast",
+        "--allow-unverified-cluster",
         "-o",
         out.to_str().unwrap(),
     ]);
