@@ -9,7 +9,7 @@
 //! Afterwards every destination register of every thread of every CTA must
 //! hold its element's tag, as in [`super::simulate`].
 
-use super::{move_registers, reg_at, SimError, SimReport};
+use super::{check_destination, move_registers, reg_at, SimError, SimReport};
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
 
@@ -143,29 +143,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
         ..Default::default()
     };
     for (b, cta) in regs.iter().enumerate() {
-        for (t, v) in cta.iter().enumerate() {
-            if v.len() != an.dst_regs() as usize {
-                return Err(SimError::WrongRegisterCount {
-                    got: v.len(),
-                    want: an.dst_regs(),
-                });
-            }
-            let (w, l) = (t as u32 / 32, t as u32 % 32);
-            for (r, &got) in v.iter().enumerate() {
-                let want = an.dst.tag(r as u64, l as u64, w as u64, b as u64);
-                if got != want {
-                    return Err(SimError::WrongElement {
-                        block: b as u32,
-                        warp: w,
-                        lane: l,
-                        reg: r as u32,
-                        got,
-                        want,
-                    });
-                }
-            }
-            report.slots += v.len() as u64;
-        }
+        report.slots += check_destination(an, b as u32, cta)?;
     }
     Ok(report)
 }

@@ -334,29 +334,44 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                 | Stage::ClusterBarrier => return Err(SimError::Unsupported { stage: si, kind }),
             }
         }
-        for (t, v) in regs.iter().enumerate() {
-            if v.len() != an.dst_regs() as usize {
-                return Err(SimError::WrongRegisterCount {
-                    got: v.len(),
-                    want: an.dst_regs(),
-                });
-            }
-            let (w, l) = (t as u32 / 32, t as u32 % 32);
-            for (r, &got) in v.iter().enumerate() {
-                let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
-                if got != want {
-                    return Err(SimError::WrongElement {
-                        block: blk,
-                        warp: w,
-                        lane: l,
-                        reg: r as u32,
-                        got,
-                        want,
-                    });
-                }
-            }
-            report.slots += v.len() as u64;
-        }
+        report.slots += check_destination(an, blk, &regs)?;
     }
     Ok(report)
+}
+
+/// Check that every thread of CTA `block` (`regs[thread][register]`, thread
+/// = 32 * warp + lane) holds the destination layout's element in every
+/// register; returns the slots checked. Errors: a thread with another
+/// register count, or the first wrong element (block, warp, lane, register,
+/// found and expected tags).
+pub(crate) fn check_destination(
+    an: &Analysis,
+    block: u32,
+    regs: &[Vec<u64>],
+) -> Result<u64, SimError> {
+    let mut slots = 0;
+    for (t, v) in regs.iter().enumerate() {
+        if v.len() != an.dst_regs() as usize {
+            return Err(SimError::WrongRegisterCount {
+                got: v.len(),
+                want: an.dst_regs(),
+            });
+        }
+        let (w, l) = (t as u32 / 32, t as u32 % 32);
+        for (r, &got) in v.iter().enumerate() {
+            let want = an.dst.tag(r as u64, l as u64, w as u64, block as u64);
+            if got != want {
+                return Err(SimError::WrongElement {
+                    block,
+                    warp: w,
+                    lane: l,
+                    reg: r as u32,
+                    got,
+                    want,
+                });
+            }
+        }
+        slots += v.len() as u64;
+    }
+    Ok(slots)
 }
