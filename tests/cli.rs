@@ -1670,6 +1670,84 @@ fn a_bad_junit_path_errs_as_o_does() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
 
+/// Evaluate a helper's `<name>_smem_bytes<T>` expression for `sizeof(T) ==
+/// size`: `N` (a constant), `Nu * unsigned(sizeof(T))`, that divided by a
+/// `(sizeof(T) == s ? ku : ... : 1u)` chain, or a `sizeof(T) == s ? Bu : ...
+/// : 0u` chain of byte counts (the forms the emitter writes).
+fn eval_smem_expr(e: &str, size: u64) -> u64 {
+    let e = e.trim();
+    let num = |t: &str| t.trim().trim_end_matches('u').parse::<u64>().unwrap();
+    // `sizeof(T) == s ? a : rest`, evaluated
+    let chain = |mut t: &str| -> u64 {
+        loop {
+            t = t.trim().trim_start_matches('(').trim_end_matches(')');
+            let Some(rest) = t.strip_prefix("sizeof(T) == ") else {
+                return num(t);
+            };
+            let (s, rest) = rest.split_once(" ? ").unwrap();
+            let (a, rest) = rest.split_once(" : ").unwrap();
+            if num(s) == size {
+                return num(a);
+            }
+            t = rest;
+        }
+    };
+    if let Some((n, rest)) = e.split_once("u * unsigned(sizeof(T))") {
+        let div = match rest.trim().strip_prefix('/') {
+            Some(d) => chain(d),
+            None => 1,
+        };
+        return num(n) * size / div;
+    }
+    chain(e)
+}
+
+/// The header states each width's scratch as `plan --json` reports it
+/// (`smem_bytes_by_width`), whatever form the expression takes (one size,
+/// rounds for some widths).
+#[test]
+fn header_scratch_expression_matches_the_plan_for_every_width() {
+    let dir = tempfile_dir();
+    let mut divided = 0;
+    for f in [
+        "tests/data/stress_w8.ttgir",
+        "tests/data/stress_w16.ttgir",
+        "tests/data/stress_w32.ttgir",
+        "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir",
+    ] {
+        let out = dir.join("scratch.cuh");
+        let o = run(&["emit", "--ttgir", f, "-o", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        let code = std::fs::read_to_string(&out).unwrap();
+        let o = run(&["plan", "--json", "--ttgir", f]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        for l in String::from_utf8(o.stdout).unwrap().lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let name = v["name"].as_str().unwrap().replace(':', "_");
+            let key = format!("wf_{name}_smem_bytes = ");
+            let Some(at) = code.find(&key) else {
+                continue; // no scratch
+            };
+            let expr = &code[at + key.len()..];
+            let expr = &expr[..expr.find(';').unwrap()];
+            divided += usize::from(expr.contains(") / ("));
+            for (w, b) in v["smem_bytes_by_width"].as_object().unwrap() {
+                let Some(b) = b.as_u64() else { continue };
+                let size = w.parse::<u64>().unwrap() / 8;
+                assert_eq!(
+                    eval_smem_expr(expr, size),
+                    b,
+                    "{f} {name} {w}-bit: `{expr}`"
+                );
+            }
+        }
+    }
+    assert!(
+        divided > 0,
+        "some stress helper takes rounds for some widths"
+    );
+}
+
 /// Every corpus and stress conversion's scratch, per element width, within
 /// the target's per-block limit (sm_90 227 KB, sm_86 99 KB): rounds are
 /// chosen per width; a width no rounds can fit is not served (null).
