@@ -6,7 +6,9 @@ bench` times warpforge's helpers (shipped inside the warpforge binary; run by
 usage: triton_peer.py CASES.json START ITERS RUNS CTAS OUTDIR
 
 For each case from index START of CASES.json (a list of {id, shape [M, N],
-warps, bits, src, dst}, layouts as {register, lane, warp} bases), builds
+warps, bits, ctas, src, dst}, layouts as {register, lane, warp, block}
+bases; `ctas` > 1: the tensor spans the CTAs of a cluster, compiled with
+`num_ctas`), builds
 Gluon kernels whose tensors are `DistributedLinearLayout`s of those bases:
 `once` (load in src, convert_layout to dst, store) checked bit-exactly, and
 `loop` (CTAS CTAs x ITERS round trips src -> dst, xor 1, dst -> src, as
@@ -20,7 +22,7 @@ kernel's cubin to OUTDIR (warpforge counts its SASS the same way as its own)
 and prints one JSON line per case. A layout Triton rejects may abort the
 process; warpforge restarts it after that case.
 """
-import json, os, re, sys
+import json, os, re, sys, tempfile
 
 import torch
 import triton  # noqa: F401  (the Gluon front end needs it loaded)
@@ -60,7 +62,7 @@ def as_2d(bases, rank):
 
 def layout(side, shape, rank):
     return ttgl.DistributedLinearLayout(as_2d(side["register"], rank), as_2d(side["lane"], rank),
-                                        as_2d(side["warp"], rank), [], shape)
+                                        as_2d(side["warp"], rank), as_2d(side.get("block", []), rank), shape)
 
 
 def median_ms(f, runs):
@@ -95,6 +97,7 @@ def launch_info(k):
         "name": name,
         "shared": int(md.shared),
         "num_warps": int(md.num_warps),
+        "num_ctas": int(getattr(md, "num_ctas", 1) or 1),
         "params": entry_params(ptx, name),
         "global_scratch_size": int(getattr(md, "global_scratch_size", 0) or 0),
         "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0) or 0),
@@ -106,17 +109,19 @@ def run(c, iters, runs, ctas, outdir):
     M, N = (1, c["shape"][0]) if rank == 1 else c["shape"]
     src, dst = layout(c["src"], [M, N], rank), layout(c["dst"], [M, N], rank)
     dt, nw = DT[c["bits"]], c["warps"]
+    # a cluster case: Triton's multi-CTA compile (it may refuse the conversion)
+    kw = {"num_ctas": c["ctas"]} if c.get("ctas", 1) > 1 else {}
     x = torch.randint(-100, 100, (M, N), dtype=torch.int32, device="cuda").to(dt)
     y = torch.empty_like(x)
-    ko = once[(1, )](x, y, M, N, src, dst, num_warps=nw)
+    ko = once[(1, )](x, y, M, N, src, dst, num_warps=nw, **kw)
     res = {"once_ok": bool(torch.equal(x, y))}
     xs = torch.randint(-100, 100, (ctas, M, N), dtype=torch.int32, device="cuda").to(dt)
     ys = torch.empty_like(xs)
-    kl = loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw)
+    kl = loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw, **kw)
     torch.cuda.synchronize()
     res["loop_ok"] = bool(torch.equal(xs ^ (iters & 1), ys))
     if runs > 0:
-        res["ms"] = median_ms(lambda: loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw), runs)
+        res["ms"] = median_ms(lambda: loop[(ctas, )](xs, ys, M, N, src, dst, iters, num_warps=nw, **kw), runs)
     res["loop_launch"] = launch_info(kl)
     for tag, k in (("once", ko), ("loop", kl)):
         path = os.path.join(outdir, "%s_%s.cubin" % (c["id"], tag))
@@ -134,10 +139,25 @@ def main():
     outdir = sys.argv[6]
     print(json.dumps({"triton_version": triton.__version__}), flush=True)
     for c in cases[start:]:
+        # MLIR prints its diagnostics on fd 2: keep them to name why Triton
+        # rejects a conversion (the exception only says the pass failed)
+        log = tempfile.TemporaryFile(mode="w+b")
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
         try:
             r = run(c, iters, runs, ctas, outdir)
         except Exception as e:  # a layout Triton rejects with an exception
             r = {"error": ("%s: %s" % (type(e).__name__, e))[:400]}
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        if "error" in r:
+            log.seek(0)
+            diag = [l.strip() for l in log.read().decode("utf-8", "replace").splitlines() if "error:" in l]
+            if diag:
+                r["error"] = ("%s (%s)" % (diag[0].split("error:", 1)[1].strip(), r["error"]))[:400]
+        log.close()
         print(json.dumps({"id": c["id"], **r}), flush=True)
 
 

@@ -62,8 +62,15 @@ pub struct BenchCase {
     pub bwd_strategy: String,
     pub candidates: Vec<CandidateCase>,
     pub lower_bound: LowerBound,
-    /// Source tag of register `i` of CTA thread `t`, `[t][i]`.
+    /// Source tag of register `i` of cluster thread `t` (CTA rank `t /
+    /// threads`), `[t][i]`: `threads * ctas` rows.
     pub src_tags: Vec<Vec<u64>>,
+    /// CTAs per cluster the kernels launch with (1: no cluster; a cluster
+    /// plan's layout CTAs otherwise).
+    pub ctas: u32,
+    /// The global-memory baseline's timing kernel (cluster cases only,
+    /// `kernels::emit_bench_kernel_global`).
+    pub global_kernel: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
 }
@@ -155,14 +162,6 @@ pub fn build_cases(
             }
         };
         let an = &considered.analysis;
-        if an.class == synth::plan::Kind::Cluster {
-            // docs/ARCHITECTURE.md 4.7: the timing harness launches no clusters yet
-            skipped.push(skip(
-                "a cluster plan (distributed shared memory): bench does not launch clusters yet"
-                    .into(),
-            ));
-            continue;
-        }
         if considered.proven.iter().all(|p| p.cost.total() == 0) {
             skipped.push(skip("moves nothing (a register rename)".into()));
             continue;
@@ -246,11 +245,22 @@ pub fn build_cases(
                 source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
             }
         }
+        // a cluster plan (docs/ARCHITECTURE.md 4.7) runs in clusters of the
+        // layout's CTAs, timed beside a global-memory round trip of the data
+        let ctas = verify::cluster_ctas(an);
+        let global_kernel = if ctas > 1 {
+            let k = format!("wf_bench_{id}_global");
+            source.push_str(&kernels::emit_bench_kernel_global(an, ctype, &k)?);
+            Some(k)
+        } else {
+            None
+        };
         let threads = 32 * c.num_warps as u64;
-        let src_tags = (0..threads)
+        let src_tags = (0..threads * ctas as u64)
             .map(|t| {
+                let (b, t) = (t / threads, t % threads);
                 (0..an.src_regs() as u64)
-                    .map(|i| an.src.tag(i, t % 32, t / 32, 0))
+                    .map(|i| an.src.tag(i, t % 32, t / 32, b))
                     .collect()
             })
             .collect();
@@ -266,6 +276,8 @@ pub fn build_cases(
             lower_bound: lower_bound(an, bits, &opt.weights),
             candidates: cands,
             src_tags,
+            ctas,
+            global_kernel,
             source,
         });
     }

@@ -90,9 +90,14 @@ impl Gpu {
     }
 }
 
-/// A case's times: one per candidate, in order, and Triton's loop kernel's
-/// when it was in the rounds.
-pub type CaseTimes = (Vec<Result<Measured>>, Option<Result<Measured>>);
+/// A case's times: one per candidate, in order, Triton's loop kernel's
+/// when it was in the rounds, and the global-memory baseline's (cluster
+/// cases, [`BenchCase::global_kernel`]).
+pub type CaseTimes = (
+    Vec<Result<Measured>>,
+    Option<Result<Measured>>,
+    Option<Result<Measured>>,
+);
 
 /// One kernel in a case's timing rounds.
 struct Timed {
@@ -107,6 +112,11 @@ struct Timed {
     registers: i32,
     sass: Option<SassCounts>,
     name: String,
+    /// CTAs per cluster (1: a plain launch).
+    cluster: u32,
+    /// Bytes of a global scratch buffer passed after `iters` (the
+    /// global-memory baseline's), 0 for none.
+    global_bytes: usize,
 }
 
 /// Time every candidate of one case, and Triton's loop kernel when given,
@@ -130,13 +140,16 @@ pub fn time_case(
     let module = gpu.ctx.load_module(Ptx::from_binary(m.cubin.clone()))?;
     let bytes = (c.bits / 8) as usize;
     let threads = 32 * c.conv.num_warps;
-    let grid = gpu.sms * t.ctas_per_sm;
+    // whole clusters: the grid is a multiple of the cluster's CTAs
+    let grid = (gpu.sms * t.ctas_per_sm / c.ctas).max(1) * c.ctas;
     let nt = (grid * threads) as usize;
     let regs = c.src_tags[0].len();
-    // element i of global thread g at in[i * nt + g], little-endian bits of its tag
+    let cluster_threads = c.src_tags.len();
+    // element i of global thread g at in[i * nt + g], little-endian bits of
+    // its tag (of its thread in its cluster)
     let mut input = vec![0u8; regs * nt * bytes];
     for g in 0..nt {
-        for (i, tag) in c.src_tags[g % threads as usize].iter().enumerate() {
+        for (i, tag) in c.src_tags[g % cluster_threads].iter().enumerate() {
             let off = (i * nt + g) * bytes;
             input[off..off + bytes].copy_from_slice(&tag.to_le_bytes()[..bytes]);
         }
@@ -182,12 +195,21 @@ pub fn time_case(
                 checked: len,
                 sass: m.sass.get(&cand.kernel).cloned(),
                 name: cand.kernel.clone(),
+                cluster: c.ctas,
+                global_bytes: 0,
             })
         })());
     }
+    let n_cands = slots.len();
     let triton_module = triton.map(|k| gpu.ctx.load_module(Ptx::from_binary(k.cubin.clone())));
     if let (Some(k), Some(tm)) = (triton, triton_module) {
         slots.push((|| -> Result<Timed> {
+            if k.ctas > 1 {
+                bail!(
+                    "Triton lowered this conversion over {} CTAs; launching its cluster kernel from bench is not supported",
+                    k.ctas
+                );
+            }
             let f = tm?.load_function(&k.name)?;
             set_smem(&f, k.shared)?;
             let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
@@ -207,6 +229,30 @@ pub fn time_case(
                 checked,
                 sass: None,
                 name: k.name.clone(),
+                cluster: 1,
+                global_bytes: 0,
+            })
+        })());
+    }
+    let has_triton = slots.len() > n_cands;
+    if let Some(gk) = &c.global_kernel {
+        slots.push((|| -> Result<Timed> {
+            let f = module.load_function(gk)?;
+            let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
+            Ok(Timed {
+                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                f,
+                cfg: LaunchConfig {
+                    grid_dim: (grid, 1, 1),
+                    block_dim: (threads, 1, 1),
+                    shared_mem_bytes: 0,
+                },
+                hidden_ptrs: 0,
+                checked: len,
+                sass: m.sass.get(gk).cloned(),
+                name: gk.clone(),
+                cluster: c.ctas,
+                global_bytes: (grid / c.ctas) as usize * elems * bytes,
             })
         })());
     }
@@ -219,9 +265,43 @@ pub fn time_case(
         .iter()
         .map(|_| stream.alloc_zeros::<u8>(len))
         .collect::<Result<Vec<_>, _>>()?;
+    let globals = timed
+        .iter()
+        .map(|k| stream.alloc_zeros::<u8>(k.global_bytes.max(1)))
+        .collect::<Result<Vec<_>, _>>()?;
     let iters = t.iters as i32;
     let null = 0u64;
-    let launch = |k: &Timed, dout: &mut cudarc::driver::CudaSlice<u8>| -> Result<()> {
+    let launch = |j: usize, dout: &mut cudarc::driver::CudaSlice<u8>| -> Result<()> {
+        let k = timed[j];
+        if k.cluster > 1 {
+            use cudarc::driver::DevicePtr;
+            let (mut pin, _g0) = din.device_ptr(&stream);
+            let (mut pout, _g1) = dout.device_ptr(&stream);
+            let (mut pg, _g2) = globals[j].device_ptr(&stream);
+            let mut it = iters;
+            let mut params: Vec<*mut std::ffi::c_void> = vec![
+                &mut pin as *mut _ as *mut _,
+                &mut pout as *mut _ as *mut _,
+                &mut it as *mut _ as *mut _,
+            ];
+            if k.global_bytes > 0 {
+                params.push(&mut pg as *mut _ as *mut _);
+            }
+            // SAFETY: the parameters are (in, out, iters[, g]) as the
+            // kernels declare them, alive until the launch returns
+            unsafe {
+                verify::launch_cluster(
+                    &stream,
+                    &k.f,
+                    k.cfg.grid_dim.0,
+                    k.cfg.block_dim.0,
+                    k.cfg.shared_mem_bytes,
+                    k.cluster,
+                    &mut params,
+                )
+            }?;
+            return Ok(());
+        }
         let mut b = stream.launch_builder(&k.f);
         b.arg(&din);
         b.arg(dout);
@@ -234,8 +314,8 @@ pub fn time_case(
     };
     // a launch that fails leaves the context unusable: the whole case fails
     for _ in 0..2 {
-        for (k, dout) in timed.iter().zip(outs.iter_mut()) {
-            launch(k, dout)?;
+        for (j, dout) in outs.iter_mut().enumerate() {
+            launch(j, dout)?;
         }
     }
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
@@ -249,7 +329,7 @@ pub fn time_case(
         for j in order {
             let (s, e) = (gpu.ctx.new_event(flags)?, gpu.ctx.new_event(flags)?);
             s.record(&stream)?;
-            launch(timed[j], &mut outs[j])?;
+            launch(j, &mut outs[j])?;
             e.record(&stream)?;
             evs[j].push((s, e));
         }
@@ -297,7 +377,11 @@ pub fn time_case(
         .into_iter()
         .map(|r| r.expect("every slot has a result"))
         .collect();
-    let tri = triton.map(|_| results.pop().expect("Triton's slot"));
+    let global = c
+        .global_kernel
+        .as_ref()
+        .map(|_| results.pop().expect("the global baseline's slot"));
+    let tri = has_triton.then(|| results.pop().expect("Triton's slot"));
     let cands = results
         .into_iter()
         .zip(&c.candidates)
@@ -305,5 +389,5 @@ pub fn time_case(
             r.map_err(|e| anyhow!("{} ({}), {}: {e:#}", c.name, c.file, cand.strategy))
         })
         .collect();
-    Ok((cands, tri))
+    Ok((cands, tri, global))
 }

@@ -76,13 +76,29 @@ pub struct Row {
     pub ratio_chosen_over_triton: Option<f64>,
     #[serde(default)]
     pub ratio_fastest_over_triton: Option<f64>,
+    /// CTAs per cluster the kernels ran in (1: no cluster).
+    #[serde(default = "one")]
+    pub ctas: u32,
+    /// A cluster case's global-memory round trip of the same data
+    /// (`{ns, registers}` or `{error}`; docs/ARCHITECTURE.md 4.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global: Option<Value>,
+    /// The chosen candidate's time over the global-memory baseline's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_chosen_over_global: Option<f64>,
 }
 
-/// Assemble a row from a case, its measurements and Triton's.
+fn one() -> u32 {
+    1
+}
+
+/// Assemble a row from a case, its measurements, Triton's, and a cluster
+/// case's global-memory baseline.
 pub fn row(
     c: &BenchCase,
     measured: &[Result<Measured, String>],
     triton: Option<&Result<TritonResult, String>>,
+    global: Option<&Result<Measured, String>>,
 ) -> Row {
     let candidates: Vec<CandidateRow> = c
         .candidates
@@ -141,7 +157,22 @@ pub fn row(
         (Some(a), Some(b)) if b > 0.0 => Some((a / b * 1000.0).round() / 1000.0),
         _ => None,
     };
+    let (global, gns) = match global {
+        None => (None, None),
+        Some(Err(e)) => (Some(serde_json::json!({ "error": e })), None),
+        Some(Ok(m)) => (
+            Some(serde_json::json!({"ns": m.ns, "registers": m.registers})),
+            Some(m.ns),
+        ),
+    };
+    let ratio_chosen_over_global = match (chosen.ns, gns) {
+        (Some(a), Some(b)) if b > 0.0 => Some((a / b * 1000.0).round() / 1000.0),
+        _ => None,
+    };
     Row {
+        ctas: c.ctas,
+        global,
+        ratio_chosen_over_global,
         file: c.file.clone(),
         name: c.name.clone(),
         shape: c.conv.shape.clone(),
@@ -318,6 +349,51 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
                 .map(|x| x.to_string())
                 .unwrap_or("-".into()),
         );
+    }
+    let cluster: Vec<&Row> = rows.iter().filter(|r| r.ctas > 1).collect();
+    if !cluster.is_empty() {
+        s += "\n## Across CTAs\n\nConversions that move data between the CTAs of a cluster (docs/ARCHITECTURE.md 4.7), launched in clusters of their CTAs: the chosen helper (distributed shared memory) against a round trip of the same data through global memory with the same cluster barriers, and Triton.\n\n| conversion | CTAs | dtype | warps | chosen plan | ns | global memory ns | chosen / global | registers wf / global | Triton |\n|---|---|---|---|---|---|---|---|---|---|\n";
+        for r in cluster {
+            let g = r.global.as_ref();
+            let gns = g.and_then(|g| g.get("ns")).and_then(Value::as_f64);
+            let gerr = g.and_then(|g| g.get("error")).and_then(Value::as_str);
+            let ch = r.candidates.iter().find(|k| k.chosen);
+            s += &format!(
+                "| `{}:{}` | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+                short(&r.file),
+                r.name,
+                r.ctas,
+                r.dtype,
+                r.warps,
+                r.chosen.strategy,
+                f(r.chosen.ns, 1),
+                gns.map(|v| format!("{v:.1}")).unwrap_or_else(|| gerr
+                    .unwrap_or("-")
+                    .chars()
+                    .take(60)
+                    .collect()),
+                f(r.ratio_chosen_over_global, 3),
+                ch.and_then(|k| k.registers)
+                    .map(|x| x.to_string())
+                    .unwrap_or("-".into()),
+                g.and_then(|g| g.get("registers"))
+                    .and_then(Value::as_i64)
+                    .map(|x| x.to_string())
+                    .unwrap_or("-".into()),
+                r.triton
+                    .get("ns")
+                    .and_then(Value::as_f64)
+                    .map(|v| format!("{v:.1} ns"))
+                    .unwrap_or_else(|| r
+                        .triton
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("-")
+                        .chars()
+                        .take(90)
+                        .collect()),
+            );
+        }
     }
     s += "\n## Every candidate\n\n| conversion | candidate | chosen | predicted per thread (fwd) | wavefronts | score | ns | vs fastest | registers | SASS (loop kernel) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for r in rows {

@@ -47,6 +47,8 @@ pub struct TritonKernel {
     pub shared: u32,
     pub warps: u32,
     pub hidden_ptrs: usize,
+    /// CTAs per cluster (`num_ctas`; 1 for a kernel of one CTA).
+    pub ctas: u32,
 }
 
 impl TritonKernel {
@@ -94,6 +96,7 @@ impl TritonKernel {
             shared: l["shared"].as_u64().unwrap_or(0) as u32,
             warps,
             hidden_ptrs: params.len() - 3,
+            ctas: l["num_ctas"].as_u64().unwrap_or(1) as u32,
         })
     }
 }
@@ -156,6 +159,7 @@ fn bases(l: &synth::LinearLayout) -> Value {
         "register": l.bases("register"),
         "lane": l.bases("lane"),
         "warp": l.bases("warp"),
+        "block": l.bases("block"),
     })
 }
 
@@ -188,7 +192,7 @@ pub fn run_triton(
         .iter()
         .map(|c| {
             json!({"id": c.id, "shape": c.conv.shape, "warps": c.conv.num_warps, "bits": c.bits,
-                   "src": bases(&c.conv.src), "dst": bases(&c.conv.dst)})
+                   "ctas": c.ctas, "src": bases(&c.conv.src), "dst": bases(&c.conv.dst)})
         })
         .collect();
     let cases_path = dir.path().join("cases.json");

@@ -106,7 +106,7 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
             timing: bench::triton::TritonTiming::Interleaved,
             launch: Err("not launched in this test".into()),
         });
-        rows.push(report::row(c, &m, Some(&t)));
+        rows.push(report::row(c, &m, Some(&t), None));
     }
     let md = report::markdown(&rows, "# test\n");
     assert!(md.contains("geomean"), "{md}");
@@ -127,4 +127,65 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
         .as_array()
         .iter()
         .all(|w| w.is_finite() && *w >= 0.0));
+}
+
+// docs/ARCHITECTURE.md 4.7: a cluster conversion is a case launched in
+// clusters of its CTAs, with source tags for every thread of the cluster
+// (each CTA's rank in its tags) and a global-memory baseline kernel; its row
+// reports the baseline beside the helper, and the markdown has the table
+#[test]
+fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/cluster_cross_cta.mlir");
+    let convs: Vec<(String, synth::plan::Conversion)> = bench::conversions_at(&p)
+        .unwrap()
+        .into_iter()
+        .map(|c| ("cluster_cross_cta.mlir".to_string(), c))
+        .collect();
+    let opt = CaseOptions {
+        weights: Weights::default(),
+        shared: SharedOptions::default(),
+        shared_limit: 4,
+    };
+    let (cases, _) = build_cases(&convs, &opt).unwrap();
+    let c8 = cases.iter().find(|c| c.name.starts_with("c8_2d")).unwrap();
+    assert_eq!(c8.ctas, 8);
+    // 8 CTAs x 2 warps x 32 lanes, each CTA's tags differ by its block bits
+    assert_eq!(c8.src_tags.len(), 8 * 64);
+    assert_ne!(c8.src_tags[0], c8.src_tags[64]);
+    let gk = c8.global_kernel.as_ref().unwrap();
+    assert!(c8
+        .source
+        .contains(&format!("void __launch_bounds__(64) {gk}(")));
+    assert!(c8.source.contains("%%clusterid.x"));
+    for c in &cases {
+        assert!(c.ctas > 1 && c.global_kernel.is_some(), "{}", c.name);
+    }
+    let m: Vec<Result<Measured, String>> = c8
+        .candidates
+        .iter()
+        .map(|_| {
+            Ok(Measured {
+                ms: 0.0,
+                ns: 50.0,
+                registers: 32,
+                sass: None,
+            })
+        })
+        .collect();
+    let g = Ok(Measured {
+        ms: 0.0,
+        ns: 100.0,
+        registers: 24,
+        sass: None,
+    });
+    let row = report::row(c8, &m, Some(&Err("refused".into())), Some(&g));
+    assert_eq!(row.ctas, 8);
+    assert_eq!(row.ratio_chosen_over_global, Some(0.5));
+    let md = report::markdown(&[row], "# t\n");
+    assert!(md.contains("## Across CTAs"), "{md}");
+    assert!(
+        md.contains("| 50.0 | 100.0 | 0.500 | 32 / 24 | refused |"),
+        "{md}"
+    );
 }

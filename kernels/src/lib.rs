@@ -17,6 +17,8 @@ mod element;
 mod error;
 /// GF(2)-linear C expressions of `lane`/`warp`.
 mod expr;
+/// The global-memory baseline of cluster conversions ([`emit_bench_kernel_global`]).
+mod global;
 /// The header shell and its composition guards ([`emit_header`]).
 mod header;
 /// The helper signature and comment ([`emit_helper`] and variants).
@@ -38,6 +40,7 @@ pub use cute::{cute_overloads, cute_section, emit_header_api, Api};
 pub use element::{body, PUN_MIN_ELEMS};
 pub use error::EmitError;
 pub use expr::linear_expr;
+pub use global::emit_bench_kernel_global;
 pub use header::emit_header;
 pub use helper::{
     definition, emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm,

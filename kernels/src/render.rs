@@ -7,6 +7,7 @@ const TEST_KERNEL: &str = include_str!("../templates/test_kernel.cu.j2");
 const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
 const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
 const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
+const BENCH_KERNEL_GLOBAL: &str = include_str!("../templates/bench_kernel_global.cu.j2");
 const LOOP_KERNEL: &str = include_str!("../templates/loop_kernel.cu.j2");
 const CUTE_HELPER: &str = include_str!("../templates/cute_helper.cuh.j2");
 
@@ -33,6 +34,7 @@ pub(crate) fn env() -> Environment<'static> {
         ("test_kernel_packed", TEST_KERNEL_PACKED),
         ("bench_kernel_packed", BENCH_KERNEL_PACKED),
         ("loop_kernel", LOOP_KERNEL),
+        ("bench_kernel_global", BENCH_KERNEL_GLOBAL),
         ("cute", crate::cute::CUTE),
         ("cute_helper", CUTE_HELPER),
     ] {

@@ -136,7 +136,9 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     let rows: Vec<Row> = cases
         .iter()
         .zip(&measured)
-        .map(|(c, m)| report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id))))
+        .map(|(c, (m, g))| {
+            report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id)), g.as_ref())
+        })
         .collect();
     let what = Harness {
         info: &info,
@@ -193,7 +195,8 @@ fn triton_side(
 
 /// Every candidate of every case timed in rounds (with Triton's loop kernel
 /// when `interleaved` and it can be launched here); the measurements per
-/// case and every failure's message.
+/// case (the candidates', and the global-memory baseline's for a cluster
+/// case) and every failure's message.
 #[allow(clippy::type_complexity)]
 fn time_all(
     gpu: &Gpu,
@@ -202,7 +205,13 @@ fn time_all(
     t: &TimingOptions,
     mut triton: Option<&mut TritonResults>,
     interleaved: bool,
-) -> Result<(Vec<Vec<Result<Measured, String>>>, Vec<String>)> {
+) -> Result<(
+    Vec<(
+        Vec<Result<Measured, String>>,
+        Option<Result<Measured, String>>,
+    )>,
+    Vec<String>,
+)> {
     let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
     let pb = bar(n_cand, "timing");
     let mut measured = Vec::new();
@@ -215,27 +224,35 @@ fn time_all(
             (Some(Ok(tr)), true) => tr.kernel().cloned(),
             _ => None,
         };
-        let (r, tm): (Vec<Result<Measured, String>>, _) = match m {
+        let (r, tm, global): (Vec<Result<Measured, String>>, _, _) = match m {
             Ok(m) => {
-                let (r, tm) = time_case(gpu, c, m, t, tk.as_ref())?;
+                let (r, tm, g) = time_case(gpu, c, m, t, tk.as_ref())?;
                 (
                     r.into_iter()
                         .map(|r| r.map_err(|e| format!("{e:#}")))
                         .collect(),
                     tm,
+                    g.map(|g| g.map_err(|e| format!("{e:#}"))),
                 )
             }
             Err(e) => (
                 c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
                 None,
+                c.global_kernel.as_ref().map(|_| Err(format!("{e:#}"))),
             ),
         };
         if let (Some(slot), true) = (tri, interleaved) {
             bench::triton::record_interleaved(slot, tm, &c.id);
         }
         failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
+        if let Some(Err(e)) = &global {
+            failures.push(format!(
+                "{} ({}), global-memory baseline: {e}",
+                c.name, c.file
+            ));
+        }
         pb.inc(c.candidates.len() as u64);
-        measured.push(r);
+        measured.push((r, global));
     }
     pb.finish();
     Ok((measured, failures))

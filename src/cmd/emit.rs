@@ -48,12 +48,6 @@ pub(crate) struct EmitArgs {
     /// and includes <cute/tensor.hpp> from CUTLASS.
     #[arg(long, value_enum, default_value_t = ApiArg::Array)]
     api: ApiArg,
-    /// Emit helpers for conversions across the CTAs of a cluster (distributed
-    /// shared memory). Their plans are proven on the CPU simulator, but the
-    /// emitted CUDA has not yet been compiled or run on a GPU, so `emit`
-    /// refuses them unless this is given.
-    #[arg(long)]
-    allow_unverified_cluster: bool,
 }
 
 pub(crate) fn run(a: EmitArgs) -> Result<i32> {
@@ -66,20 +60,6 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
         conversions: a.input.plan(&loaded, true)?,
         origin: loaded.origin,
     };
-    if !a.allow_unverified_cluster {
-        let cluster: Vec<String> = planned
-            .conversions
-            .iter()
-            .filter(|p| p.chosen.plan.kind == synth::plan::Kind::Cluster)
-            .map(|p| format!("{}:{}", p.file, p.op.name))
-            .collect();
-        if !cluster.is_empty() {
-            bail!(
-                "{} move data across the CTAs of a cluster: their plans are proven on the CPU simulator (`warpforge verify --cpu`), but the emitted CUDA (distributed shared memory: mapa, st.shared::cluster, barrier.cluster) has not yet been compiled or run on a GPU; pass --allow-unverified-cluster to emit it anyway",
-                cluster.join(", ")
-            );
-        }
-    }
     let emitted = planned.emit_api(&a.naming.prefix, a.api.into())?;
     match &a.output {
         Some(path) => {

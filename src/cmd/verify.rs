@@ -124,19 +124,6 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
             }
         }
     };
-    if use_gpu {
-        // docs/ARCHITECTURE.md 4.7: the GPU harness launches no clusters yet
-        if let Some(p) = planned
-            .conversions
-            .iter()
-            .find(|p| p.chosen.plan.is_cluster())
-        {
-            bail!(
-                "{}: a cluster plan (distributed shared memory); verify --gpu does not launch clusters yet: verify it with --cpu",
-                p.op.name
-            );
-        }
-    }
     let gpu = if use_gpu {
         Some(on_gpu(&planned.conversions, &emitted, &dts)?)
     } else {

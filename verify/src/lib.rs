@@ -507,6 +507,10 @@ pub fn verify_on_gpu(
         if half {
             src.push_str("#include <cuda_fp16.h>\n");
         }
+        if cases.iter().any(|c| cluster_ctas(c.analysis) > 1) {
+            // the helper's own contract check: trap on another cluster size
+            src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
+        }
         src.push_str(header);
         for c in cases {
             for &d in dtypes {
@@ -573,9 +577,15 @@ pub fn verify_on_gpu(
             let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
             // a case that cannot launch here is a failed case, and the
             // rest of the file still runs
+            let cluster = cluster_ctas(c.analysis);
             let r = if smem > max_smem {
                 Err(format!(
                     "cannot launch: needs {smem} bytes of shared memory per block, the device allows {max_smem}"
+                ))
+            } else if cluster > 1 && gpu.sm.0 < 9 {
+                Err(format!(
+                    "cannot launch: a cluster of {cluster} CTAs needs sm_90 or later, the device is sm_{}{}",
+                    gpu.sm.0, gpu.sm.1
                 ))
             } else {
                 module
@@ -694,6 +704,7 @@ fn run_case(
     let nt = (threads * blocks) as usize;
     let (ra, rb) = (an.src_regs() as usize, an.dst_regs() as usize);
     let bits = d.bits();
+    let cluster = cluster_ctas(an);
     let passes = (an.tensor_bits as u32).div_ceil(bits).max(1);
     let mut mismatches = 0u64;
     let mut first_error = None;
@@ -717,26 +728,62 @@ fn run_case(
             Ok(match bytes {
                 1 => {
                     let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
-                    launch::<u8>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
-                        .into_iter()
-                        .map(u64::from)
-                        .collect()
+                    launch::<u8>(
+                        stream,
+                        f,
+                        &inp,
+                        rb * nt,
+                        blocks,
+                        threads,
+                        smem_bytes,
+                        cluster,
+                    )?
+                    .into_iter()
+                    .map(u64::from)
+                    .collect()
                 }
                 2 => {
                     let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
-                    launch::<u16>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
-                        .into_iter()
-                        .map(u64::from)
-                        .collect()
+                    launch::<u16>(
+                        stream,
+                        f,
+                        &inp,
+                        rb * nt,
+                        blocks,
+                        threads,
+                        smem_bytes,
+                        cluster,
+                    )?
+                    .into_iter()
+                    .map(u64::from)
+                    .collect()
                 }
                 4 => {
                     let inp: Vec<u32> = input.iter().map(|&x| x as u32).collect();
-                    launch::<u32>(stream, f, &inp, rb * nt, blocks, threads, smem_bytes)?
-                        .into_iter()
-                        .map(u64::from)
-                        .collect()
+                    launch::<u32>(
+                        stream,
+                        f,
+                        &inp,
+                        rb * nt,
+                        blocks,
+                        threads,
+                        smem_bytes,
+                        cluster,
+                    )?
+                    .into_iter()
+                    .map(u64::from)
+                    .collect()
                 }
-                _ => launch::<u64>(stream, f, &input, rb * nt, blocks, threads, smem_bytes)?,
+                _ => launch::<u64>(
+                    stream,
+                    f,
+                    &input,
+                    rb * nt,
+                    blocks,
+                    threads,
+                    smem_bytes,
+                    cluster,
+                )?,
             })
         };
         let got = launch_as(bits / 8)?;
@@ -785,20 +832,97 @@ fn launch<
     blocks: u32,
     threads: u32,
     smem_bytes: u32,
+    cluster: u32,
 ) -> Result<Vec<T>, VerifyError> {
     let din = stream.clone_htod(input).map_err(driver_err)?;
     let mut dout = stream.alloc_zeros::<T>(out_len).map_err(driver_err)?;
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: smem_bytes,
-    };
-    let mut b = stream.launch_builder(f);
-    b.arg(&din);
-    b.arg(&mut dout);
-    unsafe { b.launch(cfg) }.map_err(driver_err)?;
+    if cluster > 1 {
+        use cudarc::driver::DevicePtr;
+        let (mut pin, _gi) = din.device_ptr(stream);
+        let (mut pout, _go) = dout.device_ptr(stream);
+        let mut params = [
+            &mut pin as *mut _ as *mut std::ffi::c_void,
+            &mut pout as *mut _ as *mut std::ffi::c_void,
+        ];
+        unsafe { launch_cluster(stream, f, blocks, threads, smem_bytes, cluster, &mut params) }
+            .map_err(driver_err)?;
+    } else {
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: smem_bytes,
+        };
+        let mut b = stream.launch_builder(f);
+        b.arg(&din);
+        b.arg(&mut dout);
+        unsafe { b.launch(cfg) }.map_err(driver_err)?;
+    }
     stream.synchronize().map_err(driver_err)?;
     stream.clone_dtoh(&dout).map_err(driver_err)
+}
+
+/// Launch `f` on `stream` over `grid` CTAs of `block` threads as clusters of
+/// `cluster` CTAs along x (`cuLaunchKernelEx` with
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; CUDA driver API "Launch
+/// attributes"; sm_90+). `grid` must be a multiple of `cluster`; a cluster
+/// of more than 8 CTAs also needs the function's
+/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`, which this sets.
+///
+/// # Safety
+/// `params` must point at the kernel's parameters, in order, each value
+/// alive until the launch returns, as for `cuLaunchKernel`.
+pub unsafe fn launch_cluster(
+    stream: &cudarc::driver::CudaStream,
+    f: &cudarc::driver::CudaFunction,
+    grid: u32,
+    block: u32,
+    smem_bytes: u32,
+    cluster: u32,
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    if cluster > 8 {
+        sys::cuFuncSetAttribute(
+            f.cu_function(),
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+        .result()?;
+    }
+    let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    let cfg = sys::CUlaunchConfig {
+        gridDimX: grid,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: block,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: smem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    sys::cuLaunchKernelEx(
+        &cfg,
+        f.cu_function(),
+        params.as_mut_ptr(),
+        std::ptr::null_mut(),
+    )
+    .result()
+}
+
+/// CTAs per cluster a case must be launched with: the layout's CTAs for a
+/// cluster plan (docs/ARCHITECTURE.md 4.7), 1 (no cluster) otherwise.
+pub fn cluster_ctas(an: &Analysis) -> u32 {
+    if an.class == synth::plan::Kind::Cluster {
+        1 << an.src.hw.block
+    } else {
+        1
+    }
 }
 
 #[cfg(test)]

@@ -238,3 +238,35 @@ fn every_shared_instruction_form_agrees_with_the_simulator() {
         assert!(seen.contains(f), "{f} was not exercised: {seen:?}");
     }
 }
+
+/// docs/ARCHITECTURE.md 4.7: every conversion of the cluster test files
+/// (across CTAs at 2, 4 and 8 CTAs, with broadcast; CTA-dependent ones; the
+/// 2-CTA blocked module) launched in clusters (`cuLaunchKernelEx` with the
+/// cluster dimension) and checked in every slot of every CTA, with the
+/// helper's own cluster-size check compiled in.
+#[test]
+fn cluster_conversions_on_the_gpu() {
+    if !gpu_or_skip("cluster_conversions_on_the_gpu") {
+        return;
+    }
+    let mut convs = Vec::new();
+    for f in [
+        "cluster_cross_cta.mlir",
+        "cluster_cta_dependent.mlir",
+        "cluster2_blocked.mlir",
+        "cross_cta.mlir",
+    ] {
+        let built = format!("{}/../tests/data/{f}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&built)
+            .or_else(|_| std::fs::read_to_string(format!("tests/data/{f}")))
+            .unwrap_or_else(|e| panic!("tests/data/{f}: {e}"));
+        let m = parse_ttgir(&text).unwrap();
+        convs.extend(m.converts.iter().map(|op| Conversion::from_op(op).unwrap()));
+    }
+    let n = prove(
+        &convs,
+        StrategyChoice::Auto,
+        &[DType::I8, DType::F16, DType::I32, DType::I64],
+    );
+    assert!(n >= 4 * convs.len());
+}

@@ -229,8 +229,10 @@ pub(crate) fn span(tbits: usize, cols: &[u64]) -> BitMatrix {
 
 impl Analysis {
     /// Classify a conversion: one that moves data between CTAs is
-    /// [`Kind::Cluster`]. Errors when every CTA keeps its elements but the
-    /// block bases differ ([`PlanError::CtaDependent`]).
+    /// [`Kind::Cluster`], and so is one where every CTA keeps its elements
+    /// but the block bases differ (each CTA would order them differently:
+    /// the cluster plan's stores are addressed per CTA). Never errors today;
+    /// `Result` for the classifications that may refuse.
     pub fn new(c: &Conversion) -> Result<Analysis, PlanError> {
         let tbits = c.src.total_out_bits();
         let a = Side::of(&c.src);
@@ -257,13 +259,19 @@ impl Analysis {
                 warp_local: false,
             });
         }
-        if let Some(k) = (0..a.block.len()).find(|&k| a.block[k] != b.block[k]) {
-            return Err(PlanError::CtaDependent {
+        // every CTA keeps its elements, but their order in the CTA depends
+        // on the CTA (a block column differs between the sides within the
+        // in-CTA span): one program for every CTA cannot do it with in-CTA
+        // moves alone; the cluster plan (stores addressed by the element's
+        // CTA, here always the storing CTA) can
+        if a.block != b.block {
+            return Ok(Analysis {
                 name: c.name.clone(),
-                detail: format!(
-                    "block={} holds the same elements on both sides, arranged differently",
-                    1u64 << k
-                ),
+                tensor_bits: tbits,
+                src: a,
+                dst: b,
+                class: Kind::Cluster,
+                warp_local: false,
             });
         }
         let rl = span(tbits, &[&a.reg[..], &a.lane].concat());

@@ -82,12 +82,6 @@ pub enum PlanError {
     /// clusters).
     #[error("{name}: the conversion moves data across CTAs; {detail}")]
     CrossCta { name: String, detail: String },
-    /// Every CTA keeps its own elements, but a CTA's block columns differ
-    /// between the sides by a vector inside the CTA: the per-CTA program
-    /// would depend on the CTA id, which plans (one program for every CTA)
-    /// do not express.
-    #[error("{name}: every CTA keeps its own elements, but the block bases differ ({detail}), so each CTA would need its own program (chosen by %cluster_ctarank); warpforge plans one program for every CTA: give both sides equal block bases")]
-    CtaDependent { name: String, detail: String },
     #[error("{name}: strategy `{strategy}` does not apply: {detail}")]
     StrategyNotApplicable {
         name: String,
