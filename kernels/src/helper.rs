@@ -58,6 +58,13 @@ impl EmittedHelper {
         self.widths.iter().find(|w| w.bits == bits).map(|w| w.bytes)
     }
 
+    /// Whether the helper has in-place forms (`<ident>_inplace`, and
+    /// `<ident>_packed<bits>_inplace` for each packed form): source and
+    /// destination hold the same number of registers.
+    pub fn has_inplace(&self) -> bool {
+        self.src_regs == self.dst_regs
+    }
+
     /// The packed form for `bits`, if any.
     pub fn packed_form(&self, bits: u32) -> Option<&PackedForm> {
         self.packed.iter().find(|p| p.bits == bits)

@@ -48,7 +48,31 @@ pub(crate) fn env() -> Environment<'static> {
 /// The verification kernel wrapping `h` for element type `ctype`, named
 /// `kernel` (`extern "C"`, arguments `(const T* in, T* out)`).
 pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<String, EmitError> {
+    test_kernel(h, ctype, kernel, false)
+}
+
+/// [`emit_test_kernel`] through the in-place form `<ident>_inplace` (one
+/// array: the source on entry, the destination on return); `None` when the
+/// helper has none (source and destination registers differ).
+pub fn emit_test_kernel_inplace(
+    h: &EmittedHelper,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    if !h.has_inplace() {
+        return Ok(None);
+    }
+    test_kernel(h, ctype, kernel, true).map(Some)
+}
+
+fn test_kernel(
+    h: &EmittedHelper,
+    ctype: &str,
+    kernel: &str,
+    inplace: bool,
+) -> Result<String, EmitError> {
     Ok(env().get_template("test_kernel")?.render(context! {
+        inplace => inplace,
         ident => h.ident,
         ctype => ctype,
         kernel => kernel,
@@ -72,10 +96,36 @@ pub fn emit_loop_kernel(
     packed: Option<u32>,
     kernel: &str,
 ) -> Result<Option<String>, EmitError> {
+    loop_kernel(h, ctype, packed, kernel, false)
+}
+
+/// [`emit_loop_kernel`] through the in-place form (`<ident>_inplace` or
+/// `<ident>_packed<bits>_inplace`: the loop's one array is the source and
+/// the destination); `None` when the helper has no such form.
+pub fn emit_loop_kernel_inplace(
+    h: &EmittedHelper,
+    ctype: &str,
+    packed: Option<u32>,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    if !h.has_inplace() {
+        return Ok(None);
+    }
+    loop_kernel(h, ctype, packed, kernel, true)
+}
+
+fn loop_kernel(
+    h: &EmittedHelper,
+    ctype: &str,
+    packed: Option<u32>,
+    kernel: &str,
+    inplace: bool,
+) -> Result<Option<String>, EmitError> {
+    let sfx = if inplace { "_inplace" } else { "" };
     let (vt, call, per) = match packed {
         None => (
             ctype.to_string(),
-            format!("warpforge::{}<{ctype}>", h.ident),
+            format!("warpforge::{}{sfx}<{ctype}>", h.ident),
             1,
         ),
         Some(bits) => {
@@ -84,13 +134,14 @@ pub fn emit_loop_kernel(
             }
             (
                 "unsigned".to_string(),
-                format!("warpforge::{}_packed{bits}", h.ident),
+                format!("warpforge::{}_packed{bits}{sfx}", h.ident),
                 32 / bits,
             )
         }
     };
     Ok(Some(env().get_template("loop_kernel")?.render(
         context! {
+            inplace => inplace,
             vt => vt,
             call => call,
             kernel => kernel,
@@ -113,12 +164,37 @@ pub fn emit_test_kernel_packed(
     ctype: &str,
     kernel: &str,
 ) -> Result<Option<String>, EmitError> {
+    test_kernel_packed(h, bits, ctype, kernel, false)
+}
+
+/// [`emit_test_kernel_packed`] through `<ident>_packed<bits>_inplace`;
+/// `None` without a packed form for `bits` or an in-place form.
+pub fn emit_test_kernel_packed_inplace(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+) -> Result<Option<String>, EmitError> {
+    if !h.has_inplace() {
+        return Ok(None);
+    }
+    test_kernel_packed(h, bits, ctype, kernel, true)
+}
+
+fn test_kernel_packed(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+    inplace: bool,
+) -> Result<Option<String>, EmitError> {
     let Some(pf) = h.packed_form(bits) else {
         return Ok(None);
     };
     let per = 32 / bits;
     Ok(Some(env().get_template("test_kernel_packed")?.render(
         context! {
+            inplace => inplace,
             src_pack => word_regs(&pf.src, h.src_regs, bits),
             dst_pack => word_regs(&pf.dst, h.dst_regs, bits),
             ident => h.ident,

@@ -12,6 +12,7 @@ use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use synth::search::{plan_width, Chosen};
+use verify::form_suffix;
 use verify::junit::{self, TestCase};
 use verify::{CaseResult, DType, GpuCase, GpuReport};
 
@@ -32,6 +33,11 @@ pub(crate) struct VerifyArgs {
     /// Write a markdown report (SASS counts per helper) here.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Write the GPU check's CUDA module (`verify_module.cu`, every test
+    /// and loop kernel) and its SASS (`verify_module.sass`, with cuobjdump)
+    /// into this directory, to reproduce or inspect a case.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
     /// Write JUnit XML here: one testcase per conversion x element type x
     /// form (`cpu <bits>-bit` for the simulator's proof of each width), a
     /// failure carrying the first mismatch or the SASS reason.
@@ -129,6 +135,13 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     } else {
         None
     };
+    if let (Some(dir), Some(g)) = (&a.keep, &gpu) {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow!("--keep {}: {e}", dir.display()))?;
+        write_file(&dir.join("verify_module.cu"), &g.source)?;
+        if !g.sass_text.is_empty() {
+            write_file(&dir.join("verify_module.sass"), &g.sass_text)?;
+        }
+    }
     let failed = print_results(&a, &planned.conversions, &cpu, gpu.as_ref())?;
     if let Some(path) = &a.report {
         let md = markdown_report(&planned.origin, &planned.conversions, gpu.as_ref());
@@ -253,7 +266,7 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
         line += &format!(
             " | gpu {}{} {}",
             c.dtype.name(),
-            if c.form == "packed" { " packed" } else { "" },
+            &*form_suffix(c.form),
             if c.ok() {
                 "ok".to_string()
             } else {
@@ -351,7 +364,7 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
             s += &format!(
                 "{head} {}{} (`{}`) | {} ({} slots) | {} | {} | {} | {} | {} | {} | {}/{} | {} ({}) | {}/{}{budget} | {doc} |\n",
                 c.dtype.name(),
-                if c.form == "packed" { " packed" } else { "" },
+                &*form_suffix(c.form),
                 c.ctype,
                 if c.ok() { "pass" } else { "FAIL" },
                 c.slots_checked,

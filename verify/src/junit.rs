@@ -9,7 +9,7 @@
 //! time><testcase classname name time>[<failure message type>text</failure>
 //! | <skipped message/>]</testcase>...`. Written with `quick-xml`.
 
-use crate::CaseResult;
+use crate::{form_suffix, CaseResult};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 
@@ -65,12 +65,7 @@ pub fn cpu_case(file: &str, name: &str, bits: u32, result: &Result<u64, String>)
 /// memory where its data fits the register budget
 /// ([`CaseResult::spill_problem`]) fails with the counts, registers and limit.
 pub fn gpu_case(file: &str, c: &CaseResult) -> TestCase {
-    let what = format!(
-        "{} gpu {}{}",
-        c.name,
-        c.dtype.name(),
-        if c.form == "packed" { " packed" } else { "" }
-    );
+    let what = format!("{} gpu {}{}", c.name, c.dtype.name(), &*form_suffix(c.form));
     let spills = c.sass.as_ref().map(|s| (s.ldl, s.stl));
     let outcome = if !c.ok() {
         let first = c.first_error.clone().unwrap_or_default();

@@ -16,7 +16,10 @@ pub mod junit;
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use kernels::{emit_loop_kernel, emit_test_kernel, emit_test_kernel_packed, EmittedHelper};
+use kernels::{
+    emit_loop_kernel, emit_loop_kernel_inplace, emit_test_kernel, emit_test_kernel_inplace,
+    emit_test_kernel_packed, emit_test_kernel_packed_inplace, EmittedHelper,
+};
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
@@ -88,6 +91,16 @@ impl DType {
     }
 }
 
+/// How a report names a [`CaseResult::form`] after the dtype: nothing for
+/// the element form, ` packed`, ` in place`, ` packed in place`.
+pub fn form_suffix(form: &str) -> String {
+    match form {
+        "elements" => String::new(),
+        "elements in place" => " in place".into(),
+        f => format!(" {f}"),
+    }
+}
+
 /// Errors of the GPU path.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
@@ -135,8 +148,10 @@ pub struct CaseResult {
     pub name: String,
     pub ident: String,
     pub dtype: DType,
-    /// `elements` (the templated helper, one element per array entry) or
-    /// `packed` (its `_packed8`/`_packed16` form on 32-bit words).
+    /// `elements` (the templated helper, one element per array entry),
+    /// `packed` (its `_packed8`/`_packed16` form on 32-bit words), or either
+    /// `... in place` (its `_inplace` form: one array, source on entry,
+    /// destination on return).
     pub form: &'static str,
     /// Element type used in CUDA (`int`, `__half`, `signed char`, ...).
     pub ctype: String,
@@ -253,6 +268,9 @@ pub struct GpuReport {
     /// The module source, for reproduction.
     #[serde(skip)]
     pub source: String,
+    /// `cuobjdump -sass` of the module (empty without cuobjdump).
+    #[serde(skip)]
+    pub sass_text: String,
 }
 
 /// One helper to check, with the analysis that says what every slot holds.
@@ -470,27 +488,63 @@ pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
     Some((text, counts))
 }
 
-fn kernel_name(h: &EmittedHelper, d: DType, packed: bool) -> String {
+/// One form of a helper: the templated element form or the packed form on
+/// 32-bit words, each out of place (`src`, `dst`) or in place (one array).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Form {
+    packed: bool,
+    inplace: bool,
+}
+
+impl Form {
+    /// `elements`, `packed`, `elements in place` or `packed in place`
+    /// ([`CaseResult::form`]).
+    fn name(self) -> &'static str {
+        match (self.packed, self.inplace) {
+            (false, false) => "elements",
+            (true, false) => "packed",
+            (false, true) => "elements in place",
+            (true, true) => "packed in place",
+        }
+    }
+}
+
+fn kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
     format!(
-        "wf_test_{}_{}{}",
+        "wf_test_{}_{}{}{}",
         &h.ident[3..],
         d.name(),
-        if packed { "_packed" } else { "" }
+        if f.packed { "_packed" } else { "" },
+        if f.inplace { "_inplace" } else { "" }
     )
 }
 
-fn loop_kernel_name(h: &EmittedHelper, d: DType, packed: bool) -> String {
-    format!("{}_loop", kernel_name(h, d, packed))
+fn loop_kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
+    format!("{}_loop", kernel_name(h, d, f))
 }
 
-/// The forms of `h` checked with `d`: the templated helper, and its packed
-/// form where it has one for `d`'s width.
-fn forms(h: &EmittedHelper, d: DType) -> Vec<bool> {
+/// The forms of `h` checked with `d`: the templated helper, its packed form
+/// where it has one for `d`'s width, and the in-place form of each where
+/// source and destination hold the same registers.
+fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
+    let mut v = vec![false];
     if h.packed_form(d.bits()).is_some() {
-        vec![false, true]
-    } else {
-        vec![false]
+        v.push(true);
     }
+    let inplace: &[bool] = if h.has_inplace() {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    inplace
+        .iter()
+        .flat_map(|&i| {
+            v.iter().map(move |&p| Form {
+                packed: p,
+                inplace: i,
+            })
+        })
+        .collect()
 }
 
 /// Compile every case for every dtype into one module, run, compare.
@@ -515,25 +569,25 @@ pub fn verify_on_gpu(
         for c in cases {
             for &d in dtypes {
                 let ct = ctype(d, half);
-                src.push_str(&emit_test_kernel(
-                    c.helper,
-                    ct,
-                    &kernel_name(c.helper, d, false),
-                )?);
-                if let Some(k) = emit_test_kernel_packed(
-                    c.helper,
-                    d.bits(),
-                    ct,
-                    &kernel_name(c.helper, d, true),
-                )? {
-                    src.push_str(&k);
-                }
-                for packed in forms(c.helper, d) {
-                    let bits = packed.then_some(d.bits());
-                    let name = loop_kernel_name(c.helper, d, packed);
-                    if let Some(k) = emit_loop_kernel(c.helper, ct, bits, &name)? {
-                        src.push_str(&k);
-                    }
+                for f in forms(c.helper, d) {
+                    let name = kernel_name(c.helper, d, f);
+                    let k = match (f.packed, f.inplace) {
+                        (false, false) => Some(emit_test_kernel(c.helper, ct, &name)?),
+                        (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
+                        (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
+                        (true, true) => {
+                            emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?
+                        }
+                    };
+                    src.push_str(&k.unwrap_or_default());
+                    let bits = f.packed.then_some(d.bits());
+                    let name = loop_kernel_name(c.helper, d, f);
+                    let k = if f.inplace {
+                        emit_loop_kernel_inplace(c.helper, ct, bits, &name)?
+                    } else {
+                        emit_loop_kernel(c.helper, ct, bits, &name)?
+                    };
+                    src.push_str(&k.unwrap_or_default());
                 }
             }
         }
@@ -569,11 +623,12 @@ pub fn verify_on_gpu(
     let max_smem = device_smem_optin(&ctx)?;
     let mut results = Vec::new();
     for c in cases {
-        for (d, packed) in dtypes
+        for (d, form) in dtypes
             .iter()
             .flat_map(|&d| forms(c.helper, d).into_iter().map(move |p| (d, p)))
         {
-            let kn = kernel_name(c.helper, d, packed);
+            let packed = form.packed;
+            let kn = kernel_name(c.helper, d, form);
             let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
             // a case that cannot launch here is a failed case, and the
             // rest of the file still runs
@@ -628,7 +683,7 @@ pub fn verify_on_gpu(
                     .ok()
                 })
             };
-            let ln = loop_kernel_name(c.helper, d, packed);
+            let ln = loop_kernel_name(c.helper, d, form);
             let loop_kernel = regs_of(&ln).map(|registers| {
                 let s = sass.as_ref().and_then(|(_, m)| m.get(&ln));
                 LoopCost {
@@ -647,7 +702,7 @@ pub fn verify_on_gpu(
                 n * per_elem
             };
             results.push(CaseResult {
-                form: if packed { "packed" } else { "elements" },
+                form: form.name(),
                 ctype: ctype(d, half).to_string(),
                 sass: sass_counts,
                 registers: regs_of(&kn),
@@ -664,6 +719,7 @@ pub fn verify_on_gpu(
         cases: results,
         notes,
         source: src,
+        sass_text: sass.as_ref().map(|(t, _)| t.clone()).unwrap_or_default(),
     })
 }
 
