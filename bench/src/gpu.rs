@@ -145,12 +145,15 @@ pub fn time_case(
     let nt = (grid * threads) as usize;
     let regs = c.src_tags[0].len();
     let cluster_threads = c.src_tags.len();
-    // element i of global thread g at in[i * nt + g], little-endian bits of
-    // its tag (of its thread in its cluster)
+    let th = threads as usize;
+    // CTA-blocked, as the timing kernels address it: element i of thread t
+    // of CTA b at in[(b * regs + i) * threads + t], little-endian bits of its
+    // tag (of its thread in its cluster)
+    let at = |g: usize, i: usize| ((g / th) * regs + i) * th + g % th;
     let mut input = vec![0u8; regs * nt * bytes];
     for g in 0..nt {
         for (i, tag) in c.src_tags[g % cluster_threads].iter().enumerate() {
-            let off = (i * nt + g) * bytes;
+            let off = at(g, i) * bytes;
             input[off..off + bytes].copy_from_slice(&tag.to_le_bytes()[..bytes]);
         }
     }
@@ -346,9 +349,10 @@ pub fn time_case(
             if let Some(x) = (0..k.checked).find(|&x| got[x] != expect[x]) {
                 let e = x / bytes;
                 let at = format!(
-                    "element {e} (register {}, thread {}) byte {}",
-                    e / nt,
-                    e % nt,
+                    "element {e} (register {}, thread {} of CTA {}) byte {}",
+                    (e / th) % regs,
+                    e % th,
+                    e / th / regs,
                     x % bytes
                 );
                 bail!(

@@ -301,6 +301,7 @@ mod tests {
             shared: 16384,
             warps: 4,
             hidden_ptrs: 2,
+            ctas: 1,
         }
     }
 

@@ -247,6 +247,7 @@ pub fn emit_bench_kernel_packed(
             per => per,
             mask => format!("{:#x}", (1u64 << bits) - 1),
             xor => format!("{xor:#x}"),
+            src_regs => fwd.src_regs,
             src_words => fwd.src_regs / per,
             dst_words => fwd.dst_regs / per,
             fwd => fwd.ident,
