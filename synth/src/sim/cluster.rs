@@ -255,10 +255,10 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
     Ok(report)
 }
 
-/// The local stores of `access` by every thread of one CTA (`regs[warp * 32
-/// + lane]`) into that CTA's scratch `smem` (offset -> (value, barrier
-/// epoch of the store)): two different values in one slot within one epoch
-/// are a conflict.
+/// The local stores of `access` by every thread of one CTA (registers of
+/// thread `32 * warp + lane` in `regs[32 * warp + lane]`) into that CTA's
+/// scratch `smem` (offset -> (value, barrier epoch of the store)): two
+/// different values in one slot within one epoch are a conflict.
 fn local_store(
     smem: &mut HashMap<u32, (u64, u32)>,
     regs: &[Vec<u64>],
