@@ -702,6 +702,38 @@ mod tests {
         }
     }
 
+    /// Conversions in which every CTA keeps its own elements but which and
+    /// in what order depends on the CTA (`cluster_cta_dependent.mlir`):
+    /// both plans are proven at every width, and every load of the reader
+    /// reads its own CTA in every thread (plain `ld.shared`, nothing moves
+    /// between CTAs).
+    #[test]
+    fn cta_dependent_cases_read_only_their_own_cta() {
+        let cs = conversions("cluster_cta_dependent.mlir");
+        assert!(!cs.is_empty());
+        for c in &cs {
+            let an = Analysis::new(c).unwrap();
+            assert_eq!(an.class, Kind::Cluster, "{}", c.name);
+            for bits in [8, 16, 32, 64] {
+                let plans = cluster_plans(&an, &opt(bits));
+                assert_eq!(plans.len(), 2, "{}", c.name);
+                for p in &plans {
+                    simulate(p, &an).unwrap_or_else(|e| panic!("{} {bits}: {e}", c.name));
+                }
+                let r = variant_of(&plans, ClusterVariant::LoadRemote);
+                let Stage::ClusterLoad { load } = &r.stages[2] else {
+                    panic!("{:?}", r.stages)
+                };
+                assert!((0..load.insts.len()).all(|i| load.local(i)), "{}", c.name);
+                assert_eq!(r.cost().ldcl, 0);
+                assert_eq!(
+                    r.cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block),
+                    0
+                );
+            }
+        }
+    }
+
     /// The reader's plan with one stage removed or changed.
     fn reader_without(an: &Analysis, f: &dyn Fn(&mut Plan)) -> Plan {
         let mut p = variant_of(&cluster_plans(an, &opt(32)), ClusterVariant::LoadRemote);
