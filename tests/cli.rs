@@ -327,9 +327,10 @@ fn cross_cta_is_refused_below_sm90_and_for_forced_strategies() {
 #[test]
 fn cluster_cross_cta_cases_are_planned_and_proven() {
     // (file, name, CTAs, threads per CTA, destination registers)
-    let cases: [(&str, &str, u64, u64, u64); 8] = [
+    let cases: [(&str, &str, u64, u64, u64); 9] = [
         ("cluster_cross_cta.mlir", "c2_1d", 2, 32, 2),
         ("cluster_cross_cta.mlir", "c2_2d", 2, 32, 16),
+        ("cluster_cross_cta.mlir", "c2_keep_half", 2, 32, 2),
         ("cluster_cross_cta.mlir", "c4_1d_bcast", 4, 32, 2),
         ("cluster_cross_cta.mlir", "c4_2d_bcast", 4, 32, 16),
         ("cluster_cross_cta.mlir", "c8_1d", 8, 32, 1),
@@ -362,6 +363,16 @@ fn cluster_cross_cta_cases_are_planned_and_proven() {
         assert_eq!(v["cluster_barriers"].as_u64(), Some(2), "{name}: {v}");
         assert_eq!(v["cost"]["cbar"].as_u64(), Some(2), "{name}: {v}");
         assert!(v["cluster_bytes"].as_u64().unwrap() > 0, "{name}: {v}");
+        let variant = v["cluster_variant"].as_str().unwrap();
+        let prefix = match variant {
+            "store_remote" => "cluster/remote-store/",
+            "load_remote" => "cluster/remote-load/",
+            other => panic!("{name}: cluster_variant {other}"),
+        };
+        assert!(
+            v["strategy"].as_str().unwrap().starts_with(prefix),
+            "{name}: {v}"
+        );
     }
     // 2 CTAs, 1 warp, 128 i32: each CTA keeps half of its 64 elements and
     // sends the other 32 (128 bytes) to its peer
@@ -400,7 +411,8 @@ fn cta_dependent_conversions_go_through_the_cluster_plan() {
     }
 }
 
-// the emitted cluster helper (compiled and run on an H100 by `verify --gpu`,
+// the emitted cluster helper of the writer variant (forced: auto picks the
+// reader for this case; compiled and run on an H100 by `verify --gpu`,
 // results/cluster_verify_gpu_h100.md; not compiled here: no nvcc) states its
 // cluster size, the launch it needs, the cross-CTA bytes and barriers, and
 // uses mapa / st.shared::cluster / barrier.cluster with the opt-in check
@@ -413,6 +425,8 @@ fn cluster_helper_states_its_contract() {
         "tests/data/cluster_cross_cta.mlir",
         "--name",
         "c4_1d_bcast",
+        "--strategy",
+        "cluster-store",
         "-o",
         out.to_str().unwrap(),
     ]);
@@ -438,6 +452,184 @@ fn cluster_helper_states_its_contract() {
     ] {
         assert!(h.contains(needle), "`{needle}` not in:\n{h}");
     }
+}
+
+// docs/ARCHITECTURE.md 4.7: --strategy cluster-store / cluster-load force
+// the writer-stores-remotely / reader-loads-remotely plan of every
+// cross-CTA case (plan --json names it, verify --cpu proves it); auto lets
+// the cost model choose (the 4-CTA broadcast case: one local store and two
+// loads beat four remote stores; the 2-CTA 2-D case: the writer); a
+// cluster strategy forced on a conversion that stays in its CTAs is
+// refused
+#[test]
+fn cluster_strategy_forces_each_variant() {
+    let cases = [
+        ("cluster_cross_cta.mlir", "c2_1d"),
+        ("cluster_cross_cta.mlir", "c4_1d_bcast"),
+        ("cluster_cross_cta.mlir", "c8_2d"),
+        ("cluster2_blocked.mlir", "split_m_to_n"),
+        ("cross_cta.mlir", "cross"),
+    ];
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap()
+    };
+    for (file, name) in cases {
+        let path = format!("tests/data/{file}");
+        for (strategy, variant, prefix) in [
+            ("cluster-store", "store_remote", "cluster/remote-store/"),
+            ("cluster-load", "load_remote", "cluster/remote-load/"),
+        ] {
+            let v = json(&[
+                "plan",
+                "--json",
+                "--ttgir",
+                &path,
+                "--name",
+                name,
+                "--strategy",
+                strategy,
+            ]);
+            assert_eq!(v["kind"], "cluster", "{name} {strategy}: {v}");
+            assert_eq!(v["cluster_variant"], variant, "{name} {strategy}: {v}");
+            assert!(
+                v["strategy"].as_str().unwrap().starts_with(prefix),
+                "{name} {strategy}: {v}"
+            );
+            assert_eq!(v["cluster_barriers"].as_u64(), Some(2), "{name}: {v}");
+            assert!(v["cluster_bytes"].as_u64().unwrap() > 0, "{name}: {v}");
+            let key = if strategy == "cluster-store" {
+                "stcl"
+            } else {
+                "ldcl"
+            };
+            assert!(
+                v["cost"][key].as_u64().unwrap() > 0,
+                "{name} {strategy}: {v}"
+            );
+            let v = json(&[
+                "verify",
+                "--cpu",
+                "--json",
+                "--ttgir",
+                &path,
+                "--name",
+                name,
+                "--strategy",
+                strategy,
+            ]);
+            assert_eq!(v["verified"], true, "{name} {strategy}: {v}");
+        }
+    }
+    let auto = |name: &str| {
+        json(&[
+            "plan",
+            "--json",
+            "--ttgir",
+            "tests/data/cluster_cross_cta.mlir",
+            "--name",
+            name,
+        ])["cluster_variant"]
+            .clone()
+    };
+    assert_eq!(auto("c4_1d_bcast"), "load_remote");
+    assert_eq!(auto("c2_2d"), "store_remote");
+    expect_error(
+        &[
+            "plan",
+            "--ttgir",
+            "tests/data/cluster2_blocked.mlir",
+            "--name",
+            "split_m_both",
+            "--strategy",
+            "cluster-load",
+        ],
+        &[
+            "cluster-load",
+            "does not apply",
+            "keeps every element in its CTA",
+        ],
+    );
+}
+
+// the reader-loads-remotely helper (forced; not compiled here: no nvcc):
+// local st.shared of the source, a cluster barrier, mapa +
+// ld.shared::cluster from the CTA holding each element (ld.shared where
+// the own CTA holds it in every thread: register 0 of c2_keep_half), and a
+// final cluster barrier after the last load; no remote stores
+#[test]
+fn cluster_load_helper_loads_remotely_and_ends_with_a_barrier() {
+    let out = tempfile_dir().join("cluster_keep_half_load.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster_cross_cta.mlir",
+        "--name",
+        "c2_keep_half",
+        "--strategy",
+        "cluster-load",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    for needle in [
+        "cluster/remote-load/",
+        "cluster of 2 CTAs",
+        "elements loaded from other CTAs",
+        "cluster barriers: 2",
+        "%%cluster_ctarank",
+        "if (n != 2u) __trap();",
+        "detail::st_b32(",
+        "mapa.shared::cluster.u32 %0, %1, %2;",
+        // 4-byte elements: register 0 from the own CTA, register 1 remote
+        "const unsigned w2_0_0 = detail::ld_b32(sb + (ob2 ^ 0u) * 4u);",
+        "asm volatile(\"ld.shared::cluster.b32 %0, [%1];\" : \"=r\"(w2_1_0) : \"r\"(r2_1) : \"memory\");",
+        "asm volatile(\"ld.shared::cluster.u8 %0, [%1];\"",
+        "asm volatile(\"ld.shared::cluster.u16 %0, [%1];\"",
+        "asm volatile(\"ld.shared::cluster.v2.b32 {%0, %1}, [%2];\"",
+    ] {
+        assert!(h.contains(needle), "`{needle}` not in:\n{h}");
+    }
+    assert!(!h.contains("st.shared::cluster"), "{h}");
+    // per element width: store, barrier, loads, barrier, then the outputs
+    for body in h.split("if constexpr (sizeof(T) == ").skip(1) {
+        let first_bar = body.find("barrier.cluster.arrive").unwrap();
+        let last_bar = body.rfind("barrier.cluster.arrive").unwrap();
+        let last_load = body.rfind("ld.shared::cluster").unwrap();
+        let store = body.find("detail::st_").unwrap();
+        assert!(
+            store < first_bar && first_bar < last_load && last_load < last_bar,
+            "{body}"
+        );
+        assert!(body.find("dst[0] =").unwrap() > last_bar, "{body}");
+        assert_eq!(
+            body.matches("barrier.cluster.wait.acquire.aligned").count(),
+            2,
+            "{body}"
+        );
+    }
+    // 128-bit remote loads where 16-byte runs of a destination thread's
+    // registers lie in one CTA (split-M -> split-N, 16-bit elements)
+    let out = tempfile_dir().join("cluster2_split_load.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster2_blocked.mlir",
+        "--name",
+        "split_m_to_n",
+        "--strategy",
+        "cluster-load",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        h.contains("asm volatile(\"ld.shared::cluster.v4.b32 {%0, %1, %2, %3}, [%4];\""),
+        "{h}"
+    );
 }
 
 // the in-CTA conversion of a 2-CTA TTGIR module (CTASplitNum on one side,

@@ -749,6 +749,32 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                     .with("width", store.width),
             ),
         }],
+        Stage::ClusterLoad { load } => vec![Panel::Text {
+            title: format!(
+                "stage {i}: ClusterLoad: mapa + ld.shared::cluster of {}-bit elements from a CTA that holds them (ld.shared where the own CTA does)",
+                load.width
+            ),
+            lines: load
+                .insts
+                .iter()
+                .enumerate()
+                .map(|(k, x)| {
+                    format!(
+                        "{} elements for r{:?} <- CTA (lane/warp/rank part) ^ {}, offset (lane/warp/rank part) ^ {}{}",
+                        x.regs.len(),
+                        x.regs,
+                        x.cta,
+                        x.offset,
+                        if load.local(k) { " (own CTA: ld.shared)" } else { "" }
+                    )
+                })
+                .collect(),
+            stage: Some(
+                StageTag::new(i, s, None)
+                    .with("count", load.insts.len())
+                    .with("width", load.width),
+            ),
+        }],
         Stage::ClusterBarrier => vec![Panel::Text {
             title: format!(
                 "stage {i}: ClusterBarrier (barrier.cluster.arrive.release + wait.acquire)"

@@ -163,11 +163,21 @@ impl Model {
     }
 }
 
+/// `--strategy`: `auto`, `shuffle`, `shared`, and for conversions across
+/// the CTAs of a cluster (docs/ARCHITECTURE.md 4.7) `cluster-store` (writer
+/// stores remotely) or `cluster-load` (reader loads remotely); `auto` lets
+/// the cost model choose.
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum Strategy {
     Auto,
     Shuffle,
     Shared,
+    /// Cluster conversions only: the writer stores into the CTAs that need
+    /// the data (`mapa` + `st.shared::cluster`).
+    ClusterStore,
+    /// Cluster conversions only: the reader loads from the CTAs that hold
+    /// the data (`mapa` + `ld.shared::cluster`).
+    ClusterLoad,
 }
 
 /// The input and the planner's options, as `plan`, `emit`, `verify` and
@@ -210,6 +220,8 @@ impl Input {
                 Strategy::Auto => StrategyChoice::Auto,
                 Strategy::Shuffle => StrategyChoice::Shuffle,
                 Strategy::Shared => StrategyChoice::Shared,
+                Strategy::ClusterStore => StrategyChoice::ClusterStore,
+                Strategy::ClusterLoad => StrategyChoice::ClusterLoad,
             },
             weights: self.model.weights()?,
             sm: self.sm,

@@ -67,9 +67,10 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
         "register_limit": limit,
         "over_register_limit": preferred.peak > limit,
     });
-    // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA stores
-    // into other CTAs (the most over the cluster's CTAs) and the cluster
-    // barriers; other plans keep their keys as they were
+    // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA moves
+    // across CTAs (stores into or loads from other CTAs, the most over the
+    // cluster's CTAs), the cluster barriers and which plan (`store_remote`
+    // or `load_remote`); other plans keep their keys as they were
     if ch.plan.is_cluster() {
         let an = &ch.analysis;
         let elems = ch
@@ -79,6 +80,10 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
             m.insert("ctas".into(), json!(1u32 << an.src.hw.block));
             m.insert("cluster_bytes".into(), json!(elems * bits as u64 / 8));
             m.insert("cluster_barriers".into(), json!(ch.plan.cluster_barriers()));
+            m.insert(
+                "cluster_variant".into(),
+                json!(ch.plan.cluster_variant().map(|v| v.name())),
+            );
         }
     }
     v

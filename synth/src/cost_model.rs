@@ -83,10 +83,11 @@ impl Features {
             shfl: c.shfl as f64,
             sel: c.sel as f64,
             prmt: c.prmt as f64,
-            // remote stores of cluster plans (docs/ARCHITECTURE.md 4.7) score
-            // as shared-memory accesses and cluster barriers as CTA barriers,
+            // remote stores and loads of cluster plans (docs/ARCHITECTURE.md
+            // 4.7; `st.shared::cluster`, `ld.shared::cluster`) score as
+            // shared-memory accesses and cluster barriers as CTA barriers,
             // stand-ins until they are measured (0 for every other plan)
-            smem: (c.sts + c.lds + c.ldsm + c.stcl) as f64,
+            smem: (c.sts + c.lds + c.ldsm + c.stcl + c.ldcl) as f64,
             stsm: c.stsm as f64,
             wavefront: p.wavefronts_per_warp().0 as f64,
             bar: c.cbar as f64,

@@ -135,7 +135,7 @@ pub fn consider(
             p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
         }
     }
-    if cands.is_empty() && choice != StrategyChoice::Shuffle {
+    if cands.is_empty() && choice != StrategyChoice::Shuffle && !choice.is_cluster() {
         if let (Some(max), (_, Some(need))) = (opt.max_smem, shared_plans_report(&an, opt)) {
             return Err(PlanError::SmemTooLarge {
                 name: conv.name.clone(),
@@ -150,11 +150,14 @@ pub fn consider(
                 "the conversion is {} and its bases are not the unit-vector kind the shuffle decomposition handles",
                 if an.warp_local { "warp-local" } else { "across warps" }
             ),
+            StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad => {
+                "the cluster strategies (distributed shared memory) convert only data that moves between the CTAs of a cluster, and this conversion keeps every element in its CTA".into()
+            }
             _ => "no strategy applies".into(),
         };
         return Err(PlanError::StrategyNotApplicable {
             name: conv.name.clone(),
-            strategy: format!("{choice:?}").to_lowercase(),
+            strategy: choice.name().to_string(),
             detail,
         });
     }

@@ -11,12 +11,18 @@
 // @c2_2d: 2 CTAs, split dim0 -> split dim1 (32x32).
 // @c4_2d_bcast: 4 CTAs, split both dims -> split dim0, bit 1 broadcast.
 // @c8_2d: 8 CTAs, 2 warps, 16x16 tiles -> rows and columns interleaved.
+// @c2_keep_half: 2 CTAs; each destination CTA keeps the 32 elements it
+// holds in register 0 (its own source elements: the reader-loads-remotely
+// plan reads them with a plain ld.shared) and takes register 1 (elements
+// 16..31 of each half, lane 4 a broadcast) from its peer.
 #c2a = #ttg.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [], block = [[64]]}>
 #c2b = #ttg.linear<{register = [[64]], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[32]]}>
 #c4a = #ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[32], [0]]}>
 #c4b = #ttg.linear<{register = [[32]], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[0], [0]]}>
 #c8a = #ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[32], [64], [128]]}>
 #c8b = #ttg.linear<{register = [], lane = [[8], [16], [32], [64], [128]], warp = [], block = [[1], [2], [4]]}>
+#k2a = #ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = [[32]]}>
+#k2b = #ttg.linear<{register = [[48]], lane = [[1], [2], [4], [8], [0]], warp = [], block = [[32]]}>
 #d2a = #ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = [[16, 0]]}>
 #d2b = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 8]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [], block = [[0, 16]]}>
 #d4a = #ttg.linear<{register = [[2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]], warp = [], block = [[16, 0], [0, 16]]}>
@@ -30,6 +36,10 @@ module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 1 : i32, "ttg.thr
   }
   tt.func @c2_2d(%x: tensor<32x32xf16, #d2a>) {
     %0 = ttg.convert_layout %x : tensor<32x32xf16, #d2a> -> tensor<32x32xf16, #d2b>
+    tt.return
+  }
+  tt.func @c2_keep_half(%x: tensor<64xi32, #k2a>) {
+    %0 = ttg.convert_layout %x : tensor<64xi32, #k2a> -> tensor<64xi32, #k2b>
     tt.return
   }
 }

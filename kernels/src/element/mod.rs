@@ -12,7 +12,7 @@ use crate::EmitError;
 use fold::{drop_unread, fold_select_of_prmts, select_folded_words, SelDefs};
 use std::collections::{BTreeMap, BTreeSet};
 use synth::plan::pack::Piece;
-use synth::plan::{BarrierScope, ClusterMap, ClusterStore, Plan, SmemAccess, Stage};
+use synth::plan::{BarrierScope, ClusterLoad, ClusterMap, ClusterStore, Plan, SmemAccess, Stage};
 use words::{pack_words, unpack_words};
 
 /// The predicates of a store's lane-dependent register choice
@@ -48,18 +48,10 @@ fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
     }
 }
 
-/// The statements of a cluster store stage `si` (docs/ARCHITECTURE.md 4.7):
-/// the CTA rank (`%cluster_ctarank`, the layout's block index), under
-/// `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster has another size
-/// (`%cluster_nctarank`), then per instruction a `mapa.shared::cluster.u32`
-/// of the local scratch address to the target CTA's and one
-/// `st.shared::cluster` of its vector (`.u8`, `.u16`, `.b32`, `.v2.b32`,
-/// `.v4.b32` by bytes; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
-/// inside `if` when broadcast source copies skip their stores.
-/// Needs `sb` (the local scratch address) declared.
-fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
-    let ctas = 1u32 << store.cta.block.len();
-    let eb = (store.width / 8).max(1);
+/// The CTA rank `rank{si}` (`%cluster_ctarank`) of a cluster stage `si`,
+/// and under `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster does
+/// not have `ctas` CTAs (`%cluster_nctarank`); returns the rank's name.
+fn cluster_rank(out: &mut Vec<String>, si: usize, ctas: u32) -> String {
     let rank = format!("rank{si}");
     out.push(format!("unsigned {rank};"));
     out.push(format!(
@@ -70,23 +62,132 @@ fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: 
         "{{ unsigned n; asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n)); if (n != {ctas}u) __trap(); }}"
     ));
     out.push("#endif".into());
-    let lin = |m: &ClusterMap| {
-        let parts: Vec<String> = [
-            linear_expr("lane", &m.lane),
-            linear_expr("warp", &m.warp),
-            linear_expr(&rank, &m.block),
-        ]
-        .into_iter()
-        .filter(|e| e != "0u")
-        .collect();
-        if parts.is_empty() {
-            "0u".to_string()
+    rank
+}
+
+/// `lane`, `warp` and `rank` parts of a [`ClusterMap`] as one expression.
+fn cluster_map_expr(m: &ClusterMap, rank: &str) -> String {
+    let parts: Vec<String> = [
+        linear_expr("lane", &m.lane),
+        linear_expr("warp", &m.warp),
+        linear_expr(rank, &m.block),
+    ]
+    .into_iter()
+    .filter(|e| e != "0u")
+    .collect();
+    if parts.is_empty() {
+        "0u".to_string()
+    } else {
+        parts.join(" ^ ")
+    }
+}
+
+/// The statements of a cluster load stage `si` (docs/ARCHITECTURE.md 4.7,
+/// the *reader loads remotely* plan): the CTA rank and the cluster-size
+/// check as [`cluster_store`], the run-time CTA part `ct{si}` (when some
+/// instruction reads another CTA) and offset part `ob{si}`, then per
+/// instruction either a plain `ld.shared` through the `detail::ld_*`
+/// helpers (it reads the own CTA in every thread, [`ClusterLoad::local`])
+/// or a `mapa.shared::cluster.u32` of the local scratch address to the
+/// peer's and one `ld.shared::cluster` of its vector (`.u8`, `.u16`,
+/// `.b32`, `.v2.b32`, `.v4.b32` by bytes, into 32-bit registers; PTX ISA
+/// "Distributed Shared Memory", `mapa`, `ld`), `asm volatile` with a
+/// `"memory"` clobber so that it stays between the cluster barriers.
+/// Declares one `const T s{si}_{ii}_{e}` per loaded element and returns
+/// their names in load order. Needs `sb` (the local scratch address)
+/// declared.
+fn cluster_load(out: &mut Vec<String>, si: usize, load: &ClusterLoad) -> Vec<String> {
+    let eb = (load.width / 8).max(1);
+    let rank = cluster_rank(out, si, 1u32 << load.cta.block.len());
+    let any_remote = (0..load.insts.len()).any(|i| !load.local(i));
+    if any_remote {
+        out.push(format!(
+            "const unsigned ct{si} = {};",
+            cluster_map_expr(&load.cta, &rank)
+        ));
+    }
+    out.push(format!(
+        "const unsigned ob{si} = {};",
+        cluster_map_expr(&load.addr, &rank)
+    ));
+    let mut names = Vec::new();
+    for (ii, inst) in load.insts.iter().enumerate() {
+        let bytes = inst.regs.len() as u32 * eb;
+        let nw = bytes.div_ceil(4) as usize;
+        let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
+        let local = format!("sb + (ob{si} ^ {}u) * {eb}u", inst.offset);
+        if load.local(ii) {
+            match bytes {
+                1 | 2 | 4 => out.push(format!(
+                    "const unsigned {} = detail::ld_{}({local});",
+                    words[0],
+                    match bytes {
+                        1 => "u8",
+                        2 => "u16",
+                        _ => "b32",
+                    }
+                )),
+                _ => {
+                    out.push(format!("unsigned {};", words.join(", ")));
+                    out.push(format!(
+                        "detail::ld_v{}({local}, {});",
+                        if bytes == 8 { 2 } else { 4 },
+                        words.join(", ")
+                    ));
+                }
+            }
         } else {
-            parts.join(" ^ ")
+            let ra = format!("r{si}_{ii}");
+            out.push(format!(
+                "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"({local}), \"r\"(ct{si} ^ {}u));",
+                inst.cta
+            ));
+            let (ty, ops) = match bytes {
+                1 => ("u8", "%0"),
+                2 => ("u16", "%0"),
+                4 => ("b32", "%0"),
+                8 => ("v2.b32", "{%0, %1}"),
+                _ => ("v4.b32", "{%0, %1, %2, %3}"),
+            };
+            let outs: Vec<String> = words.iter().map(|w| format!("\"=r\"({w})")).collect();
+            out.push(format!("unsigned {};", words.join(", ")));
+            out.push(format!(
+                "asm volatile(\"ld.shared::cluster.{ty} {ops}, [%{nw}];\" : {} : \"r\"({ra}) : \"memory\");",
+                outs.join(", ")
+            ));
         }
-    };
-    out.push(format!("const unsigned ct{si} = {};", lin(&store.cta)));
-    out.push(format!("const unsigned ob{si} = {};", lin(&store.addr)));
+        for (e, v) in unpack_words(&words, load.width, inst.regs.len())
+            .into_iter()
+            .enumerate()
+        {
+            let n = format!("s{si}_{ii}_{e}");
+            out.push(format!("const T {n} = {v};"));
+            names.push(n);
+        }
+    }
+    names
+}
+
+/// The statements of a cluster store stage `si` (docs/ARCHITECTURE.md 4.7):
+/// the CTA rank (`%cluster_ctarank`, the layout's block index), under
+/// `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster has another size
+/// (`%cluster_nctarank`), then per instruction a `mapa.shared::cluster.u32`
+/// of the local scratch address to the target CTA's and one
+/// `st.shared::cluster` of its vector (`.u8`, `.u16`, `.b32`, `.v2.b32`,
+/// `.v4.b32` by bytes; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
+/// inside `if` when broadcast source copies skip their stores.
+/// Needs `sb` (the local scratch address) declared.
+fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
+    let eb = (store.width / 8).max(1);
+    let rank = cluster_rank(out, si, 1u32 << store.cta.block.len());
+    out.push(format!(
+        "const unsigned ct{si} = {};",
+        cluster_map_expr(&store.cta, &rank)
+    ));
+    out.push(format!(
+        "const unsigned ob{si} = {};",
+        cluster_map_expr(&store.addr, &rank)
+    ));
     // broadcast source copies: only the threads with these bits clear store
     let skip: Vec<String> = [
         ("lane", store.skip_lane),
@@ -368,6 +469,14 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                     smem_decl = true;
                 }
                 cluster_store(&mut out, si, store, &names);
+            }
+            Stage::ClusterLoad { load } => {
+                if !smem_decl {
+                    out.push("const unsigned sb = detail::smem_u32(smem);".into());
+                    smem_decl = true;
+                }
+                let loaded = cluster_load(&mut out, si, load);
+                names.extend(loaded);
             }
             Stage::ClusterBarrier => out.push(
                 "asm volatile(\"barrier.cluster.arrive.release.aligned;\" ::: \"memory\"); asm volatile(\"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");".into(),

@@ -1,49 +1,91 @@
 //! Conversions between the CTAs of a cluster through distributed shared
 //! memory (docs/ARCHITECTURE.md 4.7; PTX ISA "Distributed Shared Memory",
-//! `mapa`, `st.shared::cluster`, `barrier.cluster`; Triton PR 9317 lowers
-//! such conversions through the swizzled shared-memory path with a CTA id
-//! per access).
+//! `mapa`, `st.shared::cluster`, `ld.shared::cluster`, `barrier.cluster`;
+//! Triton PR 9317 lowers such conversions through the swizzled
+//! shared-memory path with a CTA id per access).
 //!
-//! The plan is *writer stores remotely*:
-//! 1. a cluster barrier (every CTA has started and is done with its scratch);
+//! Two plans, both candidates of the search ([`cluster_plans`]), which the
+//! cost model picks between (`--strategy cluster-store` / `cluster-load`
+//! force one, [`cluster_plans_for`]):
+//!
+//! *Writer stores remotely* ([`ClusterVariant::StoreRemote`], strategy
+//! `cluster/remote-store/..`):
+//! 1. a cluster barrier (every CTA has started and is done with its scratch:
+//!    peers are about to write into it);
 //! 2. every thread stores each of its source registers into the scratch of
 //!    every CTA that holds that element in the destination layout
 //!    (`mapa.shared::cluster` + `st.shared::cluster`), at the element's
-//!    offset in that CTA's *scratch layout*;
+//!    offset in that CTA's *scratch layout* (the destination's in-CTA map
+//!    inverted);
 //! 3. a cluster barrier (release/acquire: the stores are visible);
 //! 4. every thread loads its destination registers from its own CTA's
 //!    scratch (`ld.shared`, vectorised where the layout allows).
 //!
-//! Remote stores are vectors (up to 128 bits) where consecutive source
+//! *Reader loads remotely* ([`ClusterVariant::LoadRemote`], strategy
+//! `cluster/remote-load/..`):
+//! 1. every thread stores its source registers into its *own* CTA's scratch
+//!    (`st.shared`, vectorised), at the element's offset in the scratch
+//!    layout of the *source* (the source's in-CTA map inverted);
+//! 2. a cluster barrier (the stores are visible, every CTA has started);
+//! 3. every thread loads each destination register from the scratch of a
+//!    CTA that holds the element in the source (`mapa.shared::cluster` +
+//!    `ld.shared::cluster`, vectorised up to 128 bits); where the source
+//!    broadcasts over CTAs it reads the own CTA whenever that holds the
+//!    element, and an instruction that reads the own CTA in every thread is
+//!    a plain `ld.shared` (the in-CTA path of data that stays in its CTA);
+//! 4. a cluster barrier: peers read this CTA's scratch after step 2, so no
+//!    CTA may return (and reuse its scratch, or exit: a CTA's shared memory
+//!    must not be accessed after it exits) before every read is done.
+//!
+//! The reader needs no entry barrier: its stores are local, no peer reads
+//! before the barrier of step 2 (which also guarantees that every CTA has
+//! started), and the final barrier of the previous call has ordered every
+//! read of that call before any thread returned. Both plans execute
+//! [`CLUSTER_BARRIERS`] cluster barriers. After the writer returns, a CTA
+//! reusing its scratch needs `__syncthreads()` (its own loads); after the
+//! reader returns, the scratch is free.
+//!
+//! Remote stores and loads are vectors (up to 128 bits) where consecutive
 //! registers go to consecutive offsets of one CTA.
 //!
-//! The scratch layout is the destination's own in-CTA map inverted: with
-//! `S_B` the span of the destination's register, lane and warp columns and
+//! The scratch layout is one side's own in-CTA map inverted (the
+//! destination's for the writer, the source's for the reader): with `S_B`
+//! the span of that side's register, lane and warp columns and
 //! `e_0..e_{k-1}` a basis of it taken from those columns (registers first),
 //! element `t` of CTA `b` lives at offset `coord(t ^ B_block(b))`, the
-//! coordinates of its in-CTA part in that basis. Destination thread
-//! `(r, l, w)` then reads offset `coord(B_in(r, l, w))`, linear in its lane,
-//! warp and register bits; the scratch holds `2^k` elements per CTA.
+//! coordinates of its in-CTA part in that basis. A thread `(r, l, w)` of that
+//! side reaches its own element at `coord(B_in(r, l, w))`, linear in its
+//! lane, warp and register bits; the scratch holds `2^k` elements per CTA.
 //!
-//! A source element `t` is needed by the CTAs `b` with `t ^ B_block(b)` in
-//! `S_B`: `b = D(t) ^ K`, where `D` is a linear section (the destination's
-//! independent block columns) and `K` the destination's broadcast block
-//! directions (block columns inside `S_B` modulo the others). Both the CTA
-//! part `D(t)` and the offset `coord(t ^ B_block(D(t)))` are linear in `t`,
-//! so linear in the storing thread's register, lane, warp and CTA bits:
-//! [`ClusterMap`]s, plus one store per element and broadcast copy.
+//! An element `t` is held by the CTAs `b` with `t ^ B_block(b)` in `S_B`:
+//! `b = D(t) ^ K`, where `D` is a linear section (the side's independent
+//! block columns) and `K` its broadcast block directions (block columns
+//! inside `S_B` modulo the others). Both the CTA part `D(t)` and the offset
+//! `coord(t ^ B_block(D(t)))` are linear in `t`, so linear in the accessing
+//! thread's register, lane, warp and CTA bits: [`ClusterMap`]s. The writer
+//! stores once per element and broadcast copy (every holder in the
+//! destination needs it); the reader loads once, from `D(t) ^ k` with `k`
+//! the projection of `D(t) ^ b` onto `K` (linear in `t` and the reader's
+//! CTA `b`; `b` itself whenever `b` holds `t`).
 //!
-//! Copies of a source element held by several registers of one thread store
-//! once; lane, warp and CTA bits whose source column is zero (pure
-//! broadcast) store from the threads with the bit clear only; other copies
-//! held by several lanes, warps or CTAs (a column that repeats a
+//! Writer: copies of a source element held by several registers of one
+//! thread store once; lane, warp and CTA bits whose source column is zero
+//! (pure broadcast) store from the threads with the bit clear only; other
+//! copies held by several lanes, warps or CTAs (a column that repeats a
 //! combination of others) all store the same value to the same place.
+//! Reader: registers of one thread holding the same element store once and
+//! load once; copies in several lanes or warps store the same value to the
+//! same place.
 
-use super::analysis::Analysis;
-use super::ir::{AddrMap, ClusterInst, ClusterMap, ClusterStore, SmemAccess, SmemInst, SmemInstr};
+use super::analysis::{Analysis, Side};
+use super::ir::{
+    AddrMap, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant, SmemAccess,
+    SmemInst, SmemInstr,
+};
 use super::{smem_limit, Kind, Plan, PlanError, SharedOptions, Stage, StrategyChoice};
 
-/// Cluster barriers every cluster plan executes (entry, after the stores).
+/// Cluster barriers every cluster plan executes: entry and after the
+/// stores (writer), after the stores and after the remote loads (reader).
 pub const CLUSTER_BARRIERS: u32 = 2;
 
 /// Lowest compute capability with thread block clusters (sm_90).
@@ -87,21 +129,22 @@ impl Labeled {
     }
 }
 
-/// The scratch layout and the routing of a cluster conversion.
+/// The scratch layout of one side of a cluster conversion and where its
+/// CTAs hold each element.
 struct Routing {
     /// `dim S_B`: the scratch holds `2^k` elements per CTA.
     k: usize,
     elim: Labeled,
-    /// Broadcast destination CTAs: `(CTA xor, offset xor)` per generator.
+    /// Broadcast CTA directions of the side: `(CTA xor, offset xor)` per
+    /// generator (independent CTA parts).
     copies: Vec<(u32, u32)>,
 }
 
-/// Labels at and above this bit name destination block columns.
+/// Labels at and above this bit name block columns.
 const BLOCK_LABEL: u32 = 32;
 
 impl Routing {
-    fn new(an: &Analysis) -> Option<Routing> {
-        let b = &an.dst;
+    fn new(b: &Side) -> Option<Routing> {
         let mut elim = Labeled::default();
         let mut k = 0usize;
         for &c in b.reg.iter().chain(&b.lane).chain(&b.warp) {
@@ -122,23 +165,67 @@ impl Routing {
         Some(Routing { k, elim, copies })
     }
     /// `(CTA, offset)` parts of tag vector `t`: `D(t)` and
-    /// `coord(t ^ B_block(D(t)))`. `None` when the destination does not
-    /// cover `t` (it is surjective, so never for a checked conversion).
+    /// `coord(t ^ B_block(D(t)))`. `None` when the side does not cover `t`
+    /// (layouts are surjective, so never for a checked conversion).
     fn route(&self, t: u64) -> Option<(u32, u32)> {
         let (r, l) = self.elim.reduce(t);
         (r == 0).then_some(((l >> BLOCK_LABEL) as u32, l as u32))
     }
-    /// Offset coordinates of an in-CTA destination column.
+    /// Offset coordinates of an in-CTA column.
     fn coord(&self, t: u64) -> Option<u32> {
         self.route(t).filter(|x| x.0 == 0).map(|x| x.1)
     }
+    /// The broadcast copy `(CTA xor, offset xor)` that takes CTA `d` as
+    /// close to CTA `d ^ y` as the copies allow: the sum of the copies whose
+    /// CTA parts reduce `y` (all of `y` when it lies in their span). Linear
+    /// in `y`.
+    fn toward(&self, y: u32) -> (u32, u32) {
+        let mut e = Labeled::default();
+        for (i, &(c, _)) in self.copies.iter().enumerate() {
+            e.insert(c as u64, 1 << i);
+        }
+        let (_, lab) = e.reduce(y as u64);
+        self.copies
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| lab >> i & 1 == 1)
+            .fold((0, 0), |a, (_, x)| (a.0 ^ x.0, a.1 ^ x.1))
+    }
+}
+
+/// The variants `choice` allows (both under `auto`; writer first, so that
+/// it wins ties).
+fn variants(choice: StrategyChoice) -> &'static [ClusterVariant] {
+    match choice {
+        StrategyChoice::ClusterStore => &[ClusterVariant::StoreRemote],
+        StrategyChoice::ClusterLoad => &[ClusterVariant::LoadRemote],
+        _ => &[ClusterVariant::StoreRemote, ClusterVariant::LoadRemote],
+    }
+}
+
+/// Scratch elements per CTA of `variant` (the inverted in-CTA map of the
+/// destination for the writer, of the source for the reader).
+fn scratch_elems(an: &Analysis, variant: ClusterVariant) -> Option<u64> {
+    let side = match variant {
+        ClusterVariant::StoreRemote => &an.dst,
+        ClusterVariant::LoadRemote => &an.src,
+    };
+    Routing::new(side).map(|r| 1u64 << r.k)
+}
+
+/// The scratch limit in bytes for `opt` (the target's, or `--max-smem`'s
+/// when lower).
+fn smem_max(opt: &SharedOptions) -> u64 {
+    opt.max_smem
+        .map_or(smem_limit(opt.sm), |m| m.min(smem_limit(opt.sm)))
 }
 
 /// Why a cluster conversion cannot be planned for `choice` and `opt`
-/// (`None`: [`cluster_plans`] applies). Errors: a strategy other than
-/// `auto` forced ([`PlanError::CrossCta`]), a target below sm_90 (no
+/// (`None`: [`cluster_plans_for`] applies). Errors: `--strategy shuffle`
+/// or `shared` forced ([`PlanError::CrossCta`]), a target below sm_90 (no
 /// clusters, [`PlanError::CrossCta`]), a scratch over the target's or
-/// `--max-smem`'s limit ([`PlanError::SmemTooLarge`]).
+/// `--max-smem`'s limit for every variant `choice` allows
+/// ([`PlanError::SmemTooLarge`], with the smallest need).
 pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Option<PlanError> {
     if an.class != Kind::Cluster {
         return None;
@@ -149,10 +236,10 @@ pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Op
             detail,
         })
     };
-    if choice != StrategyChoice::Auto {
+    if matches!(choice, StrategyChoice::Shuffle | StrategyChoice::Shared) {
         return cross(format!(
-            "only the cluster strategy (distributed shared memory) converts it, not --strategy {}",
-            format!("{choice:?}").to_lowercase()
+            "only the cluster strategy (distributed shared memory: auto, cluster-store or cluster-load) converts it, not --strategy {}",
+            choice.name()
         ));
     }
     if opt.sm < CLUSTER_MIN_SM {
@@ -161,11 +248,13 @@ pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Op
             opt.sm
         ));
     }
-    let r = Routing::new(an)?;
-    let need = (1u64 << r.k) * (opt.elem_bits as u64 / 8).max(1);
-    let max = opt
-        .max_smem
-        .map_or(smem_limit(opt.sm), |m| m.min(smem_limit(opt.sm)));
+    let eb = (opt.elem_bits as u64 / 8).max(1);
+    let need = variants(choice)
+        .iter()
+        .filter_map(|&v| scratch_elems(an, v))
+        .min()?
+        * eb;
+    let max = smem_max(opt);
     (need > max).then(|| PlanError::SmemTooLarge {
         name: an.name.clone(),
         need,
@@ -173,18 +262,65 @@ pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Op
     })
 }
 
-/// The cluster plan of a conversion that moves data between CTAs (empty for
-/// other conversions, below sm_90, or when its scratch exceeds the limit:
-/// [`refusal`] says which). Element width `opt.elem_bits`.
+/// Both cluster plans of a conversion that moves data between CTAs
+/// ([`cluster_plans_for`] under `auto`).
 pub fn cluster_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
-    if an.class != Kind::Cluster || refusal(an, StrategyChoice::Auto, opt).is_some() {
-        return Vec::new();
-    }
-    build(an, opt.elem_bits).into_iter().collect()
+    cluster_plans_for(an, StrategyChoice::Auto, opt)
 }
 
-fn build(an: &Analysis, width: u32) -> Option<Plan> {
-    let r = Routing::new(an)?;
+/// The cluster plans `choice` allows (`auto`: writer then reader;
+/// `cluster-store`, `cluster-load`: that one) whose scratch fits the limit;
+/// empty for other conversions, other choices, below sm_90, or when no
+/// scratch fits ([`refusal`] says which). Element width `opt.elem_bits`.
+pub fn cluster_plans_for(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Vec<Plan> {
+    if an.class != Kind::Cluster || refusal(an, choice, opt).is_some() {
+        return Vec::new();
+    }
+    let eb = (opt.elem_bits as u64 / 8).max(1);
+    variants(choice)
+        .iter()
+        .filter(|&&v| scratch_elems(an, v).is_some_and(|e| e * eb <= smem_max(opt)))
+        .filter_map(|&v| match v {
+            ClusterVariant::StoreRemote => build_store(an, opt.elem_bits),
+            ClusterVariant::LoadRemote => build_load(an, opt.elem_bits),
+        })
+        .collect()
+}
+
+/// `XOR(bit j of v set: cols[j])`.
+fn xor(cols: &[u32], v: u32) -> u32 {
+    cols.iter()
+        .enumerate()
+        .filter(|(j, _)| v >> j & 1 == 1)
+        .fold(0u32, |acc, (_, &c)| acc ^ c)
+}
+
+/// `XOR(bit j of v set: cols[j])` over tag vectors.
+fn xor64(cols: &[u64], v: u32) -> u64 {
+    cols.iter()
+        .enumerate()
+        .filter(|(j, _)| v >> j & 1 == 1)
+        .fold(0u64, |acc, (_, &c)| acc ^ c)
+}
+
+/// The notes of a cluster plan's header comment.
+fn notes(an: &Analysis, plan: &Plan, width: u32, how: &str) -> Vec<String> {
+    let nctas = 1u32 << an.src.hw.block;
+    let remote = plan.cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block);
+    vec![
+        format!(
+            "cluster of {nctas} CTAs (distributed shared memory, sm_90+): block index = %cluster_ctarank; launch with exactly this cluster size (__cluster_dims__ or cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension); every thread of every CTA must call it"
+        ),
+        format!(
+            "cross-CTA bytes per CTA: {} ({remote} elements {how}); cluster barriers: {CLUSTER_BARRIERS}",
+            remote * width as u64 / 8
+        ),
+    ]
+}
+
+/// The writer plan: entry barrier, remote stores, barrier, local loads.
+fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
+    let r = Routing::new(&an.dst)?;
     let (a, b) = (&an.src, &an.dst);
     let routes = |cols: &[u64]| -> Option<(Vec<u32>, Vec<u32>)> {
         let v: Vec<(u32, u32)> = cols.iter().map(|&c| r.route(c)).collect::<Option<_>>()?;
@@ -194,18 +330,6 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
     let (lane_cta, lane_off) = routes(&a.lane)?;
     let (warp_cta, warp_off) = routes(&a.warp)?;
     let (block_cta, block_off) = routes(&a.block)?;
-    let xor = |cols: &[u32], v: u32| {
-        cols.iter()
-            .enumerate()
-            .filter(|(j, _)| v >> j & 1 == 1)
-            .fold(0u32, |acc, (_, &c)| acc ^ c)
-    };
-    let xor64 = |cols: &[u64], v: u32| {
-        cols.iter()
-            .enumerate()
-            .filter(|(j, _)| v >> j & 1 == 1)
-            .fold(0u64, |acc, (_, &c)| acc ^ c)
-    };
     // the lowest `sv` source register bits go to consecutive offsets of
     // one CTA: one vector store per `2^sv` registers
     let copy_offs: Vec<u32> = r.copies.iter().map(|x| x.1).collect();
@@ -288,8 +412,6 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
         reg_xor: AddrMap::zero(),
     };
     let src_regs = an.src_regs();
-    let warps = 1u32 << a.hw.warp;
-    let nctas = 1u32 << a.hw.block;
     let mut plan = Plan {
         kind: Kind::Cluster,
         strategy: format!("cluster/remote-store/st{n_store}/ld{n}"),
@@ -311,25 +433,131 @@ fn build(an: &Analysis, width: u32) -> Option<Plan> {
         notes: Vec::new(),
         pack: None,
     };
-    let remote = plan.cluster_remote_elems(warps, a.hw.block);
-    plan.notes = vec![
-        format!(
-            "cluster of {nctas} CTAs (distributed shared memory, sm_90+): block index = %cluster_ctarank; launch with exactly this cluster size (__cluster_dims__ or cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension); every thread of every CTA must call it"
-        ),
-        format!(
-            "cross-CTA bytes per CTA: {} ({remote} elements); cluster barriers: {CLUSTER_BARRIERS}",
-            remote * width as u64 / 8
-        ),
-        "smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote stores go to the peer's copy of that address (mapa)".to_string(),
-    ];
+    plan.notes = notes(an, &plan, width, "stored into other CTAs");
+    plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote stores go to the peer's copy of that address (mapa)".to_string());
     Some(plan)
 }
 
-/// Source register bits a remote store takes as one vector (up to 128
-/// bits): the lowest `v` source register columns must go to the own CTA
-/// part (no CTA change) and to offset bits `0..v`, and no other part of the
-/// offset (`others`: lanes, warps, CTA bits, destination copies, higher
-/// registers) may set those bits.
+/// The reader plan: local stores, barrier, remote loads (local where the
+/// own CTA is read in every thread), barrier.
+fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
+    let r = Routing::new(&an.src)?;
+    let (a, b) = (&an.src, &an.dst);
+    // local stores at the source's own coordinates
+    let coords = |cols: &[u64]| cols.iter().map(|&c| r.coord(c)).collect::<Option<Vec<_>>>();
+    let (sreg, slane, swarp) = (coords(&a.reg)?, coords(&a.lane)?, coords(&a.warp)?);
+    let sv = vector_bits(&sreg, &slane, &swarp, width);
+    let n_store = 1u32 << sv;
+    let mut seen = std::collections::HashSet::new();
+    let store = SmemAccess {
+        instr: SmemInstr::Vector,
+        width,
+        addr: AddrMap {
+            lane: slane,
+            warp: swarp,
+        },
+        // registers of one thread that hold the same element store once
+        insts: (0..an.src_regs())
+            .step_by(n_store as usize)
+            .filter(|&g| seen.insert(xor64(&a.reg, g)))
+            .map(|g| SmemInst {
+                regs: (g..g + n_store).collect(),
+                offset: xor(&sreg, g),
+            })
+            .collect(),
+        reg_xor: AddrMap::zero(),
+    };
+    // where destination column `c` reads: the source's CTA part `D(c)`
+    // moved toward the reader's own CTA by the source's broadcast copies
+    // (`y`: the reader's CTA part of the column), and the offset there
+    let at = |c: u64, own: u32| -> Option<(u32, u32)> {
+        let (d, o) = r.route(c)?;
+        let (kc, ko) = r.toward(d ^ own);
+        Some((d ^ kc, o ^ ko))
+    };
+    let reads = |cols: &[u64]| -> Option<(Vec<u32>, Vec<u32>)> {
+        let v: Vec<(u32, u32)> = cols.iter().map(|&c| at(c, 0)).collect::<Option<_>>()?;
+        Some(v.into_iter().unzip())
+    };
+    let (reg_cta, reg_off) = reads(&b.reg)?;
+    let (lane_cta, lane_off) = reads(&b.lane)?;
+    let (warp_cta, warp_off) = reads(&b.warp)?;
+    let (block_cta, block_off): (Vec<u32>, Vec<u32>) = b
+        .block
+        .iter()
+        .enumerate()
+        .map(|(j, &c)| at(c, 1 << j))
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let lv = store_vector_bits(
+        &reg_cta,
+        &reg_off,
+        &[&lane_off[..], &warp_off, &block_off].concat(),
+        width,
+    );
+    let n = 1u32 << lv;
+    // registers of one thread that hold the same element load once
+    let src_regs = an.src_regs();
+    let mut first: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut insts = Vec::new();
+    let mut map = vec![0u32; an.dst_regs() as usize];
+    for g in (0..an.dst_regs()).step_by(n as usize) {
+        let slot = *first.entry(xor64(&b.reg, g)).or_insert_with(|| {
+            insts.push(ClusterInst {
+                regs: (g..g + n).collect(),
+                cta: xor(&reg_cta, g),
+                offset: xor(&reg_off, g),
+            });
+            src_regs + (insts.len() as u32 - 1) * n
+        });
+        for e in 0..n {
+            map[(g + e) as usize] = slot + e;
+        }
+    }
+    let load = ClusterLoad {
+        width,
+        cta: ClusterMap {
+            lane: lane_cta,
+            warp: warp_cta,
+            block: block_cta,
+        },
+        addr: ClusterMap {
+            lane: lane_off,
+            warp: warp_off,
+            block: block_off,
+        },
+        insts,
+    };
+    let mut plan = Plan {
+        kind: Kind::Cluster,
+        strategy: format!("cluster/remote-load/st{n_store}/ld{n}"),
+        src_regs,
+        dst_regs: an.dst_regs(),
+        stages: vec![
+            Stage::SmemStore { access: store },
+            Stage::ClusterBarrier,
+            Stage::ClusterLoad { load },
+            Stage::ClusterBarrier,
+            Stage::RegRename { map },
+        ],
+        smem_elems: 1u64 << r.k,
+        m: 0,
+        elem_bits: width,
+        rounds: 1,
+        notes: Vec::new(),
+        pack: None,
+    };
+    plan.notes = notes(an, &plan, width, "loaded from other CTAs");
+    plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote loads read the peer's copy of that address (mapa); the final cluster barrier orders every read before any thread returns, so the scratch is free afterwards".to_string());
+    Some(plan)
+}
+
+/// Register bits a remote access takes as one vector (up to 128 bits): the
+/// lowest `v` register columns must go to the own CTA part (no CTA change)
+/// and to offset bits `0..v`, and no other part of the offset (`others`:
+/// lanes, warps, CTA bits, destination copies, higher registers) may set
+/// those bits.
 fn store_vector_bits(cta: &[u32], off: &[u32], others: &[u32], width: u32) -> usize {
     let most = (128 / width.max(8)).trailing_zeros() as usize;
     (0..=most.min(off.len()))
@@ -342,9 +570,9 @@ fn store_vector_bits(cta: &[u32], off: &[u32], others: &[u32], width: u32) -> us
         .unwrap_or(0)
 }
 
-/// Register bits a local load takes as one vector (up to 128 bits): the
-/// lowest `v` destination register columns must be offset bits `0..v` and
-/// nothing else may set those bits (so every vector is aligned).
+/// Register bits a local access takes as one vector (up to 128 bits): the
+/// lowest `v` register columns must be offset bits `0..v` and nothing else
+/// may set those bits (so every vector is aligned).
 fn vector_bits(reg: &[u32], lane: &[u32], warp: &[u32], width: u32) -> usize {
     let most = (128 / width.max(8)).trailing_zeros() as usize;
     (0..=most.min(reg.len()))
@@ -386,11 +614,9 @@ mod tests {
         }
     }
 
-    /// Every cross-CTA case, at every element width, has exactly one
-    /// cluster plan, and the simulator proves it for every CTA.
-    #[test]
-    fn every_cross_cta_case_is_proven_at_every_width() {
-        let mut n = 0;
+    /// Every cross-CTA conversion of the cluster test files.
+    fn cross_cta_cases() -> Vec<(Conversion, Analysis)> {
+        let mut out = Vec::new();
         for file in [
             "cluster_cross_cta.mlir",
             "cluster2_blocked.mlir",
@@ -398,27 +624,343 @@ mod tests {
         ] {
             for c in conversions(file) {
                 let an = Analysis::new(&c).unwrap();
-                if an.class != Kind::Cluster {
-                    continue;
+                if an.class == Kind::Cluster {
+                    out.push((c, an));
                 }
-                n += 1;
-                for bits in [8, 16, 32, 64] {
-                    let plans = crate::plan::candidates(&an, StrategyChoice::Auto, &opt(bits));
-                    assert_eq!(plans.len(), 1, "{}", c.name);
-                    let p = &plans[0];
+            }
+        }
+        out
+    }
+
+    /// The plan of `variant` among `plans`.
+    fn variant_of(plans: &[Plan], variant: ClusterVariant) -> Plan {
+        plans
+            .iter()
+            .find(|p| p.cluster_variant() == Some(variant))
+            .unwrap_or_else(|| panic!("no {variant:?} plan among {plans:?}"))
+            .clone()
+    }
+
+    /// Every cross-CTA case, at every element width, has exactly two
+    /// cluster plans, the writer (`store_remote`) and the reader
+    /// (`load_remote`), and the simulator proves both for every thread of
+    /// every CTA; each forced strategy yields exactly its own plan.
+    #[test]
+    fn every_cross_cta_case_is_proven_at_every_width_in_both_variants() {
+        let cases = cross_cta_cases();
+        assert_eq!(cases.len(), 9);
+        for (c, an) in &cases {
+            for bits in [8, 16, 32, 64] {
+                let plans = crate::plan::candidates(an, StrategyChoice::Auto, &opt(bits));
+                assert_eq!(plans.len(), 2, "{}", c.name);
+                for (variant, choice, prefix) in [
+                    (
+                        ClusterVariant::StoreRemote,
+                        StrategyChoice::ClusterStore,
+                        "cluster/remote-store/",
+                    ),
+                    (
+                        ClusterVariant::LoadRemote,
+                        StrategyChoice::ClusterLoad,
+                        "cluster/remote-load/",
+                    ),
+                ] {
+                    let p = variant_of(&plans, variant);
+                    assert!(p.strategy.starts_with(prefix), "{}", p.strategy);
                     assert_eq!(p.cluster_barriers(), CLUSTER_BARRIERS);
                     assert_eq!(p.cost().cbar, CLUSTER_BARRIERS);
-                    let rep = simulate(p, &an).unwrap_or_else(|e| panic!("{} {bits}: {e}", c.name));
+                    let rep = simulate(&p, an)
+                        .unwrap_or_else(|e| panic!("{} {bits} {variant:?}: {e}", c.name));
                     assert_eq!(
                         rep.threads,
                         32u64 << (an.src.hw.warp + an.src.hw.block),
                         "{}",
                         c.name
                     );
+                    assert_eq!(rep.slots, rep.threads * an.dst_regs() as u64, "{}", c.name);
+                    // data moves between CTAs: some CTA moves some of it
+                    assert!(p.cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block) > 0);
+                    let forced = crate::plan::candidates(an, choice, &opt(bits));
+                    assert_eq!(forced.len(), 1, "{} {choice:?}", c.name);
+                    assert_eq!(forced[0].cluster_variant(), Some(variant));
+                    assert_eq!(forced[0].strategy, p.strategy);
                 }
+                // the reader's stages: local stores, barrier, loads, barrier
+                let r = variant_of(&plans, ClusterVariant::LoadRemote);
+                let kinds: Vec<&str> = r.stages.iter().map(|s| s.name()).collect();
+                assert_eq!(
+                    kinds,
+                    [
+                        "SmemStore",
+                        "ClusterBarrier",
+                        "ClusterLoad",
+                        "ClusterBarrier",
+                        "RegRename"
+                    ]
+                );
             }
         }
-        assert_eq!(n, 8);
+    }
+
+    /// Conversions in which every CTA keeps its own elements but which and
+    /// in what order depends on the CTA (`cluster_cta_dependent.mlir`):
+    /// both plans are proven at every width, and every load of the reader
+    /// reads its own CTA in every thread (plain `ld.shared`, nothing moves
+    /// between CTAs).
+    #[test]
+    fn cta_dependent_cases_read_only_their_own_cta() {
+        let cs = conversions("cluster_cta_dependent.mlir");
+        assert!(!cs.is_empty());
+        for c in &cs {
+            let an = Analysis::new(c).unwrap();
+            assert_eq!(an.class, Kind::Cluster, "{}", c.name);
+            for bits in [8, 16, 32, 64] {
+                let plans = cluster_plans(&an, &opt(bits));
+                assert_eq!(plans.len(), 2, "{}", c.name);
+                for p in &plans {
+                    simulate(p, &an).unwrap_or_else(|e| panic!("{} {bits}: {e}", c.name));
+                }
+                let r = variant_of(&plans, ClusterVariant::LoadRemote);
+                let Stage::ClusterLoad { load } = &r.stages[2] else {
+                    panic!("{:?}", r.stages)
+                };
+                assert!((0..load.insts.len()).all(|i| load.local(i)), "{}", c.name);
+                assert_eq!(r.cost().ldcl, 0);
+                assert_eq!(
+                    r.cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block),
+                    0
+                );
+            }
+        }
+    }
+
+    /// The reader's plan with one stage removed or changed.
+    fn reader_without(an: &Analysis, f: &dyn Fn(&mut Plan)) -> Plan {
+        let mut p = variant_of(&cluster_plans(an, &opt(32)), ClusterVariant::LoadRemote);
+        f(&mut p);
+        p
+    }
+
+    /// The simulator rejects every reader plan whose final cluster barrier
+    /// is removed (a peer could return, reuse its scratch or exit while
+    /// remote loads still read it) and every one whose middle barrier is
+    /// removed (the loads would read before the stores are visible).
+    #[test]
+    fn simulator_rejects_reader_plans_missing_a_barrier() {
+        for (c, an) in &cross_cta_cases() {
+            let good = reader_without(an, &|_| {});
+            simulate(&good, an).unwrap();
+            let no_final = reader_without(an, &|p| {
+                p.stages.remove(3);
+            });
+            assert!(
+                matches!(
+                    simulate(&no_final, an),
+                    Err(SimError::ExitRace { stage: 2, .. })
+                ),
+                "{}: {:?}",
+                c.name,
+                simulate(&no_final, an)
+            );
+            let no_middle = reader_without(an, &|p| {
+                p.stages.remove(1);
+            });
+            assert!(
+                matches!(
+                    simulate(&no_middle, an),
+                    Err(SimError::RemoteNotVisible { stage: 1, .. })
+                ),
+                "{}: {:?}",
+                c.name,
+                simulate(&no_middle, an)
+            );
+        }
+    }
+
+    /// The simulator catches a reader plan that reads a slot nothing wrote
+    /// (a scratch twice the size, a load moved into its unwritten half), a
+    /// local store to another thread's slot, a
+    /// wrong CTA, a CTA outside the cluster, and a vector off its alignment
+    /// (the 2-CTA TTGIR module's split-M -> split-N at 16 bits stores
+    /// `.v4.b32` vectors of 8 elements locally).
+    #[test]
+    fn simulator_rejects_broken_reader_plans() {
+        let cs = conversions("cluster_cross_cta.mlir");
+        let c = &cs[0];
+        let an = Analysis::new(c).unwrap();
+        let with_load = |f: &dyn Fn(&mut ClusterLoad)| {
+            reader_without(&an, &|p| {
+                if let Stage::ClusterLoad { load } = &mut p.stages[2] {
+                    f(load);
+                }
+            })
+        };
+        let size = reader_without(&an, &|_| {}).smem_elems as u32;
+        assert_eq!(size, 64);
+        let mut unwritten = with_load(&|l| l.insts[0].offset ^= 64);
+        unwritten.smem_elems *= 2;
+        assert!(matches!(
+            simulate(&unwritten, &an),
+            Err(SimError::RemoteNotVisible { addr, .. }) if addr >= size
+        ));
+        let cta = with_load(&|l| l.insts[1].cta ^= 1);
+        assert!(matches!(
+            simulate(&cta, &an),
+            Err(SimError::WrongElement { .. })
+        ));
+        let out = with_load(&|l| l.insts[1].cta ^= 2);
+        assert!(matches!(
+            simulate(&out, &an),
+            Err(SimError::CtaOutOfRange { .. })
+        ));
+        // local stores of another thread's slot: a lane's element lost
+        let wrong_store = reader_without(&an, &|p| {
+            if let Stage::SmemStore { access } = &mut p.stages[0] {
+                access.addr.lane[0] ^= 2;
+            }
+        });
+        assert!(simulate(&wrong_store, &an).is_err());
+        let cs = conversions("cluster2_blocked.mlir");
+        let c = cs
+            .iter()
+            .find(|c| c.name.starts_with("split_m_to_n"))
+            .unwrap();
+        let an = Analysis::new(c).unwrap();
+        let good = variant_of(&cluster_plans(&an, &opt(16)), ClusterVariant::LoadRemote);
+        let Stage::SmemStore { access } = &good.stages[0] else {
+            panic!("{:?}", good.stages)
+        };
+        assert!(access.insts.iter().all(|i| i.regs.len() == 8));
+        simulate(&good, &an).unwrap();
+        let mut bad = good.clone();
+        if let Stage::SmemStore { access } = &mut bad.stages[0] {
+            access.insts[0].offset ^= 1;
+        }
+        assert!(matches!(
+            simulate(&bad, &an),
+            Err(SimError::Misaligned { .. })
+        ));
+    }
+
+    /// A remote vector load off its alignment is caught, in every reader
+    /// plan of the test cases whose loads are vectors (at least one).
+    #[test]
+    fn misaligned_remote_vectors_are_caught() {
+        let mut checked = 0;
+        for (c, an) in &cross_cta_cases() {
+            for bits in [8, 16, 32, 64] {
+                let p = variant_of(&cluster_plans(an, &opt(bits)), ClusterVariant::LoadRemote);
+                let Stage::ClusterLoad { load } = &p.stages[2] else {
+                    panic!("{:?}", p.stages)
+                };
+                if load.insts[0].regs.len() < 2 {
+                    continue;
+                }
+                let mut bad = p.clone();
+                if let Stage::ClusterLoad { load } = &mut bad.stages[2] {
+                    load.insts[0].offset ^= 1;
+                }
+                assert!(
+                    matches!(simulate(&bad, an), Err(SimError::Misaligned { .. })),
+                    "{} {bits}",
+                    c.name
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no reader plan loads remote vectors");
+    }
+
+    /// Where the source broadcasts over CTAs, the reader reads the element
+    /// from its own CTA whenever that holds it: in the 4-CTA 1-D broadcast
+    /// case (source block bit 1 a copy, every destination CTA needs all 64
+    /// elements) every CTA reads the half it holds from itself and only
+    /// the other half (32 elements) from a peer; one local store, two
+    /// loads, where the writer stores four copies.
+    #[test]
+    fn reader_prefers_its_own_cta_among_broadcast_holders() {
+        let cs = conversions("cluster_cross_cta.mlir");
+        let c = cs
+            .iter()
+            .find(|c| c.name.starts_with("c4_1d_bcast"))
+            .unwrap();
+        let an = Analysis::new(c).unwrap();
+        let plans = cluster_plans(&an, &opt(32));
+        let p = variant_of(&plans, ClusterVariant::LoadRemote);
+        let Stage::ClusterLoad { load } = &p.stages[2] else {
+            panic!("{:?}", p.stages)
+        };
+        assert_eq!(load.insts.len(), 2);
+        for b in 0..4u32 {
+            // register k is element 32k + lane, held by CTAs with bit 0 = k
+            for (k, inst) in load.insts.iter().enumerate() {
+                for lane in 0..32 {
+                    let cta = load.cta.base(lane, 0, b) ^ inst.cta;
+                    assert_eq!(cta & 1, k as u32, "{b} {k}");
+                    if b & 1 == k as u32 {
+                        assert_eq!(cta, b, "block {b} register {k} lane {lane}");
+                    }
+                }
+            }
+            assert_eq!(load.remote_elems(1, b), 32);
+        }
+        assert_eq!(p.cluster_remote_elems(1, 2), 32);
+        assert_eq!(p.smem_elems, 32);
+        assert_eq!((p.cost().sts, p.cost().ldcl), (1, 2));
+        // the cost model (stand-in weights) prefers it to the writer's four
+        // remote stores
+        let w = crate::cost_model::Weights::default();
+        let s = variant_of(&plans, ClusterVariant::StoreRemote);
+        assert_eq!(s.cost().stcl, 4);
+        assert!(w.score(&p) < w.score(&s));
+    }
+
+    /// Data that stays in its CTA is read with a plain `ld.shared`: in
+    /// `c2_keep_half` register 0 of every destination thread is an element
+    /// its own CTA holds in the source, so that load reads the own CTA in
+    /// every thread ([`ClusterLoad::local`]) and costs an `lds`; register
+    /// 1 comes from the peer (`ld.shared::cluster`).
+    #[test]
+    fn data_that_stays_in_its_cta_is_loaded_locally() {
+        let cs = conversions("cluster_cross_cta.mlir");
+        let c = cs
+            .iter()
+            .find(|c| c.name.starts_with("c2_keep_half"))
+            .unwrap();
+        let an = Analysis::new(c).unwrap();
+        let p = variant_of(&cluster_plans(&an, &opt(32)), ClusterVariant::LoadRemote);
+        let Stage::ClusterLoad { load } = &p.stages[2] else {
+            panic!("{:?}", p.stages)
+        };
+        assert_eq!(load.insts.len(), 2);
+        assert!(load.local(0));
+        assert!(!load.local(1));
+        assert_eq!((p.cost().lds, p.cost().ldcl), (1, 1));
+        for b in 0..2 {
+            assert_eq!(load.remote_elems(1, b), 32);
+        }
+        simulate(&p, &an).unwrap();
+    }
+
+    /// The writer's stores into other CTAs need the entry barrier (a peer
+    /// may not have started, or may still read its scratch): without it the
+    /// simulator refuses the plan.
+    #[test]
+    fn writer_without_entry_barrier_is_rejected() {
+        for (c, an) in &cross_cta_cases() {
+            let mut p = variant_of(&cluster_plans(an, &opt(32)), ClusterVariant::StoreRemote);
+            assert!(matches!(p.stages[0], Stage::ClusterBarrier));
+            p.stages.remove(0);
+            assert!(
+                matches!(
+                    simulate(&p, an),
+                    Err(SimError::RemoteBeforeBarrier { stage: 0, .. })
+                ),
+                "{}: {:?}",
+                c.name,
+                simulate(&p, an)
+            );
+        }
     }
 
     /// The 2-CTA 1-D case by hand: 128 elements, CTA b holds [64b, 64b+64)
@@ -431,7 +973,7 @@ mod tests {
         let c = &conversions("cluster_cross_cta.mlir")[0];
         let an = Analysis::new(c).unwrap();
         assert_eq!(an.class, Kind::Cluster);
-        let p = &cluster_plans(&an, &opt(32))[0];
+        let p = &variant_of(&cluster_plans(&an, &opt(32)), ClusterVariant::StoreRemote);
         assert_eq!(p.smem_elems, 64);
         assert_eq!(p.cluster_remote_elems(1, 1), 32);
         assert_eq!(p.cost().stcl, 2);
@@ -449,7 +991,7 @@ mod tests {
             .find(|c| c.name.starts_with("c4_1d_bcast"))
             .unwrap();
         let an = Analysis::new(c).unwrap();
-        let p = &cluster_plans(&an, &opt(32))[0];
+        let p = &variant_of(&cluster_plans(&an, &opt(32)), ClusterVariant::StoreRemote);
         // one source register, the destination's 4 CTAs all hold it
         assert_eq!(p.cost().stcl, 4);
         // source block bit 1 is a broadcast: CTAs 2 and 3 hold copies of
@@ -469,7 +1011,7 @@ mod tests {
     fn simulator_rejects_broken_cluster_plans() {
         let c = &conversions("cluster_cross_cta.mlir")[0];
         let an = Analysis::new(c).unwrap();
-        let good = cluster_plans(&an, &opt(32)).remove(0);
+        let good = variant_of(&cluster_plans(&an, &opt(32)), ClusterVariant::StoreRemote);
         let store_at = good
             .stages
             .iter()
@@ -520,7 +1062,7 @@ mod tests {
             .find(|c| c.name.starts_with("split_m_to_n"))
             .unwrap();
         let an = Analysis::new(c).unwrap();
-        let p = cluster_plans(&an, &opt(16)).remove(0);
+        let p = variant_of(&cluster_plans(&an, &opt(16)), ClusterVariant::StoreRemote);
         assert_eq!(p.cost().stcl, 4, "{}", p.strategy);
         let Stage::ClusterStore { store } = &p.stages[1] else {
             panic!("{:?}", p.stages)

@@ -362,15 +362,21 @@ impl SmemAccess {
     /// low half in place and shifts for the rest). Both measured with
     /// `cuobjdump -sass` on an H200 (CUDA 13, results/vs_triton_shared.md).
     pub fn pack_prmt(&self) -> u32 {
-        if self.width >= 32 {
-            return 0;
-        }
-        let per_word = 32 / self.width;
-        let e = self.elems();
-        let words = e.div_ceil(per_word);
-        let per = (e.min(per_word)).saturating_sub(1);
-        self.insts.len() as u32 * words * per
+        self.insts.len() as u32 * word_prmts(self.width, self.elems())
     }
+}
+
+/// Byte permutes to pack `elems` elements of `width` bits into the 32-bit
+/// words of one store ([`SmemAccess::pack_prmt`]): one per word of 16-bit
+/// elements, three per word of 8-bit elements (one per element after the
+/// first in shorter vectors), none from 32 bits up.
+pub fn word_prmts(width: u32, elems: u32) -> u32 {
+    if width >= 32 {
+        return 0;
+    }
+    let per_word = 32 / width;
+    let words = elems.div_ceil(per_word);
+    words * elems.min(per_word).saturating_sub(1)
 }
 
 /// Lane bits that share one wavefront phase for a vector access of `bytes`
@@ -445,7 +451,10 @@ impl ClusterMap {
 /// One remote store of a [`ClusterStore`]: registers `regs` go as one
 /// vector to CTA `cta.base(..) ^ cta`, element `e` at element offset
 /// `(addr.base(..) ^ offset) + e` of that CTA's scratch (the vector is
-/// aligned: its first offset is a multiple of `regs.len()`).
+/// aligned: its first offset is a multiple of `regs.len()`). In a
+/// [`ClusterLoad`] the same, read the other way: `regs.len()` elements from
+/// that CTA and offset, appended to the register array (`regs` are the
+/// destination registers they are for, before the stage's rename).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClusterInst {
     pub regs: Vec<u32>,
@@ -500,6 +509,81 @@ impl ClusterStore {
     }
 }
 
+/// Loads from the scratch of CTAs of the cluster, the *reader loads
+/// remotely* variant of a cluster conversion (docs/ARCHITECTURE.md 4.7;
+/// PTX ISA "Distributed Shared Memory", `mapa`, `ld.shared::cluster`):
+/// every thread executes `insts` in order, each one vector of elements of
+/// `width` bits (8, 16, 32 or 64; up to 128 bits per vector) read from CTA
+/// `cta.base(..) ^ inst.cta` at element offset `(addr.base(..) ^
+/// inst.offset) + e` of that CTA's scratch ([`ClusterInst::regs`] names
+/// only how many elements the vector has: `regs.len()`). The loaded
+/// elements are appended to the register array, instruction after
+/// instruction, in element order, as [`Stage::SmemLoad`] does. An
+/// instruction that reads the own CTA for every thread
+/// ([`ClusterLoad::local`]) is a plain `ld.shared`; the others are
+/// `mapa.shared::cluster.u32` + `ld.shared::cluster`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterLoad {
+    pub width: u32,
+    /// The run-time part of the CTA rank read from.
+    pub cta: ClusterMap,
+    /// The run-time part of the element offset in that CTA's scratch.
+    pub addr: ClusterMap,
+    pub insts: Vec<ClusterInst>,
+}
+
+impl ClusterLoad {
+    /// Whether instruction `inst` reads the reader's own CTA in every
+    /// thread: the CTA map is the identity of the block index (no lane or
+    /// warp part) and the instruction adds no CTA bits. Such a load needs no
+    /// `mapa` and is emitted as `ld.shared` (the in-CTA fast path).
+    pub fn local(&self, inst: usize) -> bool {
+        self.insts[inst].cta == 0
+            && self.cta.lane.iter().all(|&c| c == 0)
+            && self.cta.warp.iter().all(|&c| c == 0)
+            && self.cta.block.iter().enumerate().all(|(j, &c)| c == 1 << j)
+    }
+    /// Elements that the threads of CTA `block` read from other CTAs'
+    /// scratch (`warps` warps per CTA).
+    pub fn remote_elems(&self, warps: u32, block: u32) -> u64 {
+        let mut n = 0u64;
+        for w in 0..warps {
+            for l in 0..32 {
+                let c = self.cta.base(l, w, block);
+                n += self
+                    .insts
+                    .iter()
+                    .filter(|i| c ^ i.cta != block)
+                    .map(|i| i.regs.len() as u64)
+                    .sum::<u64>();
+            }
+        }
+        n
+    }
+}
+
+/// Which of the two cluster plans a plan is (docs/ARCHITECTURE.md 4.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClusterVariant {
+    /// *Writer stores remotely*: [`Stage::ClusterStore`] into the CTAs that
+    /// hold the element in the destination, local loads.
+    StoreRemote,
+    /// *Reader loads remotely*: local stores, [`Stage::ClusterLoad`] from a
+    /// CTA that holds the element in the source.
+    LoadRemote,
+}
+
+impl ClusterVariant {
+    /// The name `plan --json` reports (`cluster_variant`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterVariant::StoreRemote => "store_remote",
+            ClusterVariant::LoadRemote => "load_remote",
+        }
+    }
+}
+
 /// A stage of a plan: maps each thread's register array to a new one.
 /// The kinds are those of docs/ARCHITECTURE.md 4.5; shared-memory stores and loads carry
 /// their instruction family (vector `st/ld.shared`, `stmatrix`/`ldmatrix`).
@@ -543,6 +627,10 @@ pub enum Stage {
     /// Remote stores into the scratch of the CTAs of a cluster (see
     /// [`ClusterStore`]); registers unchanged.
     ClusterStore { store: ClusterStore },
+    /// Loads from the scratch of the CTAs of a cluster (see
+    /// [`ClusterLoad`]); the loaded elements are appended to the register
+    /// array.
+    ClusterLoad { load: ClusterLoad },
     /// A barrier over every thread of every CTA of the cluster:
     /// `barrier.cluster.arrive.release.aligned` then
     /// `barrier.cluster.wait.acquire.aligned` (PTX ISA `barrier.cluster`):
@@ -565,6 +653,7 @@ impl Stage {
             Stage::Pack { .. } => "Pack",
             Stage::Unpack { .. } => "Unpack",
             Stage::ClusterStore { .. } => "ClusterStore",
+            Stage::ClusterLoad { .. } => "ClusterLoad",
             Stage::ClusterBarrier => "ClusterBarrier",
         }
     }
@@ -614,7 +703,21 @@ impl Stage {
                     SmemInstr::Matrix { .. } => c.ldsm = n,
                 }
             }
-            Stage::ClusterStore { store } => c.stcl = store.insts.len() as u32,
+            Stage::ClusterStore { store } => {
+                c.stcl = store.insts.len() as u32;
+                // vectors of 8- and 16-bit elements are packed into words
+                // as for `st.shared` ([`SmemAccess::pack_prmt`])
+                c.prmt = store
+                    .insts
+                    .iter()
+                    .map(|i| word_prmts(store.width, i.regs.len() as u32))
+                    .sum();
+            }
+            Stage::ClusterLoad { load } => {
+                let local = (0..load.insts.len()).filter(|&i| load.local(i)).count() as u32;
+                c.lds = local;
+                c.ldcl = load.insts.len() as u32 - local;
+            }
             Stage::ClusterBarrier => c.cbar = 1,
         }
         c
@@ -636,6 +739,10 @@ pub struct Cost {
     /// memory, cluster plans only).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stcl: u32,
+    /// `ld.shared::cluster` loads (each after a `mapa`; the reader variant
+    /// of cluster plans only; its loads from the own CTA count in `lds`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ldcl: u32,
     /// Cluster barriers (`barrier.cluster.arrive` + `wait`; cluster plans only).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cbar: u32,
@@ -658,6 +765,7 @@ impl std::ops::Add for Cost {
             ldsm: self.ldsm + o.ldsm,
             stsm: self.stsm + o.stsm,
             stcl: self.stcl + o.stcl,
+            ldcl: self.ldcl + o.ldcl,
             cbar: self.cbar + o.cbar,
         }
     }
@@ -675,6 +783,7 @@ impl Cost {
             + self.ldsm
             + self.stsm
             + self.stcl
+            + self.ldcl
             + self.cbar
     }
 }
@@ -691,6 +800,7 @@ impl std::fmt::Display for Cost {
             ("ldsm", self.ldsm),
             ("stsm", self.stsm),
             ("st.shared::cluster", self.stcl),
+            ("ld.shared::cluster", self.ldcl),
             ("barrier.cluster", self.cbar),
         ]
         .iter()
@@ -810,13 +920,38 @@ impl Plan {
     }
     /// Whether the plan accesses other CTAs' scratch (a cluster plan).
     pub fn is_cluster(&self) -> bool {
-        self.stages
-            .iter()
-            .any(|s| matches!(s, Stage::ClusterStore { .. } | Stage::ClusterBarrier))
+        self.stages.iter().any(|s| {
+            matches!(
+                s,
+                Stage::ClusterStore { .. } | Stage::ClusterLoad { .. } | Stage::ClusterBarrier
+            )
+        })
     }
-    /// Elements one CTA stores into other CTAs' scratch, the most over the
-    /// `2^block_bits` CTAs (`warps` warps each); 0 without cluster stores.
-    /// Times the element bytes: the cross-CTA bytes per CTA.
+    /// Which cluster plan this is: [`ClusterVariant::LoadRemote`] with a
+    /// [`Stage::ClusterLoad`], [`ClusterVariant::StoreRemote`] with a
+    /// [`Stage::ClusterStore`]; `None` for other plans.
+    pub fn cluster_variant(&self) -> Option<ClusterVariant> {
+        if self
+            .stages
+            .iter()
+            .any(|s| matches!(s, Stage::ClusterLoad { .. }))
+        {
+            Some(ClusterVariant::LoadRemote)
+        } else if self
+            .stages
+            .iter()
+            .any(|s| matches!(s, Stage::ClusterStore { .. }))
+        {
+            Some(ClusterVariant::StoreRemote)
+        } else {
+            None
+        }
+    }
+    /// Elements one CTA moves across CTAs, the most over the `2^block_bits`
+    /// CTAs (`warps` warps each): those its threads store into other CTAs'
+    /// scratch ([`Stage::ClusterStore`]) plus those they load from other
+    /// CTAs' scratch ([`Stage::ClusterLoad`]); 0 without either. Times the
+    /// element bytes: the cross-CTA bytes per CTA.
     pub fn cluster_remote_elems(&self, warps: u32, block_bits: usize) -> u64 {
         let mut most = 0;
         for b in 0..1u32 << block_bits {
@@ -825,6 +960,7 @@ impl Plan {
                 .iter()
                 .map(|s| match s {
                     Stage::ClusterStore { store } => store.remote_elems(warps, b),
+                    Stage::ClusterLoad { load } => load.remote_elems(warps, b),
                     _ => 0,
                 })
                 .sum();

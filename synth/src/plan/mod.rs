@@ -57,8 +57,9 @@ pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use budget::{data_registers, peak_registers, register_limit, RegisterPeak};
 pub use ir::{
-    AddrMap, BarrierScope, ClusterInst, ClusterMap, ClusterStore, Cost, Dir, PermEntry, Plan,
-    SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst, SmemInstr, Stage,
+    AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
+    Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst, SmemInstr,
+    Stage,
 };
 pub use shared::{shared_plans, smem_limit, SharedOptions};
 pub use shuffle::shuffle_plans;
@@ -154,6 +155,35 @@ pub enum StrategyChoice {
     Shuffle,
     /// Only the shared-memory round trip (or renames when nothing moves).
     Shared,
+    /// Only the cluster plan *writer stores remotely* (conversions across
+    /// the CTAs of a cluster only, docs/ARCHITECTURE.md 4.7).
+    #[serde(rename = "cluster-store")]
+    ClusterStore,
+    /// Only the cluster plan *reader loads remotely* (conversions across
+    /// the CTAs of a cluster only, docs/ARCHITECTURE.md 4.7).
+    #[serde(rename = "cluster-load")]
+    ClusterLoad,
+}
+
+impl StrategyChoice {
+    /// The name `--strategy` takes: `auto`, `shuffle`, `shared`,
+    /// `cluster-store`, `cluster-load`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyChoice::Auto => "auto",
+            StrategyChoice::Shuffle => "shuffle",
+            StrategyChoice::Shared => "shared",
+            StrategyChoice::ClusterStore => "cluster-store",
+            StrategyChoice::ClusterLoad => "cluster-load",
+        }
+    }
+    /// Whether the choice is one of the cluster variants.
+    pub fn is_cluster(self) -> bool {
+        matches!(
+            self,
+            StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad
+        )
+    }
 }
 
 /// Every candidate plan for a conversion under a strategy choice; shared
@@ -163,9 +193,15 @@ pub fn candidates(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) ->
     if an.class == Kind::Cluster {
         // only distributed shared memory moves data between CTAs
         return match choice {
-            StrategyChoice::Auto => cluster::cluster_plans(an, opt),
-            _ => Vec::new(),
+            StrategyChoice::Auto | StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad => {
+                cluster::cluster_plans_for(an, choice, opt)
+            }
+            StrategyChoice::Shuffle | StrategyChoice::Shared => Vec::new(),
         };
+    }
+    if choice.is_cluster() {
+        // the cluster plans move data between CTAs; nothing else does
+        return Vec::new();
     }
     if let Some(p) = rename::rename_plan(an) {
         return vec![p];

@@ -462,6 +462,7 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
             | Stage::Pack { .. }
             | Stage::Unpack { .. }
             | Stage::ClusterStore { .. }
+            | Stage::ClusterLoad { .. }
             | Stage::ClusterBarrier => return None,
         }
     }

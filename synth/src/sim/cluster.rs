@@ -1,15 +1,24 @@
 //! The simulator of cluster plans (docs/ARCHITECTURE.md 4.7): every CTA of
-//! the cluster runs at once, each with its own scratch; remote stores
+//! the cluster runs at once, each with its own scratch. Remote stores
 //! (`st.shared::cluster` after `mapa`, [`Stage::ClusterStore`]) write into
-//! the target CTA's scratch, a cluster barrier ([`Stage::ClusterBarrier`],
+//! the target CTA's scratch, local stores ([`Stage::SmemStore`]) into the
+//! own CTA's; a cluster barrier ([`Stage::ClusterBarrier`],
 //! `barrier.cluster.arrive.release` + `wait.acquire`) makes every store
-//! before it visible to every thread of the cluster, and local loads
-//! ([`Stage::SmemLoad`]) read only what a barrier made visible. Two
-//! different values stored to one slot between barriers are a conflict.
-//! Afterwards every destination register of every thread of every CTA must
-//! hold its element's tag, as in [`super::simulate`].
+//! before it visible to every thread of the cluster; local loads
+//! ([`Stage::SmemLoad`]) and remote loads (`ld.shared::cluster` after
+//! `mapa`, [`Stage::ClusterLoad`], from the scratch of the CTA they name)
+//! read only what a barrier made visible. Errors: two different values
+//! stored to one slot between barriers, a read of a slot nothing visible
+//! wrote, a vector off its alignment, a CTA outside the cluster, a store
+//! into another CTA before the first cluster barrier (the peer may not have
+//! started or may still use its scratch), and an access to another CTA's
+//! scratch that no cluster barrier follows (the peer could return, reuse its
+//! scratch or exit while it is in flight). Afterwards every destination
+//! register of every thread of every CTA must hold its element's tag, as in
+//! [`super::simulate`].
 
 use super::{check_destination, move_registers, reg_at, SimError, SimReport};
+use crate::plan::ir::SmemAccess;
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
 
@@ -36,6 +45,9 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
     // smem[cta][offset] = (value, barrier epoch of the store)
     let mut smem: Vec<HashMap<u32, (u64, u32)>> = vec![HashMap::new(); ctas as usize];
     let mut epoch = 0u32;
+    // the first access to another CTA's scratch that no cluster barrier has
+    // followed yet: (stage, block, CTA)
+    let mut in_flight: Option<(usize, u32, u32)> = None;
     for (si, stage) in plan.stages.iter().enumerate() {
         let kind = stage.name();
         match stage {
@@ -44,7 +56,10 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                     move_registers(stage, si, warps, r)?;
                 }
             }
-            Stage::ClusterBarrier => epoch += 1,
+            Stage::ClusterBarrier => {
+                epoch += 1;
+                in_flight = None;
+            }
             Stage::ClusterStore { store } => {
                 for b in 0..ctas {
                     for w in 0..warps {
@@ -72,6 +87,16 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                         ctas,
                                     });
                                 }
+                                if cta != b {
+                                    if epoch == 0 {
+                                        return Err(SimError::RemoteBeforeBarrier {
+                                            stage: si,
+                                            block: b,
+                                            cta,
+                                        });
+                                    }
+                                    in_flight.get_or_insert((si, b, cta));
+                                }
                                 for (e, &reg) in inst.regs.iter().enumerate() {
                                     let value = reg_at(v, reg, si, kind)?;
                                     let addr = first + e as u32;
@@ -91,6 +116,86 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                 }
                             }
                         }
+                    }
+                }
+            }
+            Stage::SmemStore { access } => {
+                for (b, cta) in smem.iter_mut().enumerate() {
+                    local_store(cta, &regs[b], access, si, epoch, warps, plan.smem_elems)?;
+                }
+            }
+            Stage::ClusterLoad { load } => {
+                let n: usize = load.insts.iter().map(|i| i.regs.len()).sum();
+                let mut next: Vec<Vec<Vec<u64>>> =
+                    vec![vec![Vec::with_capacity(n); threads]; ctas as usize];
+                for b in 0..ctas {
+                    for w in 0..warps {
+                        for lane in 0..32u32 {
+                            let out = &mut next[b as usize][(w * 32 + lane) as usize];
+                            let cbase = load.cta.base(lane, w, b);
+                            let obase = load.addr.base(lane, w, b);
+                            for inst in &load.insts {
+                                let cta = cbase ^ inst.cta;
+                                let first = obase ^ inst.offset;
+                                let len = inst.regs.len() as u32;
+                                if len == 0 || first % len != 0 {
+                                    return Err(SimError::Misaligned {
+                                        stage: si,
+                                        detail: format!(
+                                            "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
+                                        ),
+                                    });
+                                }
+                                if cta >= ctas {
+                                    return Err(SimError::CtaOutOfRange {
+                                        stage: si,
+                                        block: b,
+                                        cta,
+                                        ctas,
+                                    });
+                                }
+                                for addr in first..first + len {
+                                    if addr as u64 >= plan.smem_elems {
+                                        return Err(SimError::SmemOutOfRange {
+                                            stage: si,
+                                            addr,
+                                            size: plan.smem_elems,
+                                        });
+                                    }
+                                    // visible: stored before a cluster barrier
+                                    let v = smem[cta as usize]
+                                        .get(&addr)
+                                        .filter(|x| x.1 < epoch)
+                                        .map(|x| x.0)
+                                        .ok_or(SimError::RemoteNotVisible {
+                                            stage: si,
+                                            block: b,
+                                            warp: w,
+                                            cta,
+                                            addr,
+                                        })?;
+                                    out.push(v);
+                                }
+                                if cta != b {
+                                    // (a load sees nothing before the first
+                                    // barrier, so this is the same check as
+                                    // for stores, kept for symmetry)
+                                    if epoch == 0 {
+                                        return Err(SimError::RemoteBeforeBarrier {
+                                            stage: si,
+                                            block: b,
+                                            cta,
+                                        });
+                                    }
+                                    in_flight.get_or_insert((si, b, cta));
+                                }
+                            }
+                        }
+                    }
+                }
+                for (rb, nb) in regs.iter_mut().zip(next) {
+                    for (r, x) in rb.iter_mut().zip(nb) {
+                        r.extend(x);
                     }
                 }
             }
@@ -131,12 +236,14 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                     }
                 }
             }
-            Stage::SmemStore { .. }
-            | Stage::Barrier { .. }
+            Stage::Barrier { .. }
             | Stage::BytePerm { .. }
             | Stage::Pack { .. }
             | Stage::Unpack { .. } => return Err(SimError::Unsupported { stage: si, kind }),
         }
+    }
+    if let Some((stage, block, cta)) = in_flight {
+        return Err(SimError::ExitRace { stage, block, cta });
     }
     let mut report = SimReport {
         threads: (ctas * warps * 32) as u64,
@@ -146,4 +253,43 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
         report.slots += check_destination(an, b as u32, cta)?;
     }
     Ok(report)
+}
+
+/// The local stores of `access` by every thread of one CTA (registers of
+/// thread `32 * warp + lane` in `regs[32 * warp + lane]`) into that CTA's
+/// scratch `smem` (offset -> (value, barrier epoch of the store)): two
+/// different values in one slot within one epoch are a conflict.
+fn local_store(
+    smem: &mut HashMap<u32, (u64, u32)>,
+    regs: &[Vec<u64>],
+    access: &SmemAccess,
+    si: usize,
+    epoch: u32,
+    warps: u32,
+    size: u64,
+) -> Result<(), SimError> {
+    for w in 0..warps {
+        for (ii, inst) in access.insts.iter().enumerate() {
+            let slots = access
+                .element_slots(ii, w)
+                .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
+            for (lane, e, addr) in slots {
+                if addr as u64 >= size {
+                    return Err(SimError::SmemOutOfRange {
+                        stage: si,
+                        addr,
+                        size,
+                    });
+                }
+                let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
+                let value = reg_at(&regs[(w * 32 + lane) as usize], r, si, "SmemStore")?;
+                let slot = smem.entry(addr).or_insert((value, epoch));
+                if slot.1 == epoch && slot.0 != value {
+                    return Err(SimError::StoreConflict { stage: si, addr });
+                }
+                *slot = (value, epoch);
+            }
+        }
+    }
+    Ok(())
 }

@@ -55,13 +55,25 @@ pub enum SimError {
     StoreConflict { stage: usize, addr: u32 },
     #[error("stage {stage}: warp {warp} loads shared address {addr}, which nothing visible to it has written (missing barrier?)")]
     NotVisible { stage: usize, warp: u32, addr: u32 },
-    #[error("stage {stage}: block {block} stores to CTA {cta}, outside the {ctas}-CTA cluster")]
+    #[error("stage {stage}: block {block} accesses CTA {cta}, outside the {ctas}-CTA cluster")]
     CtaOutOfRange {
         stage: usize,
         block: u32,
         cta: u32,
         ctas: u32,
     },
+    #[error("stage {stage}: block {block} warp {warp} reads element offset {addr} of CTA {cta}, which nothing visible to it has written (missing cluster barrier?)")]
+    RemoteNotVisible {
+        stage: usize,
+        block: u32,
+        warp: u32,
+        cta: u32,
+        addr: u32,
+    },
+    #[error("stage {stage}: block {block} accesses the scratch of CTA {cta} before any cluster barrier (that CTA may not have started, or may still use its scratch)")]
+    RemoteBeforeBarrier { stage: usize, block: u32, cta: u32 },
+    #[error("stage {stage}: block {block} accesses the scratch of CTA {cta} and no cluster barrier follows: that CTA may return, reuse its scratch or exit while the access is in flight")]
+    ExitRace { stage: usize, block: u32, cta: u32 },
     #[error("plan ends with {got} registers per thread, the destination has {want}")]
     WrongRegisterCount { got: usize, want: u32 },
     #[error("plan starts from {got} source registers, the source has {want}")]
@@ -331,6 +343,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                 | Stage::Pack { .. }
                 | Stage::Unpack { .. }
                 | Stage::ClusterStore { .. }
+                | Stage::ClusterLoad { .. }
                 | Stage::ClusterBarrier => return Err(SimError::Unsupported { stage: si, kind }),
             }
         }
