@@ -413,7 +413,7 @@ fn cta_dependent_conversions_go_through_the_cluster_plan() {
 
 // the emitted cluster helper of the writer variant (forced: auto picks the
 // reader for this case; compiled and run on an H100 by `verify --gpu`,
-// results/cluster_verify_gpu_h100.md; not compiled here: no nvcc) states its
+// results/cluster_h100.md; not compiled here: no nvcc) states its
 // cluster size, the launch it needs, the cross-CTA bytes and barriers, and
 // uses mapa / st.shared::cluster / barrier.cluster with the opt-in check
 #[test]
