@@ -390,6 +390,40 @@ fn cluster_cross_cta_cases_are_planned_and_proven() {
     assert_eq!(v["smem_bytes"].as_u64(), Some(256), "{v}");
 }
 
+// 16 CTAs, over the portable 8: proven on the CPU, and the helper's comment
+// tells the caller to opt in to the non-portable cluster size
+#[test]
+fn sixteen_cta_cluster_helper_asks_for_the_non_portable_size() {
+    let path = "tests/data/cluster16.mlir";
+    let o = run(&["verify", "--cpu", "--json", "--ttgir", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(v["cpu"]["slots"].as_u64(), Some(16 * 32), "{v}");
+    let out = tempfile_dir().join("cluster16.cuh");
+    let o = run(&["emit", "--ttgir", path, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        h.contains("cluster of 16 CTAs (over the portable 8: set cudaFuncAttributeNonPortableClusterSizeAllowed"),
+        "{h}"
+    );
+    // 8 CTAs is portable: no such line
+    let out8 = tempfile_dir().join("cluster8.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cluster_cross_cta.mlir",
+        "--name",
+        "c8_1d",
+        "-o",
+        out8.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!std::fs::read_to_string(&out8).unwrap().contains("portable"));
+}
+
 // conversions where every CTA keeps elements it holds, but which and in
 // what order depends on the CTA (tests/data/cluster_cta_dependent.mlir):
 // one program for every CTA, through the cluster plan, proven on the CPU

@@ -253,6 +253,7 @@ fn cluster_conversions_on_the_gpu() {
     for f in [
         "cluster_cross_cta.mlir",
         "cluster_cta_dependent.mlir",
+        "cluster16.mlir",
         "cluster2_blocked.mlir",
         "cross_cta.mlir",
     ] {

@@ -307,9 +307,16 @@ fn xor64(cols: &[u64], v: u32) -> u64 {
 fn notes(an: &Analysis, plan: &Plan, width: u32, how: &str) -> Vec<String> {
     let nctas = 1u32 << an.src.hw.block;
     let remote = plan.cluster_remote_elems(1 << an.src.hw.warp, an.src.hw.block);
+    // more than 8 CTAs is over the portable cluster size (CUDA C++
+    // Programming Guide, "Thread Block Clusters"): the kernel must opt in
+    let portable = if nctas > 8 {
+        " (over the portable 8: set cudaFuncAttributeNonPortableClusterSizeAllowed on the kernel first)"
+    } else {
+        ""
+    };
     vec![
         format!(
-            "cluster of {nctas} CTAs (distributed shared memory, sm_90+): block index = %cluster_ctarank; launch with exactly this cluster size (__cluster_dims__ or cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension); every thread of every CTA must call it"
+            "cluster of {nctas} CTAs{portable} (distributed shared memory, sm_90+): block index = %cluster_ctarank; launch with exactly this cluster size (__cluster_dims__ or cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension); every thread of every CTA must call it"
         ),
         format!(
             "cross-CTA bytes per CTA: {} ({remote} elements {how}); cluster barriers: {CLUSTER_BARRIERS}",
