@@ -390,6 +390,28 @@ fn cluster_cross_cta_cases_are_planned_and_proven() {
     assert_eq!(v["smem_bytes"].as_u64(), Some(256), "{v}");
 }
 
+// the 40 random cross-CTA conversions GPU-checked in results/cluster_h100.md
+// are proven on the CPU in both plans
+#[test]
+fn random_cluster_file_is_proven_in_both_plans() {
+    for s in ["cluster-store", "cluster-load"] {
+        let o = run(&[
+            "verify",
+            "--cpu",
+            "--strategy",
+            s,
+            "--ttgir",
+            "tests/data/cluster_random.mlir",
+        ]);
+        assert!(o.status.success(), "{s}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("40 of 40 conversion(s) verified"),
+            "{s}: {}",
+            stderr(&o)
+        );
+    }
+}
+
 // 16 CTAs, over the portable 8: proven on the CPU, and the helper's comment
 // tells the caller to opt in to the non-portable cluster size
 #[test]

@@ -254,6 +254,7 @@ fn cluster_conversions_on_the_gpu() {
         "cluster_cross_cta.mlir",
         "cluster_cta_dependent.mlir",
         "cluster16.mlir",
+        "cluster_random.mlir",
         "cluster2_blocked.mlir",
         "cross_cta.mlir",
     ] {
