@@ -465,6 +465,21 @@ fn cta_dependent_conversions_go_through_the_cluster_plan() {
         assert_eq!(v["kind"], "cluster", "{name}: {v}");
         assert_eq!(v["ctas"].as_u64(), Some(4), "{name}: {v}");
     }
+    // below sm_90 refused, saying what the conversion does (no data crosses)
+    expect_error(
+        &[
+            "plan",
+            "--sm",
+            "80",
+            "--ttgir",
+            "tests/data/cluster_cta_dependent.mlir",
+        ],
+        &[
+            "c4_1d_select:15",
+            "every CTA keeps its elements, in an order that depends on the CTA",
+            "sm_80 lacks",
+        ],
+    );
 }
 
 // the emitted cluster helper of the writer variant (forced: auto picks the

@@ -227,6 +227,21 @@ pub(crate) fn span(tbits: usize, cols: &[u64]) -> BitMatrix {
     BitMatrix::from_cols(tbits, cols.to_vec())
 }
 
+/// Whether data moves between CTAs: a CTA's elements differ between the
+/// sides (a block column differs by a vector outside the source's in-CTA
+/// span), or a CTA needs elements only other CTAs hold.
+fn crosses_ctas(tbits: usize, a: &Side, b: &Side) -> bool {
+    let in_cta = span(tbits, &[&a.reg[..], &a.lane, &a.warp].concat());
+    a.block
+        .iter()
+        .zip(&b.block)
+        .any(|(&x, &y)| !in_cta.in_span(x ^ y))
+        || [&b.reg[..], &b.lane, &b.warp]
+            .concat()
+            .iter()
+            .any(|&col| !in_cta.in_span(col))
+}
+
 impl Analysis {
     /// Classify a conversion: one that moves data between CTAs is
     /// [`Kind::Cluster`], and so is one where every CTA keeps its elements
@@ -237,19 +252,7 @@ impl Analysis {
         let tbits = c.src.total_out_bits();
         let a = Side::of(&c.src);
         let b = Side::of(&c.dst);
-        let in_cta = span(tbits, &[&a.reg[..], &a.lane, &a.warp].concat());
-        // data moves between CTAs: a CTA's elements differ between the sides,
-        // or it needs elements only other CTAs hold
-        let cross_cta = a
-            .block
-            .iter()
-            .zip(&b.block)
-            .any(|(&x, &y)| !in_cta.in_span(x ^ y))
-            || [&b.reg[..], &b.lane, &b.warp]
-                .concat()
-                .iter()
-                .any(|&col| !in_cta.in_span(col));
-        if cross_cta {
+        if crosses_ctas(tbits, &a, &b) {
             return Ok(Analysis {
                 name: c.name.clone(),
                 tensor_bits: tbits,
@@ -311,6 +314,12 @@ impl Analysis {
     /// Number of source registers per thread.
     pub fn src_regs(&self) -> u32 {
         1 << self.src.hw.reg
+    }
+    /// Whether data moves between CTAs (a [`Kind::Cluster`] conversion
+    /// either does, or keeps every element in its CTA in an order that
+    /// depends on the CTA).
+    pub fn moves_across_ctas(&self) -> bool {
+        crosses_ctas(self.tensor_bits, &self.src, &self.dst)
     }
     /// Number of destination registers per thread.
     pub fn dst_regs(&self) -> u32 {

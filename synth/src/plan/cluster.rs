@@ -233,6 +233,11 @@ pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Op
     let cross = |detail: String| {
         Some(PlanError::CrossCta {
             name: an.name.clone(),
+            what: if an.moves_across_ctas() {
+                "the conversion moves data across CTAs"
+            } else {
+                "every CTA keeps its elements, in an order that depends on the CTA (the block bases differ), which only the cluster strategy plans"
+            },
             detail,
         })
     };

@@ -78,11 +78,16 @@ pub enum PlanError {
     },
     #[error("{name}: source and destination cover different tensors: {detail}")]
     Mismatch { name: String, detail: String },
-    /// A conversion across CTAs that the cluster strategy cannot take:
-    /// `detail` says why (another strategy was forced, or the target has no
-    /// clusters).
-    #[error("{name}: the conversion moves data across CTAs; {detail}")]
-    CrossCta { name: String, detail: String },
+    /// A cluster conversion (data across CTAs, or kept in each CTA in an
+    /// order that depends on the CTA) that the cluster strategy cannot
+    /// take: `what` says which of the two, `detail` why (another strategy
+    /// was forced, or the target has no clusters).
+    #[error("{name}: {what}; {detail}")]
+    CrossCta {
+        name: String,
+        what: &'static str,
+        detail: String,
+    },
     #[error("{name}: strategy `{strategy}` does not apply: {detail}")]
     StrategyNotApplicable {
         name: String,
