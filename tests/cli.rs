@@ -619,7 +619,7 @@ fn cluster_strategy_forces_each_variant() {
         &[
             "cluster-load",
             "does not apply",
-            "keeps every element in its CTA",
+            "keep their elements in the same order (equal block bases)",
         ],
     );
 }

@@ -186,6 +186,7 @@ pub fn time_case(
             let f = module.load_function(&cand.kernel)?;
             let smem = smem_bytes(&cand.helper).max(smem_bytes(&c.bwd)) as u32;
             set_smem(&f, smem)?;
+            verify::allow_cluster_size(&f, c.ctas)?;
             Ok(Timed {
                 registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
                 f,
@@ -241,6 +242,7 @@ pub fn time_case(
     if let Some(gk) = &c.global_kernel {
         slots.push((|| -> Result<Timed> {
             let f = module.load_function(gk)?;
+            verify::allow_cluster_size(&f, c.ctas)?;
             let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
             Ok(Timed {
                 registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
@@ -277,9 +279,9 @@ pub fn time_case(
     let launch = |j: usize, dout: &mut cudarc::driver::CudaSlice<u8>| -> Result<()> {
         let k = timed[j];
         if k.cluster > 1 {
-            use cudarc::driver::DevicePtr;
+            use cudarc::driver::{DevicePtr, DevicePtrMut};
             let (mut pin, _g0) = din.device_ptr(&stream);
-            let (mut pout, _g1) = dout.device_ptr(&stream);
+            let (mut pout, _g1) = dout.device_ptr_mut(&stream);
             let (mut pg, _g2) = globals[j].device_ptr(&stream);
             let mut it = iters;
             let mut params: Vec<*mut std::ffi::c_void> = vec![
@@ -348,13 +350,19 @@ pub fn time_case(
             let got = stream.clone_dtoh(&outs[j])?;
             if let Some(x) = (0..k.checked).find(|&x| got[x] != expect[x]) {
                 let e = x / bytes;
-                let at = format!(
-                    "element {e} (register {}, thread {} of CTA {}) byte {}",
-                    (e / th) % regs,
-                    e % th,
-                    e / th / regs,
-                    x % bytes
-                );
+                // warpforge's kernels address CTA-blocked; Triton's (hidden
+                // pointers) a row-major tile per program
+                let at = if k.hidden_ptrs > 0 {
+                    format!("element {e} byte {}", x % bytes)
+                } else {
+                    format!(
+                        "element {e} (register {}, thread {} of CTA {}) byte {}",
+                        (e / th) % regs,
+                        e % th,
+                        e / th / regs,
+                        x % bytes
+                    )
+                };
                 bail!(
                     "timing kernel {} output wrong: {at} is {:#x}, expected {:#x}",
                     k.name,

@@ -352,7 +352,7 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
     }
     let cluster: Vec<&Row> = rows.iter().filter(|r| r.ctas > 1).collect();
     if !cluster.is_empty() {
-        s += "\n## Across CTAs\n\nConversions that move data between the CTAs of a cluster (docs/ARCHITECTURE.md 4.7), launched in clusters of their CTAs: the chosen helper (distributed shared memory) against a round trip of the same data through global memory with the same cluster barriers, and Triton.\n\n| conversion | CTAs | dtype | warps | chosen plan | ns | global memory ns | chosen / global | registers wf / global | Triton |\n|---|---|---|---|---|---|---|---|---|---|\n";
+        s += "\n## Across CTAs\n\nConversions planned through distributed shared memory (docs/ARCHITECTURE.md 4.7: data that moves between the CTAs of a cluster, or that each CTA keeps in an order that depends on its rank), launched in clusters of their CTAs: the chosen helper (distributed shared memory) against a round trip of the same data through global memory with the same cluster barriers, and Triton.\n\n| conversion | CTAs | dtype | warps | chosen plan | ns | global memory ns | chosen / global | registers wf / global | Triton |\n|---|---|---|---|---|---|---|---|---|---|\n";
         for r in cluster {
             let g = r.global.as_ref();
             let gns = g.and_then(|g| g.get("ns")).and_then(Value::as_f64);

@@ -245,7 +245,7 @@ fn time_all(
             bench::triton::record_interleaved(slot, tm, &c.id);
         }
         failures.extend(r.iter().filter_map(|x| x.as_ref().err().cloned()));
-        if let Some(Err(e)) = &global {
+        if let (Ok(_), Some(Err(e))) = (m, &global) {
             failures.push(format!(
                 "{} ({}), global-memory baseline: {e}",
                 c.name, c.file

@@ -151,7 +151,7 @@ pub fn consider(
                 if an.warp_local { "warp-local" } else { "across warps" }
             ),
             StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad => {
-                "the cluster strategies (distributed shared memory) convert only data that moves between the CTAs of a cluster, and this conversion keeps every element in its CTA".into()
+                "the cluster strategies (distributed shared memory) convert only data that moves between the CTAs of a cluster or that each CTA keeps in an order depending on the CTA, and this conversion's CTAs all keep their elements in the same order (equal block bases)".into()
             }
             _ => "no strategy applies".into(),
         };

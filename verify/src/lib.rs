@@ -566,7 +566,13 @@ pub fn verify_on_gpu(
             src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
         }
         src.push_str(header);
-        for c in cases {
+        // a device below sm_90 has no clusters: cluster cases are not
+        // compiled (their PTX would fail the whole module) and are reported
+        // as unable to launch
+        for c in cases
+            .iter()
+            .filter(|c| cluster_ctas(c.analysis) == 1 || gpu.sm.0 >= 9)
+        {
             for &d in dtypes {
                 let ct = ctype(d, half);
                 for f in forms(c.helper, d) {
@@ -654,6 +660,7 @@ pub fn verify_on_gpu(
                             )
                             .map_err(|e| driver_err(e).to_string())?;
                         }
+                        allow_cluster_size(&f, cluster).map_err(|e| driver_err(e).to_string())?;
                         run_case(&stream, &f, c, d, smem as u32)
                             .map_err(|e| format!("cannot launch: {e}"))
                     })
@@ -893,9 +900,9 @@ fn launch<
     let din = stream.clone_htod(input).map_err(driver_err)?;
     let mut dout = stream.alloc_zeros::<T>(out_len).map_err(driver_err)?;
     if cluster > 1 {
-        use cudarc::driver::DevicePtr;
+        use cudarc::driver::{DevicePtr, DevicePtrMut};
         let (mut pin, _gi) = din.device_ptr(stream);
-        let (mut pout, _go) = dout.device_ptr(stream);
+        let (mut pout, _go) = dout.device_ptr_mut(stream);
         let mut params = [
             &mut pin as *mut _ as *mut std::ffi::c_void,
             &mut pout as *mut _ as *mut std::ffi::c_void,
@@ -917,12 +924,29 @@ fn launch<
     stream.clone_dtoh(&dout).map_err(driver_err)
 }
 
+/// Let `f` launch in clusters of `cluster` CTAs: above the portable 8 it
+/// sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` (CUDA C++
+/// Programming Guide, "Thread Block Clusters"); nothing to do up to 8.
+/// Call once per function, before [`launch_cluster`].
+pub fn allow_cluster_size(
+    f: &cudarc::driver::CudaFunction,
+    cluster: u32,
+) -> Result<(), cudarc::driver::DriverError> {
+    if cluster > 8 {
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )?;
+    }
+    Ok(())
+}
+
 /// Launch `f` on `stream` over `grid` CTAs of `block` threads as clusters of
 /// `cluster` CTAs along x (`cuLaunchKernelEx` with
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; CUDA driver API "Launch
-/// attributes"; sm_90+). `grid` must be a multiple of `cluster`; a cluster
-/// of more than 8 CTAs also needs the function's
-/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`, which this sets.
+/// attributes"; sm_90+). Errors: `grid` not a multiple of `cluster`
+/// (`CUDA_ERROR_INVALID_VALUE`, before any launch), and the driver's. A
+/// cluster of more than 8 CTAs needs [`allow_cluster_size`] first.
 ///
 /// # Safety
 /// `params` must point at the kernel's parameters, in order, each value
@@ -937,14 +961,12 @@ pub unsafe fn launch_cluster(
     params: &mut [*mut std::ffi::c_void],
 ) -> Result<(), cudarc::driver::DriverError> {
     use cudarc::driver::sys;
-    if cluster > 8 {
-        sys::cuFuncSetAttribute(
-            f.cu_function(),
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-            1,
-        )
-        .result()?;
+    if cluster == 0 || grid % cluster != 0 {
+        return Err(cudarc::driver::DriverError(
+            sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE,
+        ));
     }
+    stream.context().bind_to_thread()?;
     let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
     attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attr.value.clusterDim.x = cluster;
