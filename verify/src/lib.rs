@@ -787,69 +787,19 @@ fn run_case(
                     (an.src.tag(i as u64, l as u64, w as u64, b as u64) >> shift) & mask;
             }
         }
-        let launch_as = |bytes: u32| -> Result<Vec<u64>, VerifyError> {
-            Ok(match bytes {
-                1 => {
-                    let inp: Vec<u8> = input.iter().map(|&x| x as u8).collect();
-                    launch::<u8>(
-                        stream,
-                        f,
-                        &inp,
-                        rb * nt,
-                        blocks,
-                        threads,
-                        smem_bytes,
-                        cluster,
-                    )?
-                    .into_iter()
-                    .map(u64::from)
-                    .collect()
-                }
-                2 => {
-                    let inp: Vec<u16> = input.iter().map(|&x| x as u16).collect();
-                    launch::<u16>(
-                        stream,
-                        f,
-                        &inp,
-                        rb * nt,
-                        blocks,
-                        threads,
-                        smem_bytes,
-                        cluster,
-                    )?
-                    .into_iter()
-                    .map(u64::from)
-                    .collect()
-                }
-                4 => {
-                    let inp: Vec<u32> = input.iter().map(|&x| x as u32).collect();
-                    launch::<u32>(
-                        stream,
-                        f,
-                        &inp,
-                        rb * nt,
-                        blocks,
-                        threads,
-                        smem_bytes,
-                        cluster,
-                    )?
-                    .into_iter()
-                    .map(u64::from)
-                    .collect()
-                }
-                _ => launch::<u64>(
-                    stream,
-                    f,
-                    &input,
-                    rb * nt,
-                    blocks,
-                    threads,
-                    smem_bytes,
-                    cluster,
-                )?,
-            })
+        let shape = LaunchShape {
+            out_len: rb * nt,
+            blocks,
+            threads,
+            smem_bytes,
+            cluster,
         };
-        let got = launch_as(bits / 8)?;
+        let got = match bits / 8 {
+            1 => launch_narrow::<u8>(stream, f, &input, &shape)?,
+            2 => launch_narrow::<u16>(stream, f, &input, &shape)?,
+            4 => launch_narrow::<u32>(stream, f, &input, &shape)?,
+            _ => launch_narrow::<u64>(stream, f, &input, &shape)?,
+        };
         for t in 0..nt {
             let (b, w, l) = (t as u32 / threads, (t as u32 % threads) / 32, t as u32 % 32);
             for j in 0..rb {
@@ -885,19 +835,56 @@ fn run_case(
     })
 }
 
-fn launch<
-    T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy + Default + Unpin,
->(
-    stream: &Arc<cudarc::driver::CudaStream>,
-    f: &cudarc::driver::CudaFunction,
-    input: &[T],
+/// How a check kernel is launched: output elements, CTAs, threads per CTA,
+/// dynamic shared bytes, CTAs per cluster (1: a plain launch).
+struct LaunchShape {
     out_len: usize,
     blocks: u32,
     threads: u32,
     smem_bytes: u32,
     cluster: u32,
-) -> Result<Vec<T>, VerifyError> {
-    let din = stream.clone_htod(input).map_err(driver_err)?;
+}
+
+/// An unsigned element type the check moves tags as.
+trait Narrow:
+    cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy + Default + Unpin
+{
+    /// The low bits of a tag.
+    fn narrow(x: u64) -> Self;
+    fn widen(self) -> u64;
+}
+
+macro_rules! narrow {
+    ($($t:ty),*) => {$(
+        impl Narrow for $t {
+            fn narrow(x: u64) -> Self {
+                x as $t
+            }
+            fn widen(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+narrow!(u8, u16, u32, u64);
+
+/// Launch the check kernel `f` on `input` (tags, cut to `T`), the output
+/// widened back to 64-bit tags.
+fn launch_narrow<T: Narrow>(
+    stream: &Arc<cudarc::driver::CudaStream>,
+    f: &cudarc::driver::CudaFunction,
+    input: &[u64],
+    shape: &LaunchShape,
+) -> Result<Vec<u64>, VerifyError> {
+    let input: Vec<T> = input.iter().map(|&x| T::narrow(x)).collect();
+    let LaunchShape {
+        out_len,
+        blocks,
+        threads,
+        smem_bytes,
+        cluster,
+    } = *shape;
+    let din = stream.clone_htod(&input).map_err(driver_err)?;
     let mut dout = stream.alloc_zeros::<T>(out_len).map_err(driver_err)?;
     if cluster > 1 {
         use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -921,7 +908,12 @@ fn launch<
         unsafe { b.launch(cfg) }.map_err(driver_err)?;
     }
     stream.synchronize().map_err(driver_err)?;
-    stream.clone_dtoh(&dout).map_err(driver_err)
+    Ok(stream
+        .clone_dtoh(&dout)
+        .map_err(driver_err)?
+        .into_iter()
+        .map(T::widen)
+        .collect())
 }
 
 /// Let `f` launch in clusters of `cluster` CTAs: above the portable 8 it
