@@ -22,7 +22,7 @@ kernel's cubin to OUTDIR (warpforge counts its SASS the same way as its own)
 and prints one JSON line per case. A layout Triton rejects may abort the
 process; warpforge restarts it after that case.
 """
-import json, os, re, sys, tempfile
+import json, os, re, sys
 
 import torch
 import triton  # noqa: F401  (the Gluon front end needs it loaded)
@@ -140,8 +140,11 @@ def main():
     print(json.dumps({"triton_version": triton.__version__}), flush=True)
     for c in cases[start:]:
         # MLIR prints its diagnostics on fd 2: keep them to name why Triton
-        # rejects a conversion (the exception only says the pass failed)
-        log = tempfile.TemporaryFile(mode="w+b")
+        # rejects a conversion (the exception only says the pass failed). The
+        # file is named after the case, so that when Triton aborts the
+        # process, warpforge reads the diagnostic from it (OUTDIR/ID.stderr)
+        log_path = os.path.join(outdir, "%s.stderr" % c["id"])
+        log = open(log_path, "w+b")
         saved = os.dup(2)
         os.dup2(log.fileno(), 2)
         try:
@@ -158,6 +161,7 @@ def main():
             if diag:
                 r["error"] = ("%s (%s)" % (diag[0].split("error:", 1)[1].strip(), r["error"]))[:400]
         log.close()
+        os.unlink(log_path)
         print(json.dumps({"id": c["id"], **r}), flush=True)
 
 

@@ -163,6 +163,18 @@ fn bases(l: &synth::LinearLayout) -> Value {
     })
 }
 
+/// What Triton printed on standard error for case `id` before the process
+/// died (`triton_peer.py` keeps it in `DIR/ID.stderr` while the case runs):
+/// its first MLIR `error:` line, else its last line. `None` without one.
+fn crash_diagnostic(dir: &Path, id: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(format!("{id}.stderr"))).ok()?;
+    let line = text
+        .lines()
+        .find_map(|l| l.split_once("error:").map(|(_, e)| e.trim()))
+        .or_else(|| text.lines().rev().find(|l| !l.trim().is_empty()))?;
+    Some(line.chars().take(300).collect())
+}
+
 fn sass_file(path: &str) -> Option<SassCounts> {
     let bytes = std::fs::read(path).ok()?;
     let (_, m) = verify::sass_of(&bytes)?;
@@ -263,9 +275,11 @@ pub fn run_triton(
         }
         start += lines;
         if start < cases.len() && !out.status.success() {
-            let tail: String = stderr.lines().rev().take(2).collect::<Vec<_>>().join(" | ");
+            let id = &cases[start].id;
+            let tail = crash_diagnostic(dir.path(), id)
+                .unwrap_or_else(|| stderr.lines().rev().take(2).collect::<Vec<_>>().join(" | "));
             got.insert(
-                cases[start].id.clone(),
+                id.clone(),
                 Err(format!("Triton crashed ({}): {tail}", out.status)),
             );
             tick();
@@ -333,6 +347,26 @@ mod tests {
         let mut r: Result<TritonResult, String> = Err("Triton crashed".into());
         record_interleaved(&mut r, None, "c0");
         assert_eq!(r.unwrap_err(), "Triton crashed");
+    }
+
+    #[test]
+    fn a_crash_is_named_by_the_diagnostic_the_case_left() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("c3.stderr"),
+            "noise\n/x/peer.py:11:31: error: failed to legalize operation 'ttg.convert_layout' that was explicitly marked illegal\n#linear = ...\n",
+        )
+        .unwrap();
+        assert_eq!(
+            crash_diagnostic(d.path(), "c3").as_deref(),
+            Some("failed to legalize operation 'ttg.convert_layout' that was explicitly marked illegal")
+        );
+        std::fs::write(d.path().join("c4.stderr"), "LLVM ERROR: bad thing\n\n").unwrap();
+        assert_eq!(
+            crash_diagnostic(d.path(), "c4").as_deref(),
+            Some("LLVM ERROR: bad thing")
+        );
+        assert_eq!(crash_diagnostic(d.path(), "c5"), None);
     }
 
     #[test]
