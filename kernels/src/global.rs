@@ -58,10 +58,9 @@ pub fn emit_bench_kernel_global(
     kernel: &str,
 ) -> Result<String, EmitError> {
     if an.tensor_bits > 31 {
-        return Err(EmitError::Unsupported {
+        return Err(EmitError::TensorTooLarge {
             name: an.name.clone(),
-            stage: 0,
-            kind: "global-memory baseline of a tensor over 2^31 elements",
+            bits: an.tensor_bits,
         });
     }
     let (src_all, src_stores) = registers(&an.src, an.src_regs());

@@ -252,22 +252,12 @@ impl Analysis {
         let tbits = c.src.total_out_bits();
         let a = Side::of(&c.src);
         let b = Side::of(&c.dst);
-        if crosses_ctas(tbits, &a, &b) {
-            return Ok(Analysis {
-                name: c.name.clone(),
-                tensor_bits: tbits,
-                src: a,
-                dst: b,
-                class: Kind::Cluster,
-                warp_local: false,
-            });
-        }
-        // every CTA keeps its elements, but their order in the CTA depends
-        // on the CTA (a block column differs between the sides within the
-        // in-CTA span): one program for every CTA cannot do it with in-CTA
-        // moves alone; the cluster plan (stores addressed by the element's
-        // CTA, here always the storing CTA) can
-        if a.block != b.block {
+        // data moves between CTAs, or every CTA keeps its elements in an
+        // order that depends on the CTA (a block column differs between the
+        // sides inside the CTA's span): one program for every CTA cannot do
+        // the latter with in-CTA moves alone; the cluster plan (stores
+        // addressed by the element's CTA, there always the storing CTA) can
+        if crosses_ctas(tbits, &a, &b) || a.block != b.block {
             return Ok(Analysis {
                 name: c.name.clone(),
                 tensor_bits: tbits,

@@ -493,19 +493,9 @@ impl ClusterStore {
     /// Elements that the threads of CTA `block` store into other CTAs'
     /// scratch (`warps` warps per CTA).
     pub fn remote_elems(&self, warps: u32, block: u32) -> u64 {
-        let mut n = 0u64;
-        for w in 0..warps {
-            for l in (0..32).filter(|&l| self.stores(l, w, block)) {
-                let c = self.cta.base(l, w, block);
-                n += self
-                    .insts
-                    .iter()
-                    .filter(|i| c ^ i.cta != block)
-                    .map(|i| i.regs.len() as u64)
-                    .sum::<u64>();
-            }
-        }
-        n
+        remote_elems(&self.cta, &self.insts, warps, block, |l, w| {
+            self.stores(l, w, block)
+        })
     }
 }
 
@@ -546,20 +536,31 @@ impl ClusterLoad {
     /// Elements that the threads of CTA `block` read from other CTAs'
     /// scratch (`warps` warps per CTA).
     pub fn remote_elems(&self, warps: u32, block: u32) -> u64 {
-        let mut n = 0u64;
-        for w in 0..warps {
-            for l in 0..32 {
-                let c = self.cta.base(l, w, block);
-                n += self
-                    .insts
-                    .iter()
-                    .filter(|i| c ^ i.cta != block)
-                    .map(|i| i.regs.len() as u64)
-                    .sum::<u64>();
-            }
-        }
-        n
+        remote_elems(&self.cta, &self.insts, warps, block, |_, _| true)
     }
+}
+
+/// Elements that the `active(lane, warp)` threads of CTA `block` (`warps`
+/// warps) move to or from other CTAs by `insts`, with CTA map `cta`.
+fn remote_elems(
+    cta: &ClusterMap,
+    insts: &[ClusterInst],
+    warps: u32,
+    block: u32,
+    active: impl Fn(u32, u32) -> bool,
+) -> u64 {
+    let mut n = 0u64;
+    for w in 0..warps {
+        for l in (0..32).filter(|&l| active(l, w)) {
+            let c = cta.base(l, w, block);
+            n += insts
+                .iter()
+                .filter(|i| c ^ i.cta != block)
+                .map(|i| i.regs.len() as u64)
+                .sum::<u64>();
+        }
+    }
+    n
 }
 
 /// Which of the two cluster plans a plan is (docs/ARCHITECTURE.md 4.7).

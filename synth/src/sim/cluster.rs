@@ -18,7 +18,7 @@
 //! [`super::simulate`].
 
 use super::{check_destination, move_registers, reg_at, SimError, SimReport};
-use crate::plan::ir::SmemAccess;
+use crate::plan::ir::{ClusterInst, SmemAccess};
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
 
@@ -68,25 +68,8 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                             let cbase = store.cta.base(lane, w, b);
                             let obase = store.addr.base(lane, w, b);
                             for inst in &store.insts {
-                                let cta = cbase ^ inst.cta;
-                                let first = obase ^ inst.offset;
-                                let len = inst.regs.len() as u32;
-                                if len == 0 || first % len != 0 {
-                                    return Err(SimError::Misaligned {
-                                        stage: si,
-                                        detail: format!(
-                                            "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
-                                        ),
-                                    });
-                                }
-                                if cta >= ctas {
-                                    return Err(SimError::CtaOutOfRange {
-                                        stage: si,
-                                        block: b,
-                                        cta,
-                                        ctas,
-                                    });
-                                }
+                                let (cta, first, _) =
+                                    remote_target(si, (b, w, lane), cbase, obase, inst, ctas)?;
                                 if cta != b {
                                     if epoch == 0 {
                                         return Err(SimError::RemoteBeforeBarrier {
@@ -135,25 +118,8 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                             let cbase = load.cta.base(lane, w, b);
                             let obase = load.addr.base(lane, w, b);
                             for inst in &load.insts {
-                                let cta = cbase ^ inst.cta;
-                                let first = obase ^ inst.offset;
-                                let len = inst.regs.len() as u32;
-                                if len == 0 || first % len != 0 {
-                                    return Err(SimError::Misaligned {
-                                        stage: si,
-                                        detail: format!(
-                                            "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
-                                        ),
-                                    });
-                                }
-                                if cta >= ctas {
-                                    return Err(SimError::CtaOutOfRange {
-                                        stage: si,
-                                        block: b,
-                                        cta,
-                                        ctas,
-                                    });
-                                }
+                                let (cta, first, len) =
+                                    remote_target(si, (b, w, lane), cbase, obase, inst, ctas)?;
                                 for addr in first..first + len {
                                     if addr as u64 >= plan.smem_elems {
                                         return Err(SimError::SmemOutOfRange {
@@ -292,4 +258,39 @@ fn local_store(
         }
     }
     Ok(())
+}
+
+/// The CTA, first element offset and length of remote vector `inst` of
+/// thread `(block, warp, lane)` whose CTA and offset bases are `cbase` and
+/// `obase` (stage `si`). Errors: a vector off its alignment
+/// ([`SimError::Misaligned`]), a CTA outside the cluster's `ctas`
+/// ([`SimError::CtaOutOfRange`]).
+fn remote_target(
+    si: usize,
+    (b, w, lane): (u32, u32, u32),
+    cbase: u32,
+    obase: u32,
+    inst: &ClusterInst,
+    ctas: u32,
+) -> Result<(u32, u32, u32), SimError> {
+    let cta = cbase ^ inst.cta;
+    let first = obase ^ inst.offset;
+    let len = inst.regs.len() as u32;
+    if len == 0 || first % len != 0 {
+        return Err(SimError::Misaligned {
+            stage: si,
+            detail: format!(
+                "block {b} warp {w} lane {lane}: {len}-element remote vector at element offset {first}"
+            ),
+        });
+    }
+    if cta >= ctas {
+        return Err(SimError::CtaOutOfRange {
+            stage: si,
+            block: b,
+            cta,
+            ctas,
+        });
+    }
+    Ok((cta, first, len))
 }
