@@ -358,18 +358,25 @@ pub fn emit_helper_widths_as(
 }
 
 /// The element form's body for `bits`-bit elements through the packed form
-/// ([`body_via_packed`]) and its `prmt` count, where `bits` is 8, `plan` has a
-/// packed form for it, does not already read the arrays as natural words
+/// ([`body_via_packed`]) and its `prmt` count, where `bits` is 8, `plan` has
+/// a packed form for it, does not already read the arrays as natural words
 /// ([`word_pun`]), moves data (a shuffle or shared-memory plan; renames
-/// cost nothing element by element), and holds at least [`VIA_PACKED_MIN_ELEMS`] elements per
-/// thread on each side; `None` otherwise (the element-by-element body).
+/// cost nothing element by element), and holds at least
+/// [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side; `None`
+/// otherwise (the element-by-element body).
 ///
-/// 8-bit only, as measured in the reference harness h2h on an H100
-/// (`results/resources_h100.md`): `warp_local_i8_64x64` 0.906x -> 0.717x
-/// Triton's time (loop registers 254 -> 140), `colsum_trans_i8` registers
-/// 70 -> 48 at the same time; the same form for 16-bit elements was slower
-/// (`attn:114` 1.18x -> 1.56x, registers unchanged), so 16-bit element forms
-/// stay element by element.
+/// 8-bit only. Measured on an H100 (`results/resources_h100.md`): in the
+/// reference harness h2h, `warp_local_i8_64x64` 0.906x -> 0.717x Triton's
+/// time (loop registers 254 -> 140), `colsum_trans_i8` registers 70 -> 48.
+/// The same form for 16-bit data (with the arrays read and written one
+/// 4-byte word at a time, so that the caller's arrays do stay in 32-bit
+/// registers) trades registers for the caller's per-element work: loop
+/// registers fell on every 16-bit conversion (`attn:114` 86 -> 63,
+/// `epilogue_f16_256x128` 97 -> 64) but the caller's `b[i] ^= 1` became a
+/// `prmt` extract and insert per element (256 `prmt` against 79), so only
+/// `epilogue_f16_256x128` got faster (1.180x -> 1.027x Triton) and the other
+/// 19 slower (up to `attn:114` 1.078x -> 1.197x; "Fourth pass" there); 16-bit
+/// element forms stay element by element.
 fn element_via_packed(
     name: &str,
     ident: &str,

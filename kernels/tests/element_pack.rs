@@ -81,14 +81,17 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
         plan.strategy
     );
     let first_shfl = first_shuffle(&body);
-    let pun: Vec<&String> = body[..first_shfl]
+    let pun: Vec<String> = body[..first_shfl]
         .iter()
-        .filter(|l| l.contains("memcpy("))
+        .filter(|l| l.contains("detail::ld_word("))
+        .cloned()
+        .collect();
+    let want: Vec<String> = (0..16)
+        .map(|k| format!("src_w[{k}] = detail::ld_word(&src[{}]);", 4 * k))
         .collect();
     assert_eq!(
-        pun,
-        ["unsigned src_w[16]; memcpy(src_w, src, sizeof(src_w));"],
-        "the 64 source bytes are read as 16 natural words"
+        pun, want,
+        "the 64 source bytes are read as 16 natural words, one 4-byte memcpy each"
     );
     // The plan packs register bits 0 and 3, the natural words bits 0 and 1:
     // each plan word takes two bytes from each of two natural words, one
@@ -108,7 +111,12 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
             .any(|l| l.contains("detail::to_u32(") || l.contains("from_u32")),
         "no byte is extracted or shifted: {body:#?}"
     );
-    assert!(!body.iter().any(|l| l.contains("src[")), "no element reads");
+    assert!(
+        !body
+            .iter()
+            .any(|l| l.contains("src[") && !l.contains("detail::ld_word(&src[")),
+        "no element reads"
+    );
     assert!(
         !body.iter().any(|l| l.starts_with("dst[")),
         "no element writes"
@@ -134,11 +142,13 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
         .iter()
         .all(|l| l.starts_with("const unsigned ps")));
     assert_eq!(shfl_sel_prmt(&body), (16, 18, 32));
-    let tail = &body[body.len() - 18..];
-    assert_eq!(tail[0], "unsigned dst_w[16];");
-    assert_eq!(tail[17], "memcpy(dst, dst_w, sizeof(dst_w));");
-    for (k, l) in tail[1..17].iter().enumerate() {
-        assert!(l.starts_with(&format!("dst_w[{k}] = q")), "{l}");
+    // the destination leaves as 16 natural words, one 4-byte memcpy each
+    let tail = &body[body.len() - 16..];
+    for (k, l) in tail.iter().enumerate() {
+        assert!(
+            l.starts_with(&format!("detail::st_word(&dst[{}], q", 4 * k)),
+            "{l}"
+        );
     }
 }
 
@@ -196,15 +206,16 @@ fn byte_arrays_move_as_words_from_the_threshold() {
         Some(Stage::Pack { width: 8, .. })
     ));
     assert_eq!(plan.src_regs, kernels::PUN_MIN_ELEMS);
-    assert!(
-        body.iter()
-            .any(|l| l == "unsigned src_w[4]; memcpy(src_w, src, sizeof(src_w));"),
-        "{body:#?}"
-    );
-    assert!(body
+    for k in 0..4 {
+        let ld = format!("src_w[{k}] = detail::ld_word(&src[{}]);", 4 * k);
+        assert!(body.iter().any(|l| *l == ld), "{ld}: {body:#?}");
+        let st = format!("detail::st_word(&dst[{}], ", 4 * k);
+        assert!(body.iter().any(|l| l.starts_with(&st)), "{st}: {body:#?}");
+    }
+    // no element is read but through the words
+    assert!(!body
         .iter()
-        .any(|l| l == "memcpy(dst, dst_w, sizeof(dst_w));"));
-    assert!(!body.iter().any(|l| l.contains("src[")));
+        .any(|l| l.contains("src[") && !l.contains("detail::ld_word(&src[")));
 
     let (plan, body) = planned("mma2_to_blocked_i8");
     assert!(matches!(
@@ -212,7 +223,10 @@ fn byte_arrays_move_as_words_from_the_threshold() {
         Some(Stage::Pack { width: 8, .. })
     ));
     assert!(plan.src_regs < kernels::PUN_MIN_ELEMS);
-    assert!(!body.iter().any(|l| l.contains("memcpy(")), "{body:#?}");
+    assert!(
+        !body.iter().any(|l| l.contains("detail::ld_word(")),
+        "{body:#?}"
+    );
     assert!(body.iter().any(|l| l.contains("detail::to_u32(src[")));
     assert!(body.iter().any(|l| l.starts_with("dst[")));
 }

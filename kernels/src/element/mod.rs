@@ -3,6 +3,7 @@ mod via_packed;
 mod words;
 
 pub(crate) use via_packed::{body_via_packed, VIA_PACKED_MIN_ELEMS};
+use via_packed::{load_natural_words, store_natural_words};
 
 use crate::expr::linear_expr;
 use crate::prmt::{prmt_program_steps, PrmtDef};
@@ -269,10 +270,8 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     };
     let mut temps = 0usize;
     let mut names: Vec<String> = if pun {
-        out.push(format!(
-            "unsigned src_w[{}]; memcpy(src_w, src, sizeof(src_w));",
-            plan.src_regs / 4
-        ));
+        out.push(format!("unsigned src_w[{}];", plan.src_regs / 4));
+        out.extend(load_natural_words("src_w", plan.src_regs / 4, 4));
         (0..plan.src_regs)
             .map(|i| match i % 4 {
                 0 => format!("detail::from_u32<T>(src_w[{}])", i / 4),
@@ -524,11 +523,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
         } else {
             pack_words(&names, 8)
         };
-        out.push(format!("unsigned dst_w[{}];", plan.dst_regs / 4));
-        for (k, w) in words.iter().enumerate() {
-            out.push(format!("dst_w[{k}] = {w};"));
-        }
-        out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
+        out.extend(store_natural_words(&words, 4));
         folded.extend(sel_def.keys().cloned());
         drop_unread(&mut out, &folded);
     } else {

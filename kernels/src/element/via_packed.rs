@@ -41,9 +41,8 @@ pub(crate) fn body_via_packed(
 ) -> (Vec<String>, usize) {
     let per = 32 / bits;
     let (sw, dw) = (src_regs / per, dst_regs / per);
-    let mut out = vec![format!(
-        "unsigned src_w[{sw}]; memcpy(src_w, src, sizeof(src_w));"
-    )];
+    let mut out = vec![format!("unsigned src_w[{sw}];")];
+    out.extend(load_natural_words("src_w", sw, per));
     let mut temps = 0usize;
     // Packed source word k, slot s: register r = src_map.register(k, s),
     // which sits in natural word r / per, slot r % per.
@@ -102,14 +101,28 @@ pub(crate) fn body_via_packed(
     let before = out.len();
     let ds = prmt_program(&mut out, &mut temps, &dst_words, bits);
     prmt += out.len() - before;
-    if natural(&ds, "pk_dst") {
-        out.push("memcpy(dst, pk_dst, sizeof(pk_dst));".into());
-    } else {
-        out.push(format!(
-            "const unsigned dst_w[{dw}] = {{{}}};",
-            ds.join(", ")
-        ));
-        out.push("memcpy(dst, dst_w, sizeof(dst_w));".into());
-    }
+    out.extend(store_natural_words(&ds, per));
     (out, prmt)
+}
+
+/// `array[k] = detail::ld_word(&src[k * per]);` for each of the `words`
+/// natural 32-bit words of the caller's source array (`per` elements a
+/// word): one 4-byte `memcpy` per word, which NVVM's scalar replacement
+/// turns into 32-bit registers of the caller's array (a `memcpy` of the
+/// whole array it splits element by element; measured in
+/// `results/resources_h100.md`, "Fourth pass").
+pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<String> {
+    (0..words)
+        .map(|k| format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per))
+        .collect()
+}
+
+/// `detail::st_word(&dst[k * per], words[k]);` for each natural 32-bit word
+/// of the caller's destination array (see [`load_natural_words`]).
+pub(crate) fn store_natural_words(words: &[String], per: u32) -> Vec<String> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(k, w)| format!("detail::st_word(&dst[{}], {w});", k as u32 * per))
+        .collect()
 }
