@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0xbfa1078ad305
+#define WARPFORGE_DETAIL_H 0xbff47763bbf6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -92,6 +92,20 @@ __device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
   return *reinterpret_cast<const T*>(&b);
 }
 
+// One 32-bit word of a caller's array of 8/16-bit elements (elements
+// p .. p + 32/bits - 1, lowest index in the lowest bits), read and written by
+// a 4-byte memcpy: valid at any alignment and under any aliasing, yet NVVM
+// turns each into one 32-bit access, so its scalar replacement keeps the
+// caller's array in 32-bit registers (two halves or four bytes each, the
+// loop-carried ones included) rather than one register per element. A
+// memcpy of the whole array does not: it is split element by element.
+__device__ __forceinline__ unsigned ld_word(const void* p) {
+  unsigned w;
+  memcpy(&w, p, 4);
+  return w;
+}
+__device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
 // __cvta_generic_to_shared (CUDA >= 11) rather than inline `cvta`: NVVM
@@ -137,12 +151,12 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0xbfa1078ad305
+#elif WARPFORGE_DETAIL_H != 0xbff47763bbf6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_fig3
-#define WARPFORGE_HELPER_wf_fig3 0xec17a53ac23f
+#define WARPFORGE_HELPER_wf_fig3 0x6fd225eb90cd
 // ---------------------------------------------------------------------------
 // wf_fig3: `fig3`, tensor<16x32xf8E4M3FN>, 1 warp(s)
 // src: PTX fragment ptx:mma.m16n8k16.c.f32
@@ -188,7 +202,11 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
     const unsigned warp = threadIdx.x >> 5;
     (void)lane;
     (void)warp;
-    unsigned src_w[4]; memcpy(src_w, src, sizeof(src_w));
+    unsigned src_w[4];
+    src_w[0] = detail::ld_word(&src[0]);
+    src_w[1] = detail::ld_word(&src[4]);
+    src_w[2] = detail::ld_word(&src[8]);
+    src_w[3] = detail::ld_word(&src[12]);
     const unsigned q0 = __byte_perm(src_w[0], src_w[2], 0x5410u);
     const unsigned q1 = __byte_perm(src_w[0], src_w[2], 0x7632u);
     const unsigned q2 = __byte_perm(src_w[1], src_w[3], 0x5410u);
@@ -214,12 +232,10 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
     const unsigned ps1 = p2 ? 0x7632u : 0x3276u;
     const unsigned q6 = __byte_perm(w2_2, w2_0, ps1);
     const unsigned q7 = __byte_perm(w2_3, w2_1, ps1);
-    unsigned dst_w[4];
-    dst_w[0] = q4;
-    dst_w[1] = q5;
-    dst_w[2] = q6;
-    dst_w[3] = q7;
-    memcpy(dst, dst_w, sizeof(dst_w));
+    detail::st_word(&dst[0], q4);
+    detail::st_word(&dst[4], q5);
+    detail::st_word(&dst[8], q6);
+    detail::st_word(&dst[12], q7);
   } else if constexpr (sizeof(T) == 2) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -352,6 +368,17 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
     static_assert(sizeof(T) == 0, "wf_fig3: planned for 1/2/4/8-byte elements only");
   }
 }
+// wf_fig3_inplace: the same conversion in place: x holds the source registers on entry and
+// the destination registers on return. The body is wf_fig3's on the same values (after the
+// compiler's scalar replacement of the arrays, one set of registers); a source value dies at
+// its last use.
+template <typename T>
+__device__ __forceinline__ void wf_fig3_inplace(T (&x)[16]) {
+  T y[16];
+  wf_fig3<T>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_fig3_packed16: the same conversion on 16-bit elements packed 2 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0 (element r in slot r % p of word r / p);
@@ -399,6 +426,14 @@ __device__ __forceinline__ void wf_fig3_packed16(const unsigned (&src)[8], unsig
   dst[6] = w3_5;
   dst[7] = w3_7;
 }
+// wf_fig3_packed16_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_fig3_packed16_inplace(unsigned (&x)[8]) {
+  unsigned y[8];
+  wf_fig3_packed16(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 // wf_fig3_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 3;
@@ -430,7 +465,15 @@ __device__ __forceinline__ void wf_fig3_packed8(const unsigned (&src)[4], unsign
   dst[2] = w3_1;
   dst[3] = w3_3;
 }
-#elif WARPFORGE_HELPER_wf_fig3 != 0xec17a53ac23f
+// wf_fig3_packed8_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_fig3_packed8_inplace(unsigned (&x)[4]) {
+  unsigned y[4];
+  wf_fig3_packed8(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
+#elif WARPFORGE_HELPER_wf_fig3 != 0x6fd225eb90cd
 #error "warpforge: two headers define wf_fig3 differently; emit one of them with another --prefix"
 #endif
 

@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0xbfa1078ad305
+#define WARPFORGE_DETAIL_H 0xbff47763bbf6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -92,6 +92,20 @@ __device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
   return *reinterpret_cast<const T*>(&b);
 }
 
+// One 32-bit word of a caller's array of 8/16-bit elements (elements
+// p .. p + 32/bits - 1, lowest index in the lowest bits), read and written by
+// a 4-byte memcpy: valid at any alignment and under any aliasing, yet NVVM
+// turns each into one 32-bit access, so its scalar replacement keeps the
+// caller's array in 32-bit registers (two halves or four bytes each, the
+// loop-carried ones included) rather than one register per element. A
+// memcpy of the whole array does not: it is split element by element.
+__device__ __forceinline__ unsigned ld_word(const void* p) {
+  unsigned w;
+  memcpy(&w, p, 4);
+  return w;
+}
+__device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
 // __cvta_generic_to_shared (CUDA >= 11) rather than inline `cvta`: NVVM
@@ -137,12 +151,12 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0xbfa1078ad305
+#elif WARPFORGE_DETAIL_H != 0xbff47763bbf6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16
-#define WARPFORGE_HELPER_wf_epi_f16 0x517af4bf388e
+#define WARPFORGE_HELPER_wf_epi_f16 0x4d3a1db10560
 // ---------------------------------------------------------------------------
 // wf_epi_f16: `epi_f16`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -193,7 +207,15 @@ __device__ __forceinline__ void wf_epi_f16_packed8(const unsigned (&src)[8], uns
 template <typename T>
 __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], void* smem) {
   if constexpr (sizeof(T) == 1) {
-    unsigned src_w[8]; memcpy(src_w, src, sizeof(src_w));
+    unsigned src_w[8];
+    src_w[0] = detail::ld_word(&src[0]);
+    src_w[1] = detail::ld_word(&src[4]);
+    src_w[2] = detail::ld_word(&src[8]);
+    src_w[3] = detail::ld_word(&src[12]);
+    src_w[4] = detail::ld_word(&src[16]);
+    src_w[5] = detail::ld_word(&src[20]);
+    src_w[6] = detail::ld_word(&src[24]);
+    src_w[7] = detail::ld_word(&src[28]);
     unsigned pk_dst[8];
     wf_epi_f16_packed8(src_w, pk_dst, smem);
     const unsigned q0 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
@@ -204,8 +226,14 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
     const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
     const unsigned q6 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
     const unsigned q7 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
-    const unsigned dst_w[8] = {q0, q1, q2, q3, q4, q5, q6, q7};
-    memcpy(dst, dst_w, sizeof(dst_w));
+    detail::st_word(&dst[0], q0);
+    detail::st_word(&dst[4], q1);
+    detail::st_word(&dst[8], q2);
+    detail::st_word(&dst[12], q3);
+    detail::st_word(&dst[16], q4);
+    detail::st_word(&dst[20], q5);
+    detail::st_word(&dst[24], q6);
+    detail::st_word(&dst[28], q7);
   } else if constexpr (sizeof(T) == 2) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -686,6 +714,17 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
     static_assert(sizeof(T) == 0, "wf_epi_f16: planned for 1/2/4/8-byte elements only");
   }
 }
+// wf_epi_f16_inplace: the same conversion in place: x holds the source registers on entry and
+// the destination registers on return. The body is wf_epi_f16's on the same values (after the
+// compiler's scalar replacement of the arrays, one set of registers); a source value dies at
+// its last use, and every store to the scratch precedes every load from it.
+template <typename T>
+__device__ __forceinline__ void wf_epi_f16_inplace(T (&x)[32], void* smem) {
+  T y[32];
+  wf_epi_f16<T>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
+}
 // wf_epi_f16_packed16: the same conversion on 16-bit elements packed 2 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0 (element r in slot r % p of word r / p);
@@ -747,6 +786,14 @@ __device__ __forceinline__ void wf_epi_f16_packed16(const unsigned (&src)[16], u
   dst[14] = w2_6_1;
   dst[15] = w2_7_1;
 }
+// wf_epi_f16_packed16_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_epi_f16_packed16_inplace(unsigned (&x)[16], void* smem) {
+  unsigned y[16];
+  wf_epi_f16_packed16(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_epi_f16_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -781,7 +828,15 @@ __device__ __forceinline__ void wf_epi_f16_packed8(const unsigned (&src)[8], uns
   dst[6] = w2_1_2;
   dst[7] = w2_1_3;
 }
-#elif WARPFORGE_HELPER_wf_epi_f16 != 0x517af4bf388e
+// wf_epi_f16_packed8_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_epi_f16_packed8_inplace(unsigned (&x)[8], void* smem) {
+  unsigned y[8];
+  wf_epi_f16_packed8(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
+#elif WARPFORGE_HELPER_wf_epi_f16 != 0x4d3a1db10560
 #error "warpforge: two headers define wf_epi_f16 differently; emit one of them with another --prefix"
 #endif
 

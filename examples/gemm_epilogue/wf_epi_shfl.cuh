@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0xbfa1078ad305
+#define WARPFORGE_DETAIL_H 0xbff47763bbf6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -92,6 +92,20 @@ __device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
   return *reinterpret_cast<const T*>(&b);
 }
 
+// One 32-bit word of a caller's array of 8/16-bit elements (elements
+// p .. p + 32/bits - 1, lowest index in the lowest bits), read and written by
+// a 4-byte memcpy: valid at any alignment and under any aliasing, yet NVVM
+// turns each into one 32-bit access, so its scalar replacement keeps the
+// caller's array in 32-bit registers (two halves or four bytes each, the
+// loop-carried ones included) rather than one register per element. A
+// memcpy of the whole array does not: it is split element by element.
+__device__ __forceinline__ unsigned ld_word(const void* p) {
+  unsigned w;
+  memcpy(&w, p, 4);
+  return w;
+}
+__device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
 // __cvta_generic_to_shared (CUDA >= 11) rather than inline `cvta`: NVVM
@@ -137,12 +151,12 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0xbfa1078ad305
+#elif WARPFORGE_DETAIL_H != 0xbff47763bbf6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16_shfl
-#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x4c1b337fd11f
+#define WARPFORGE_HELPER_wf_epi_f16_shfl 0xa7e04f8faea8
 // ---------------------------------------------------------------------------
 // wf_epi_f16_shfl: `epi_f16_shfl`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -192,7 +206,15 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
     const unsigned warp = threadIdx.x >> 5;
     (void)lane;
     (void)warp;
-    unsigned src_w[8]; memcpy(src_w, src, sizeof(src_w));
+    unsigned src_w[8];
+    src_w[0] = detail::ld_word(&src[0]);
+    src_w[1] = detail::ld_word(&src[4]);
+    src_w[2] = detail::ld_word(&src[8]);
+    src_w[3] = detail::ld_word(&src[12]);
+    src_w[4] = detail::ld_word(&src[16]);
+    src_w[5] = detail::ld_word(&src[20]);
+    src_w[6] = detail::ld_word(&src[24]);
+    src_w[7] = detail::ld_word(&src[28]);
     const bool p1 = ((lane >> 0) & 1u) != 0u;
     const unsigned ps0 = p1 ? 0x3210u : 0x7654u;
     const unsigned w1_0 = __byte_perm(src_w[1], src_w[0], ps0);
@@ -263,16 +285,14 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
     const unsigned q5 = __byte_perm(w7_2, w7_3, 0x7632u);
     const unsigned q6 = __byte_perm(w7_4, w7_5, 0x7632u);
     const unsigned q7 = __byte_perm(w7_6, w7_7, 0x7632u);
-    unsigned dst_w[8];
-    dst_w[0] = q0;
-    dst_w[1] = q1;
-    dst_w[2] = q2;
-    dst_w[3] = q3;
-    dst_w[4] = q4;
-    dst_w[5] = q5;
-    dst_w[6] = q6;
-    dst_w[7] = q7;
-    memcpy(dst, dst_w, sizeof(dst_w));
+    detail::st_word(&dst[0], q0);
+    detail::st_word(&dst[4], q1);
+    detail::st_word(&dst[8], q2);
+    detail::st_word(&dst[12], q3);
+    detail::st_word(&dst[16], q4);
+    detail::st_word(&dst[20], q5);
+    detail::st_word(&dst[24], q6);
+    detail::st_word(&dst[28], q7);
   } else if constexpr (sizeof(T) == 2) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -713,6 +733,17 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
     static_assert(sizeof(T) == 0, "wf_epi_f16_shfl: planned for 1/2/4/8-byte elements only");
   }
 }
+// wf_epi_f16_shfl_inplace: the same conversion in place: x holds the source registers on entry and
+// the destination registers on return. The body is wf_epi_f16_shfl's on the same values (after the
+// compiler's scalar replacement of the arrays, one set of registers); a source value dies at
+// its last use.
+template <typename T>
+__device__ __forceinline__ void wf_epi_f16_shfl_inplace(T (&x)[32]) {
+  T y[32];
+  wf_epi_f16_shfl<T>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
+}
 // wf_epi_f16_shfl_packed16: the same conversion on 16-bit elements packed 2 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0 (element r in slot r % p of word r / p);
@@ -858,6 +889,14 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed16(const unsigned (&src)[1
   dst[14] = w7_13;
   dst[15] = w7_15;
 }
+// wf_epi_f16_shfl_packed16_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_epi_f16_shfl_packed16_inplace(unsigned (&x)[16]) {
+  unsigned y[16];
+  wf_epi_f16_shfl_packed16(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_epi_f16_shfl_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -939,7 +978,15 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed8(const unsigned (&src)[8]
   dst[6] = w7_6;
   dst[7] = w7_7;
 }
-#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x4c1b337fd11f
+// wf_epi_f16_shfl_packed8_inplace: the packed form in place (x: source words in the src
+// packing on entry, destination words in the dst packing on return).
+__device__ __forceinline__ void wf_epi_f16_shfl_packed8_inplace(unsigned (&x)[8]) {
+  unsigned y[8];
+  wf_epi_f16_shfl_packed8(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
+#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0xa7e04f8faea8
 #error "warpforge: two headers define wf_epi_f16_shfl differently; emit one of them with another --prefix"
 #endif
 
