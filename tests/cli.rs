@@ -2100,7 +2100,8 @@ fn a_tile_no_register_file_holds_is_refused_before_planning() {
 }
 
 /// The predicted register peak per form, the launch bounds' limit, and
-/// `--max-registers` refusing what goes over it.
+/// `--max-registers` steering the choice under it and refusing what no
+/// candidate brings under it.
 #[test]
 fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     let f = "tests/data/stress_w8.ttgir";
@@ -2132,6 +2133,29 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
         !e.contains("epilogue_f16_t_128x256"),
         "the packed f16 form fits: {e}"
     );
+    // A cap between two candidates' peaks steers the choice instead of
+    // refusing: one warp's 64x64 f32 transpose shuffles by default
+    // (predicted 148 registers), and goes through shared memory (144)
+    // under --max-registers 146.
+    let w1 = "tests/data/stress_w1.ttgir";
+    let strategy = |extra: &[&str]| {
+        let mut args = vec!["plan", "--json", "--ttgir", w1, "--name", "warp_local_f32_64x64"];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap())
+                .unwrap();
+        (
+            v["strategy"].as_str().unwrap().to_string(),
+            v["peak_registers"]["preferred"].as_u64().unwrap(),
+        )
+    };
+    let (free, free_peak) = strategy(&[]);
+    assert!(free.starts_with("shuffle/"), "{free}");
+    let (capped, capped_peak) = strategy(&["--max-registers", "146"]);
+    assert!(capped.starts_with("shared/"), "{capped}");
+    assert!(capped_peak <= 146 && free_peak > 146, "{capped_peak} {free_peak}");
     let o = run(&["emit", "--ttgir", f]);
     let h = String::from_utf8(o.stdout).unwrap();
     assert!(

@@ -35,6 +35,9 @@ pub struct CandidateCase {
     /// Shared-memory wavefronts per warp (the plan's, and the minimum).
     pub wavefronts: (u64, u64),
     pub bank_conflicts: u64,
+    /// Predicted register peak per thread of this form
+    /// ([`synth::plan::peak_registers`]).
+    pub peak_registers: u32,
     /// Whether the search chooses this one under [`CaseOptions::weights`].
     pub chosen: bool,
     pub helper: EmittedHelper,
@@ -209,7 +212,8 @@ pub fn build_cases(
                     Features::for_width(&cand.plan, bits)
                 } else {
                     Features::of(&cand.plan)
-                };
+                }
+                .with_spill(&cand.plan, bits, packed, c.num_warps);
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy.clone(),
                     kind: cand.plan.kind,
@@ -218,6 +222,7 @@ pub fn build_cases(
                     features,
                     wavefronts: cand.plan.wavefronts_per_warp(),
                     bank_conflicts: cand.sim.bank_conflicts,
+                    peak_registers: synth::plan::peak_registers(&cand.plan, bits, packed).peak,
                     chosen: k == 0 && packed == recommend_packed,
                     kernel: format!("wf_bench_{id}_k{k}{}", if packed { "p" } else { "" }),
                     helper: helper.clone(),

@@ -29,6 +29,11 @@ pub struct CandidateRow {
     pub wavefronts: u64,
     pub min_wavefronts: u64,
     pub bank_conflicts: u64,
+    /// Predicted register peak per thread of this form
+    /// ([`synth::plan::peak_registers`]), beside the measured `registers`;
+    /// absent in rows written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_registers: Option<u32>,
     /// GPU-wide ns per round trip (`None` when it failed: see `error`).
     pub ns: Option<f64>,
     pub registers: Option<i32>,
@@ -115,6 +120,7 @@ pub fn row(
             wavefronts: k.wavefronts.0,
             min_wavefronts: k.wavefronts.1,
             bank_conflicts: k.bank_conflicts,
+            peak_registers: Some(k.peak_registers),
             ns: m.as_ref().ok().map(|m| m.ns),
             registers: m.as_ref().ok().map(|m| m.registers),
             sass: m

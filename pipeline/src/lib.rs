@@ -79,11 +79,14 @@ pub struct Options {
     /// within the target's per-block limit ([`synth::plan::smem_limit`] of
     /// `sm`). `None`: that limit alone.
     pub max_smem: Option<u64>,
-    /// Refuse a conversion whose predicted register peak
+    /// Most predicted register peak per thread
     /// ([`synth::plan::peak_registers`], in the form a caller should use:
-    /// packed for 8/16-bit elements where the helper has one) is over this
-    /// many 32-bit registers per thread. `None`: no cap (the peak and the
-    /// launch bounds' limit are still reported).
+    /// packed for 8/16-bit elements where the helper has one): candidates
+    /// over it rank after those within it, and a conversion whose chosen
+    /// plan is still over it is refused. `None`: the launch bounds' limit
+    /// of the conversion's warps ranks candidates the same way, but refuses
+    /// nothing (a tile whose data alone is over it is planned, as Triton
+    /// lowers it, and reported `over_register_limit`).
     pub max_registers: Option<u32>,
     /// Plan every element width the emitted helper dispatches on (8, 16, 32,
     /// 64 bits), as `plan`, `emit` and `verify` need; `false`: only the
@@ -194,6 +197,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<Vec<Planned>> {
     let shared = SharedOptions {
         sm: opts.sm,
         max_smem: Some(scratch_cap(opts.sm, opts.max_smem)),
+        max_registers: opts.max_registers,
         ..SharedOptions::default()
     };
     let mut out = Vec::new();

@@ -202,10 +202,12 @@ pub(crate) struct Input {
     /// 99 KB, sm_90 227 KB), which also caps any value given here.
     #[arg(long, value_name = "BYTES")]
     pub max_smem: Option<u64>,
-    /// Refuse conversions whose predicted register peak (in the form to
-    /// use: packed for 8/16-bit data) is over N 32-bit registers per thread.
-    /// Default: no cap; the peak and the launch bounds' limit (255; 128 at
-    /// 16 warps; 64 at 32 warps) are reported by `plan --json` and the header.
+    /// Most predicted register peak per thread (in the form to use: packed
+    /// for 8/16-bit data): candidate plans over N rank after those within
+    /// it, and a conversion whose best plan is still over N is refused.
+    /// Default: the launch bounds' limit (255; 128 at 16 warps; 64 at 32
+    /// warps) ranks the candidates the same way but refuses nothing; the
+    /// peak and the limit are reported by `plan --json` and the header.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
     pub max_registers: Option<u32>,
     #[command(flatten)]

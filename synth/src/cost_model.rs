@@ -5,7 +5,9 @@
 //! A plan's score is `weights . features`, where the features count, per
 //! thread of one warp, shuffles, selects, byte permutes, shared-memory
 //! instructions (`STS`/`LDS`/`LDSM`), `stmatrix`, shared-memory wavefronts
-//! of the warp, and barriers by scope. Only differences between candidates of
+//! of the warp, and barriers by scope, and the registers a plan is predicted
+//! to need beyond what the launch bounds allow (each one a spill: a local
+//! store and load per round trip). Only differences between candidates of
 //! one conversion matter (the search compares plans of the same conversion),
 //! so a fitted model's units are whatever the fit measured (nanoseconds per
 //! warp per instruction, GPU-wide, for `warpforge fit`).
@@ -35,11 +37,29 @@ pub struct Weights {
     /// dependent path of a conversion. 0 in files written before it existed.
     #[serde(default)]
     pub ldsm: f64,
+    /// Per 32-bit register of the predicted peak over the launch bounds'
+    /// limit ([`Features::spill`]). Files written before it existed get
+    /// [`DEFAULT_SPILL_WEIGHT`].
+    #[serde(default = "default_spill")]
+    pub spill: f64,
+}
+
+/// The weight of one predicted register over the limit where a model file
+/// does not set one: ptxas keeps such a register in local memory, one `STL`
+/// and one `LDL` per round trip, each weighed as one shared-memory access
+/// (`smem` 1) plus its latency on the dependent path (as `ldsm`'s 1.5 is
+/// for `ldmatrix`, rounded up). Not fitted: on the bench corpus no candidate
+/// is predicted over the limit but the 64-bit transpose's, whose data
+/// alone is (`results/resources_h100.md`, fourth pass).
+pub const DEFAULT_SPILL_WEIGHT: f64 = 2.0;
+
+fn default_spill() -> f64 {
+    DEFAULT_SPILL_WEIGHT
 }
 
 /// Names of the feature classes, in [`Features::as_array`] order; also the
 /// weight names of a cost-model file.
-pub const FEATURE_NAMES: [&str; 9] = [
+pub const FEATURE_NAMES: [&str; 10] = [
     "shfl",
     "sel",
     "prmt",
@@ -49,6 +69,7 @@ pub const FEATURE_NAMES: [&str; 9] = [
     "bar",
     "bar_warp",
     "ldsm",
+    "spill",
 ];
 
 /// What a plan costs, by class: instructions per thread (`shfl` .. `stsm`),
@@ -66,12 +87,28 @@ pub struct Features {
     /// `ldmatrix` instructions per thread (also counted in `smem`).
     #[serde(default)]
     pub ldsm: f64,
+    /// 32-bit registers per thread by which the plan's predicted peak
+    /// ([`crate::plan::peak_registers`], in the form timed or used) exceeds
+    /// the launch bounds' limit ([`crate::plan::register_limit`] of the
+    /// conversion's threads); 0 when it fits. Set by [`Features::with_spill`].
+    #[serde(default)]
+    pub spill: f64,
 }
 
 impl Features {
     /// The features of a plan in its one-element-per-register form.
     pub fn of(p: &Plan) -> Features {
         Features::with_cost(p, p.cost())
+    }
+    /// These features with [`Features::spill`] set: the predicted register
+    /// peak of `p` for `bits`-bit elements in the element form or the packed
+    /// form (`packed`), less the limit of a block of `warps` warps under
+    /// `__launch_bounds__(32 * warps)`, when positive.
+    pub fn with_spill(mut self, p: &Plan, bits: u32, packed: bool, warps: u32) -> Features {
+        let peak = crate::plan::peak_registers(p, bits, packed).peak;
+        let limit = crate::plan::register_limit(32 * warps.max(1));
+        self.spill = peak.saturating_sub(limit) as f64;
+        self
     }
     /// The features of a plan for elements of `bits` in the helper form
     /// [`Plan::packed_form`] recommends ([`Plan::cost_for_width`]).
@@ -93,6 +130,7 @@ impl Features {
             bar: c.cbar as f64,
             bar_warp: 0.0,
             ldsm: c.ldsm as f64,
+            spill: 0.0,
         };
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
@@ -105,7 +143,7 @@ impl Features {
         f
     }
     /// In [`FEATURE_NAMES`] order.
-    pub fn as_array(&self) -> [f64; 9] {
+    pub fn as_array(&self) -> [f64; 10] {
         [
             self.shfl,
             self.sel,
@@ -116,6 +154,7 @@ impl Features {
             self.bar,
             self.bar_warp,
             self.ldsm,
+            self.spill,
         ]
     }
 }
@@ -130,7 +169,7 @@ impl std::ops::Add for Features {
 
 impl Weights {
     /// In [`FEATURE_NAMES`] order.
-    pub fn as_array(&self) -> [f64; 9] {
+    pub fn as_array(&self) -> [f64; 10] {
         [
             self.shfl,
             self.sel,
@@ -141,10 +180,11 @@ impl Weights {
             self.bar,
             self.bar_warp,
             self.ldsm,
+            self.spill,
         ]
     }
     /// From values in [`FEATURE_NAMES`] order.
-    pub fn from_array(a: [f64; 9]) -> Weights {
+    pub fn from_array(a: [f64; 10]) -> Weights {
         Weights {
             shfl: a[0],
             sel: a[1],
@@ -155,13 +195,14 @@ impl Weights {
             bar: a[6],
             bar_warp: a[7],
             ldsm: a[8],
+            spill: a[9],
         }
     }
 }
 
 impl Features {
     /// From values in [`FEATURE_NAMES`] order.
-    pub fn from_array(a: [f64; 9]) -> Features {
+    pub fn from_array(a: [f64; 10]) -> Features {
         Features {
             shfl: a[0],
             sel: a[1],
@@ -172,6 +213,7 @@ impl Features {
             bar: a[6],
             bar_warp: a[7],
             ldsm: a[8],
+            spill: a[9],
         }
     }
 }
@@ -188,6 +230,13 @@ impl Weights {
     /// Weighted score of a plan (lower is better).
     pub fn score(&self, p: &Plan) -> f64 {
         self.dot(&Features::of(p))
+    }
+    /// Weighted score of a plan for elements of `bits` in a block of `warps`
+    /// warps: [`Features::for_width`] with the spill of the form it
+    /// recommends (packed for 8/16-bit data where the plan has one).
+    pub fn score_in(&self, p: &Plan, bits: u32, warps: u32) -> f64 {
+        let packed = bits < 32 && p.packed_form(bits);
+        self.dot(&Features::for_width(p, bits).with_spill(p, bits, packed, warps))
     }
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).
     pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {

@@ -61,10 +61,34 @@ pub struct Candidate {
     pub plan: Plan,
     /// Predicted cost per thread ([`Plan::cost_for_width`]).
     pub cost: Cost,
-    /// Score under the weights it was ranked with (lower is better).
+    /// Score under the weights it was ranked with (lower is better),
+    /// registers predicted over the launch bounds' limit included
+    /// ([`Weights::score_in`]).
     pub score: f64,
+    /// Predicted register peak per thread in the form a caller should use
+    /// (packed for 8/16-bit data where the plan has one;
+    /// [`crate::plan::peak_registers`]).
+    pub peak_registers: u32,
+    /// Whether that peak is over the cap it was ranked under
+    /// ([`SharedOptions::max_registers`], default the launch bounds'
+    /// limit): such a candidate ranks after every one within the cap.
+    pub over_registers: bool,
     /// The simulator's report (the plan is proven: every slot of every thread).
     pub sim: SimReport,
+}
+
+/// The predicted register peak of `p` for `bits`-bit elements in the form a
+/// caller should use (packed for 8/16-bit data where the plan has one).
+pub fn preferred_peak(p: &Plan, bits: u32) -> u32 {
+    let packed = bits < 32 && p.packed_form(bits);
+    crate::plan::peak_registers(p, bits, packed).peak
+}
+
+/// The register cap a conversion's candidates are ranked under:
+/// `opt.max_registers`, else the launch bounds' limit of its warps.
+pub fn register_cap(conv: &Conversion, opt: &SharedOptions) -> u32 {
+    opt.max_registers
+        .unwrap_or_else(|| crate::plan::register_limit(32 * conv.num_warps.max(1)))
 }
 
 /// What the search considered for one conversion: every shuffle and rename
@@ -75,8 +99,9 @@ pub struct Considered {
     pub analysis: Analysis,
     /// Candidates enumerated before pruning.
     pub enumerated: usize,
-    /// The proven candidates, best score first (ties: fewer bank conflicts,
-    /// fewer stages). The first is the one [`plan_conversion_with`] chooses.
+    /// The proven candidates: those within the register cap first, each
+    /// group best score first (ties: fewer bank conflicts, fewer stages).
+    /// The first is the one [`plan_conversion_with`] chooses.
     pub proven: Vec<Candidate>,
     /// Candidates the simulator rejected (`strategy: reason`): a planner bug.
     pub failures: Vec<String>,
@@ -166,7 +191,7 @@ pub fn consider(
     // Keep every non-shared candidate and the best-scored shared ones.
     let mut scored: Vec<(f64, Plan)> = cands
         .drain(..)
-        .map(|p| (w.score_for_width(&p, opt.elem_bits), p))
+        .map(|p| (w.score_in(&p, opt.elem_bits, conv.num_warps), p))
         .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut shared_kept = 0;
@@ -191,10 +216,13 @@ pub fn consider(
         .collect();
     let mut failures = Vec::new();
     let mut proven = Vec::new();
+    let cap = register_cap(conv, opt);
     for (score, plan, r) in results {
         match r {
             Ok(sim) => proven.push(Candidate {
                 cost: plan.cost_for_width(opt.elem_bits),
+                peak_registers: preferred_peak(&plan, opt.elem_bits),
+                over_registers: preferred_peak(&plan, opt.elem_bits) > cap,
                 plan,
                 score,
                 sim,
@@ -202,9 +230,12 @@ pub fn consider(
             Err(e) => failures.push(format!("{}: {e}", plan.strategy)),
         }
     }
+    // Within the register cap first (Triton's lowering has no such choice:
+    // it spills), then by score.
     proven.sort_by(|a, b| {
-        a.score
-            .total_cmp(&b.score)
+        a.over_registers
+            .cmp(&b.over_registers)
+            .then(a.score.total_cmp(&b.score))
             .then(a.sim.bank_conflicts.cmp(&b.sim.bank_conflicts))
             .then(a.plan.stages.len().cmp(&b.plan.stages.len()))
     });

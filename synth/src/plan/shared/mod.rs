@@ -37,6 +37,12 @@ pub struct SharedOptions {
     /// barrier in rounds (Triton's reps) over register bits both sides
     /// share, halving the scratch per round bit. `None`: no limit.
     pub max_smem: Option<u64>,
+    /// Predicted register peak ([`crate::plan::peak_registers`], in the form
+    /// a caller should use) a plan should stay within: candidates over it
+    /// rank after every candidate within it ([`crate::search::consider`]).
+    /// `None`: the launch bounds' limit of the conversion's warps
+    /// ([`crate::plan::register_limit`]: 255; 128 at 16 warps; 64 at 32).
+    pub max_registers: Option<u32>,
 }
 
 impl Default for SharedOptions {
@@ -45,6 +51,7 @@ impl Default for SharedOptions {
             elem_bits: 32,
             sm: 90,
             max_smem: None,
+            max_registers: None,
         }
     }
 }

@@ -1,0 +1,89 @@
+//! Registers in planning (issue 23): every candidate carries its predicted
+//! register peak; the cost model charges each predicted register over the
+//! launch bounds' limit (`spill`); candidates over the register cap rank
+//! after every candidate within it, whatever their instruction scores.
+
+use synth::cost_model::{Features, DEFAULT_SPILL_WEIGHT};
+use synth::parse::parse_ttgir;
+use synth::plan::{peak_registers, register_limit, Conversion, SharedOptions, StrategyChoice};
+use synth::search::{consider, plan_width, preferred_peak, register_cap, Weights};
+
+/// The conversion of `tests/data/<file>` whose name starts with `name`.
+fn conversion(file: &str, name: &str) -> Conversion {
+    let p = format!("{}/../tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let f = parse_ttgir(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f.converts
+        .iter()
+        .map(|op| Conversion::from_op(op).unwrap())
+        .find(|c| c.name.starts_with(name))
+        .unwrap_or_else(|| panic!("{file} has {name}"))
+}
+
+#[test]
+fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
+    // 128 f64 elements per thread at 4 warps: 256 registers of data alone,
+    // over the 255 any thread has, so every candidate spills
+    let c = conversion("stress_w4.ttgir", "transpose_f64_128x128");
+    let bits = plan_width(&c);
+    let opt = SharedOptions {
+        elem_bits: bits,
+        ..SharedOptions::default()
+    };
+    let w = Weights::default();
+    assert_eq!(w.spill, DEFAULT_SPILL_WEIGHT);
+    let cons = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
+    assert!(!cons.proven.is_empty());
+    assert_eq!(register_cap(&c, &opt), register_limit(128));
+    for k in &cons.proven {
+        let peak = peak_registers(&k.plan, bits, false).peak;
+        assert_eq!(k.peak_registers, peak);
+        assert!(k.over_registers, "{}: {peak}", k.plan.strategy);
+        let f = Features::for_width(&k.plan, bits).with_spill(&k.plan, bits, false, 4);
+        assert_eq!(f.spill, (peak - 255) as f64);
+        // the score charges exactly those registers
+        let base = w.score_for_width(&k.plan, bits);
+        assert!((k.score - base - w.spill * f.spill).abs() < 1e-9, "{}", k.plan.strategy);
+    }
+    // one warp's 64x64 f32 transpose fits: no spill charged
+    let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
+    let opt = SharedOptions::default();
+    let cons = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
+    for k in &cons.proven {
+        assert!(!k.over_registers);
+        assert_eq!(k.score, w.score_for_width(&k.plan, 32), "{}", k.plan.strategy);
+    }
+}
+
+#[test]
+fn candidates_over_the_register_cap_rank_after_those_within_it() {
+    let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
+    let w = Weights::default();
+    let free = consider(&c, StrategyChoice::Auto, &w, &SharedOptions::default(), None).unwrap();
+    let best = &free.proven[0];
+    // by instructions the shuffle wins, with the higher predicted peak
+    assert!(best.plan.strategy.starts_with("shuffle/"), "{}", best.plan.strategy);
+    let lowest = free.proven.iter().map(|k| k.peak_registers).min().unwrap();
+    assert!(lowest < best.peak_registers);
+    // a cap under the shuffle's peak and over a shared plan's
+    let cap = best.peak_registers - 1;
+    assert!(lowest <= cap);
+    let opt = SharedOptions {
+        max_registers: Some(cap),
+        ..SharedOptions::default()
+    };
+    let capped = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
+    let first = &capped.proven[0];
+    assert!(first.peak_registers <= cap && !first.over_registers);
+    assert_eq!(first.peak_registers, preferred_peak(&first.plan, 32));
+    // every candidate within the cap precedes every one over it, each
+    // group in score order
+    let over_at = capped
+        .proven
+        .iter()
+        .position(|k| k.over_registers)
+        .expect("the shuffle is over the cap");
+    assert!(capped.proven[over_at..].iter().all(|k| k.over_registers));
+    for g in [&capped.proven[..over_at], &capped.proven[over_at..]] {
+        assert!(g.windows(2).all(|p| p[0].score <= p[1].score));
+    }
+}
