@@ -2139,7 +2139,14 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     // under --max-registers 146.
     let w1 = "tests/data/stress_w1.ttgir";
     let strategy = |extra: &[&str]| {
-        let mut args = vec!["plan", "--json", "--ttgir", w1, "--name", "warp_local_f32_64x64"];
+        let mut args = vec![
+            "plan",
+            "--json",
+            "--ttgir",
+            w1,
+            "--name",
+            "warp_local_f32_64x64",
+        ];
         args.extend_from_slice(extra);
         let o = run(&args);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -2155,7 +2162,10 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     assert!(free.starts_with("shuffle/"), "{free}");
     let (capped, capped_peak) = strategy(&["--max-registers", "146"]);
     assert!(capped.starts_with("shared/"), "{capped}");
-    assert!(capped_peak <= 146 && free_peak > 146, "{capped_peak} {free_peak}");
+    assert!(
+        capped_peak <= 146 && free_peak > 146,
+        "{capped_peak} {free_peak}"
+    );
     let o = run(&["emit", "--ttgir", f]);
     let h = String::from_utf8(o.stdout).unwrap();
     assert!(

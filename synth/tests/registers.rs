@@ -42,7 +42,11 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
         assert_eq!(f.spill, (peak - 255) as f64);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);
-        assert!((k.score - base - w.spill * f.spill).abs() < 1e-9, "{}", k.plan.strategy);
+        assert!(
+            (k.score - base - w.spill * f.spill).abs() < 1e-9,
+            "{}",
+            k.plan.strategy
+        );
     }
     // one warp's 64x64 f32 transpose fits: no spill charged
     let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
@@ -50,7 +54,12 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
     let cons = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
     for k in &cons.proven {
         assert!(!k.over_registers);
-        assert_eq!(k.score, w.score_for_width(&k.plan, 32), "{}", k.plan.strategy);
+        assert_eq!(
+            k.score,
+            w.score_for_width(&k.plan, 32),
+            "{}",
+            k.plan.strategy
+        );
     }
 }
 
@@ -58,10 +67,21 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
 fn candidates_over_the_register_cap_rank_after_those_within_it() {
     let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
     let w = Weights::default();
-    let free = consider(&c, StrategyChoice::Auto, &w, &SharedOptions::default(), None).unwrap();
+    let free = consider(
+        &c,
+        StrategyChoice::Auto,
+        &w,
+        &SharedOptions::default(),
+        None,
+    )
+    .unwrap();
     let best = &free.proven[0];
     // by instructions the shuffle wins, with the higher predicted peak
-    assert!(best.plan.strategy.starts_with("shuffle/"), "{}", best.plan.strategy);
+    assert!(
+        best.plan.strategy.starts_with("shuffle/"),
+        "{}",
+        best.plan.strategy
+    );
     let lowest = free.proven.iter().map(|k| k.peak_registers).min().unwrap();
     assert!(lowest < best.peak_registers);
     // a cap under the shuffle's peak and over a shared plan's
