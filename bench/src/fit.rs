@@ -25,6 +25,12 @@ use serde::Serialize;
 use synth::cost_model::{CostModel, Weights, FEATURE_NAMES};
 
 const NF: usize = FEATURE_NAMES.len();
+/// Index of `spill` (registers predicted over the launch bounds' limit) in
+/// [`FEATURE_NAMES`]: never fitted, kept at the prior's weight in the fit's
+/// units. Bench data have next to no candidate over the limit (on the
+/// corpus only the 64-bit transpose's, whose data alone is), so a fitted
+/// weight would be one conversion's shuffle-against-shared difference.
+const SPILL: usize = NF - 1;
 
 /// One timed candidate as a sample.
 #[derive(Clone, Debug)]
@@ -198,7 +204,7 @@ pub fn nnls(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
 fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     let (a, b) = demeaned(s);
     let identified: Vec<bool> = (0..NF)
-        .map(|c| a.column(c).iter().any(|v| v.abs() > 1e-9))
+        .map(|c| c != SPILL && a.column(c).iter().any(|v| v.abs() > 1e-9))
         .collect();
     let p = prior.as_array();
     // the prior model's best scale on these data
@@ -231,12 +237,19 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     (Weights::from_array(w), identified, r2)
 }
 
-/// The candidate `w` chooses in a row: lowest score, ties to the earlier.
+/// The candidate `w` chooses in a row as the search does
+/// (`synth::search::consider`): candidates within the launch bounds'
+/// register limit (`spill` 0) before those over it, then the lowest score,
+/// ties to the earlier.
 fn choose<'a>(r: &'a Row, w: &Weights) -> Option<&'a crate::report::CandidateRow> {
     r.candidates
         .iter()
         .filter(|k| k.ns.is_some())
-        .min_by(|a, b| w.dot(&a.features).total_cmp(&w.dot(&b.features)))
+        .min_by(|a, b| {
+            (a.features.spill > 0.0)
+                .cmp(&(b.features.spill > 0.0))
+                .then(w.dot(&a.features).total_cmp(&w.dot(&b.features)))
+        })
 }
 
 fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
@@ -301,7 +314,7 @@ fn refine(rows: &[Row], a: &Weights, b: &Weights) -> Weights {
         .expect("two starts");
     for _ in 0..30 {
         let mut improved = false;
-        for i in 0..NF {
+        for i in (0..NF).filter(|&i| i != SPILL) {
             for f in [0.0, 0.5, 0.8, 1.25, 2.0] {
                 let mut v = best.as_array();
                 v[i] = if v[i] == 0.0 && f > 1.0 {
@@ -429,5 +442,37 @@ mod tests {
         let x2 = nnls(&a, &b2);
         assert!(x2.iter().all(|&v| v >= 0.0), "{x2}");
         assert!(x2[1] == 0.0, "{x2}");
+    }
+
+    #[test]
+    fn spill_is_never_fitted_but_kept_at_the_prior_in_the_fits_units() {
+        assert_eq!(FEATURE_NAMES[SPILL], "spill");
+        // two conversions; time = 2 * shfl + 10 * spill, where only one
+        // candidate of one conversion spills
+        let mk = |group: usize, shfl: f64, spill: f64| {
+            let mut x = [0.0; NF];
+            x[0] = shfl;
+            x[SPILL] = spill;
+            Sample {
+                group,
+                x,
+                y: 2.0 * shfl + 10.0 * spill,
+            }
+        };
+        let s = vec![
+            mk(0, 1.0, 0.0),
+            mk(0, 3.0, 0.0),
+            mk(1, 2.0, 4.0),
+            mk(1, 5.0, 0.0),
+        ];
+        let prior = Weights::default();
+        let (w, identified, _) = fit_weights(&s, &prior);
+        assert!(!identified[SPILL]);
+        assert!(identified[0]);
+        // the prior's spill weight scaled as the prior fits these data
+        let (a, b) = demeaned(&s);
+        let ps = &a * DVector::from_row_slice(&prior.as_array());
+        let scale = (ps.dot(&b) / ps.norm_squared()).max(0.0);
+        assert!((w.spill - prior.spill * scale).abs() < 1e-9, "{w:?}");
     }
 }

@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0xbff47763bbf6
+#define WARPFORGE_DETAIL_H 0x46f440e03683
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -94,11 +94,9 @@ __device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
 
 // One 32-bit word of a caller's array of 8/16-bit elements (elements
 // p .. p + 32/bits - 1, lowest index in the lowest bits), read and written by
-// a 4-byte memcpy: valid at any alignment and under any aliasing, yet NVVM
-// turns each into one 32-bit access, so its scalar replacement keeps the
-// caller's array in 32-bit registers (two halves or four bytes each, the
-// loop-carried ones included) rather than one register per element. A
-// memcpy of the whole array does not: it is split element by element.
+// a 4-byte memcpy: valid at any alignment and under any aliasing; once the
+// array is in registers NVVM's scalar replacement keeps it as 32-bit words
+// (the loop-carried ones included) rather than one register per element.
 __device__ __forceinline__ unsigned ld_word(const void* p) {
   unsigned w;
   memcpy(&w, p, 4);
@@ -151,7 +149,7 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0xbff47763bbf6
+#elif WARPFORGE_DETAIL_H != 0x46f440e03683
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 

@@ -370,13 +370,15 @@ pub fn emit_helper_widths_as(
 /// time (loop registers 254 -> 140), `colsum_trans_i8` registers 70 -> 48.
 /// The same form for 16-bit data (with the arrays read and written one
 /// 4-byte word at a time, so that the caller's arrays do stay in 32-bit
-/// registers) trades registers for the caller's per-element work: loop
+/// registers) trades registers for the caller's per-element work: bench loop
 /// registers fell on every 16-bit conversion (`attn:114` 86 -> 63,
 /// `epilogue_f16_256x128` 97 -> 64) but the caller's `b[i] ^= 1` became a
-/// `prmt` extract and insert per element (256 `prmt` against 79), so only
-/// `epilogue_f16_256x128` got faster (1.180x -> 1.027x Triton) and the other
-/// 19 slower (up to `attn:114` 1.078x -> 1.197x; "Fourth pass" there); 16-bit
-/// element forms stay element by element.
+/// `prmt` extract and insert per element (256 `prmt` against 79): of the 26
+/// 16-bit bench rows 4 got faster (`epilogue_f16_256x128` 1.180x -> 1.027x
+/// Triton, `colsum_trans:37` 0.963x -> 0.904x, `colsum_trans:45`,
+/// `epilogue_f16_64x64`), 2 stayed and 20 got slower (up to `attn:114`
+/// 1.078x -> 1.197x; "Fourth pass" there); 16-bit element forms stay element
+/// by element.
 fn element_via_packed(
     name: &str,
     ident: &str,

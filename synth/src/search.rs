@@ -189,40 +189,46 @@ pub fn consider(
     let n = cands.len();
     let limit = shared_limit.unwrap_or(SHARED_CANDIDATES_PROVEN);
     // Keep every non-shared candidate and the best-scored shared ones.
-    let mut scored: Vec<(f64, Plan)> = cands
+    let cap = register_cap(conv, opt);
+    // Ranked as the proven list is below (within the register cap first,
+    // then by score), so that the shared candidates kept are the best of
+    // those within the cap.
+    let mut scored: Vec<(bool, f64, Plan)> = cands
         .drain(..)
-        .map(|p| (w.score_in(&p, opt.elem_bits, conv.num_warps), p))
+        .map(|p| {
+            let over = preferred_peak(&p, opt.elem_bits) > cap;
+            (over, w.score_in(&p, opt.elem_bits, conv.num_warps), p)
+        })
         .collect();
-    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut shared_kept = 0;
-    scored.retain(|(_, p)| {
+    scored.retain(|(_, _, p)| {
         if p.kind != crate::plan::Kind::Shared {
             return true;
         }
         shared_kept += 1;
         shared_kept <= limit
     });
-    let results: Vec<(f64, Plan, Result<SimReport, String>)> = scored
+    let results: Vec<(bool, f64, Plan, Result<SimReport, String>)> = scored
         .into_par_iter()
-        .map(|(s, p)| {
+        .map(|(over, s, p)| {
             // the element plan, then its packed form (8/16-bit words), byte by byte
             let r = simulate(&p, &an)
                 .and_then(|rep| {
                     crate::sim::simulate_packed_form(&p, &an, opt.elem_bits).map(|_| rep)
                 })
                 .map_err(|e| e.to_string());
-            (s, p, r)
+            (over, s, p, r)
         })
         .collect();
     let mut failures = Vec::new();
     let mut proven = Vec::new();
-    let cap = register_cap(conv, opt);
-    for (score, plan, r) in results {
+    for (over, score, plan, r) in results {
         match r {
             Ok(sim) => proven.push(Candidate {
                 cost: plan.cost_for_width(opt.elem_bits),
                 peak_registers: preferred_peak(&plan, opt.elem_bits),
-                over_registers: preferred_peak(&plan, opt.elem_bits) > cap,
+                over_registers: over,
                 plan,
                 score,
                 sim,

@@ -108,9 +108,9 @@ pub(crate) fn body_via_packed(
 /// `array[k] = detail::ld_word(&src[k * per]);` for each of the `words`
 /// natural 32-bit words of the caller's source array (`per` elements a
 /// word): one 4-byte `memcpy` per word, which NVVM's scalar replacement
-/// turns into 32-bit registers of the caller's array (a `memcpy` of the
-/// whole array it splits element by element; measured in
-/// `results/resources_h100.md`, "Fourth pass").
+/// turns into 32-bit registers of the caller's array (for a 16-bit array a
+/// `memcpy` of the whole array was split element by element; for 8-bit ones
+/// both measured the same: `results/resources_h100.md`, "Fourth pass").
 pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<String> {
     (0..words)
         .map(|k| format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per))
