@@ -83,6 +83,36 @@ fn cluster_map_expr(m: &ClusterMap, rank: &str) -> String {
     }
 }
 
+/// `unsigned ra` = the cluster address of the local scratch address `local`
+/// in the CTA `ct{si} ^ cta` (`mapa.shared::cluster.u32`, PTX ISA "mapa").
+fn mapa(ra: &str, local: &str, si: usize, cta: u32) -> String {
+    format!(
+        "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"({local}), \"r\"(ct{si} ^ {cta}u));"
+    )
+}
+
+/// The `ld/st.shared::cluster` type of a `bytes`-byte vector (`.u8`,
+/// `.u16`, `.b32`, `.v2.b32`, `.v4.b32`) and its operands in 32-bit
+/// registers numbered from `%first`: `%first` for one word, else
+/// `{%first, ...}`.
+fn dsmem_vector(bytes: u32, first: u32) -> (&'static str, String) {
+    let ty = match bytes {
+        1 => "u8",
+        2 => "u16",
+        4 => "b32",
+        8 => "v2.b32",
+        _ => "v4.b32",
+    };
+    let n = bytes.div_ceil(4);
+    let regs: Vec<String> = (first..first + n).map(|i| format!("%{i}")).collect();
+    let ops = if n == 1 {
+        regs[0].clone()
+    } else {
+        format!("{{{}}}", regs.join(", "))
+    };
+    (ty, ops)
+}
+
 /// The statements of a cluster load stage `si` (docs/ARCHITECTURE.md 4.7,
 /// the *reader loads remotely* plan): the CTA rank and the cluster-size
 /// check as [`cluster_store`], the run-time CTA part `ct{si}` (when some
@@ -139,17 +169,8 @@ fn cluster_load(out: &mut Vec<String>, si: usize, load: &ClusterLoad) -> Vec<Str
             }
         } else {
             let ra = format!("r{si}_{ii}");
-            out.push(format!(
-                "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"({local}), \"r\"(ct{si} ^ {}u));",
-                inst.cta
-            ));
-            let (ty, ops) = match bytes {
-                1 => ("u8", "%0"),
-                2 => ("u16", "%0"),
-                4 => ("b32", "%0"),
-                8 => ("v2.b32", "{%0, %1}"),
-                _ => ("v4.b32", "{%0, %1, %2, %3}"),
-            };
+            out.push(mapa(&ra, &local, si, inst.cta));
+            let (ty, ops) = dsmem_vector(bytes, 0);
             let outs: Vec<String> = words.iter().map(|w| format!("\"=r\"({w})")).collect();
             out.push(format!("unsigned {};", words.join(", ")));
             out.push(format!(
@@ -211,17 +232,9 @@ fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: 
         let words = pack_words(&vals, store.width);
         let bytes = inst.regs.len() as u32 * eb;
         let ra = format!("r{si}_{ii}");
-        out.push(format!(
-            "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"(sb + (ob{si} ^ {}u) * {eb}u), \"r\"(ct{si} ^ {}u));",
-            inst.offset, inst.cta
-        ));
-        let (ty, ops) = match bytes {
-            1 => ("u8", "%1".to_string()),
-            2 => ("u16", "%1".to_string()),
-            4 => ("b32", "%1".to_string()),
-            8 => ("v2.b32", "{%1, %2}".to_string()),
-            _ => ("v4.b32", "{%1, %2, %3, %4}".to_string()),
-        };
+        let local = format!("sb + (ob{si} ^ {}u) * {eb}u", inst.offset);
+        out.push(mapa(&ra, &local, si, inst.cta));
+        let (ty, ops) = dsmem_vector(bytes, 1);
         let args: Vec<String> = words.iter().map(|w| format!(", \"r\"({w})")).collect();
         out.push(format!(
             "asm volatile(\"st.shared::cluster.{ty} [%0], {ops};\" :: \"r\"({ra}){} : \"memory\");",

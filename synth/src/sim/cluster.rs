@@ -71,25 +71,12 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                 let (cta, first, _) =
                                     remote_target(si, (b, w, lane), cbase, obase, inst, ctas)?;
                                 if cta != b {
-                                    if epoch == 0 {
-                                        return Err(SimError::RemoteBeforeBarrier {
-                                            stage: si,
-                                            block: b,
-                                            cta,
-                                        });
-                                    }
-                                    in_flight.get_or_insert((si, b, cta));
+                                    note_remote(si, b, cta, epoch, &mut in_flight)?;
                                 }
                                 for (e, &reg) in inst.regs.iter().enumerate() {
                                     let value = reg_at(v, reg, si, kind)?;
                                     let addr = first + e as u32;
-                                    if addr as u64 >= plan.smem_elems {
-                                        return Err(SimError::SmemOutOfRange {
-                                            stage: si,
-                                            addr,
-                                            size: plan.smem_elems,
-                                        });
-                                    }
+                                    in_scratch(si, addr, plan.smem_elems)?;
                                     let slot =
                                         smem[cta as usize].entry(addr).or_insert((value, epoch));
                                     if slot.1 == epoch && slot.0 != value {
@@ -121,13 +108,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                 let (cta, first, len) =
                                     remote_target(si, (b, w, lane), cbase, obase, inst, ctas)?;
                                 for addr in first..first + len {
-                                    if addr as u64 >= plan.smem_elems {
-                                        return Err(SimError::SmemOutOfRange {
-                                            stage: si,
-                                            addr,
-                                            size: plan.smem_elems,
-                                        });
-                                    }
+                                    in_scratch(si, addr, plan.smem_elems)?;
                                     // visible: stored before a cluster barrier
                                     let v = smem[cta as usize]
                                         .get(&addr)
@@ -146,14 +127,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                     // (a load sees nothing before the first
                                     // barrier, so this is the same check as
                                     // for stores, kept for symmetry)
-                                    if epoch == 0 {
-                                        return Err(SimError::RemoteBeforeBarrier {
-                                            stage: si,
-                                            block: b,
-                                            cta,
-                                        });
-                                    }
-                                    in_flight.get_or_insert((si, b, cta));
+                                    note_remote(si, b, cta, epoch, &mut in_flight)?;
                                 }
                             }
                         }
@@ -176,13 +150,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                                 .element_slots(ii, w)
                                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
                             for (lane, e, a) in slots {
-                                if a as u64 >= plan.smem_elems {
-                                    return Err(SimError::SmemOutOfRange {
-                                        stage: si,
-                                        addr: a,
-                                        size: plan.smem_elems,
-                                    });
-                                }
+                                in_scratch(si, a, plan.smem_elems)?;
                                 // visible: stored before a cluster barrier
                                 let v =
                                     smem[b].get(&a).filter(|x| x.1 < epoch).map(|x| x.0).ok_or(
@@ -240,13 +208,7 @@ fn local_store(
                 .element_slots(ii, w)
                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
             for (lane, e, addr) in slots {
-                if addr as u64 >= size {
-                    return Err(SimError::SmemOutOfRange {
-                        stage: si,
-                        addr,
-                        size,
-                    });
-                }
+                in_scratch(si, addr, size)?;
                 let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
                 let value = reg_at(&regs[(w * 32 + lane) as usize], r, si, "SmemStore")?;
                 let slot = smem.entry(addr).or_insert((value, epoch));
@@ -265,6 +227,41 @@ fn local_store(
 /// `obase` (stage `si`). Errors: a vector off its alignment
 /// ([`SimError::Misaligned`]), a CTA outside the cluster's `ctas`
 /// ([`SimError::CtaOutOfRange`]).
+/// `addr` lies in a scratch of `size` elements; else
+/// [`SimError::SmemOutOfRange`].
+fn in_scratch(si: usize, addr: u32, size: u64) -> Result<(), SimError> {
+    if addr as u64 >= size {
+        return Err(SimError::SmemOutOfRange {
+            stage: si,
+            addr,
+            size,
+        });
+    }
+    Ok(())
+}
+
+/// An access of CTA `b` at stage `si` to the scratch of another CTA `cta`:
+/// it needs a cluster barrier before it (`epoch` > 0; else
+/// [`SimError::RemoteBeforeBarrier`]) and one after it, so it stays
+/// `in_flight` (the first such access) until the next barrier.
+fn note_remote(
+    si: usize,
+    b: u32,
+    cta: u32,
+    epoch: u32,
+    in_flight: &mut Option<(usize, u32, u32)>,
+) -> Result<(), SimError> {
+    if epoch == 0 {
+        return Err(SimError::RemoteBeforeBarrier {
+            stage: si,
+            block: b,
+            cta,
+        });
+    }
+    in_flight.get_or_insert((si, b, cta));
+    Ok(())
+}
+
 fn remote_target(
     si: usize,
     (b, w, lane): (u32, u32, u32),
