@@ -285,12 +285,7 @@ type OpPlans = (Conversion, Chosen, Vec<(u32, Chosen)>);
 /// form a caller should use (packed for 8/16-bit elements where a packed
 /// form exists), and whether that form is the packed one.
 pub fn preferred_peak(conv: &Conversion, chosen: &Chosen) -> (synth::plan::RegisterPeak, bool) {
-    let bits = plan_width(conv);
-    let packed = bits < 32 && chosen.plan.packed_form(bits);
-    (
-        synth::plan::peak_registers(&chosen.plan, bits, packed),
-        packed,
-    )
+    synth::plan::preferred_peak(&chosen.plan, plan_width(conv))
 }
 
 /// `--max-registers`: refuse a plan whose predicted peak is over the cap.

@@ -235,7 +235,7 @@ impl Weights {
     /// warps: [`Features::for_width`] with the spill of the form it
     /// recommends (packed for 8/16-bit data where the plan has one).
     pub fn score_in(&self, p: &Plan, bits: u32, warps: u32) -> f64 {
-        let packed = bits < 32 && p.packed_form(bits);
+        let (_, packed) = crate::plan::preferred_peak(p, bits);
         self.dot(&Features::for_width(p, bits).with_spill(p, bits, packed, warps))
     }
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).

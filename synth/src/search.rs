@@ -77,13 +77,6 @@ pub struct Candidate {
     pub sim: SimReport,
 }
 
-/// The predicted register peak of `p` for `bits`-bit elements in the form a
-/// caller should use (packed for 8/16-bit data where the plan has one).
-pub fn preferred_peak(p: &Plan, bits: u32) -> u32 {
-    let packed = bits < 32 && p.packed_form(bits);
-    crate::plan::peak_registers(p, bits, packed).peak
-}
-
 /// The register cap a conversion's candidates are ranked under:
 /// `opt.max_registers`, else the launch bounds' limit of its warps.
 pub fn register_cap(conv: &Conversion, opt: &SharedOptions) -> u32 {
@@ -196,7 +189,7 @@ pub fn consider(
     let mut scored: Vec<(bool, f64, Plan)> = cands
         .drain(..)
         .map(|p| {
-            let over = preferred_peak(&p, opt.elem_bits) > cap;
+            let over = crate::plan::preferred_peak(&p, opt.elem_bits).0.peak > cap;
             (over, w.score_in(&p, opt.elem_bits, conv.num_warps), p)
         })
         .collect();
@@ -227,7 +220,7 @@ pub fn consider(
         match r {
             Ok(sim) => proven.push(Candidate {
                 cost: plan.cost_for_width(opt.elem_bits),
-                peak_registers: preferred_peak(&plan, opt.elem_bits),
+                peak_registers: crate::plan::preferred_peak(&plan, opt.elem_bits).0.peak,
                 over_registers: over,
                 plan,
                 score,

@@ -5,8 +5,10 @@
 
 use synth::cost_model::{Features, DEFAULT_SPILL_WEIGHT};
 use synth::parse::parse_ttgir;
-use synth::plan::{peak_registers, register_limit, Conversion, SharedOptions, StrategyChoice};
-use synth::search::{consider, plan_width, preferred_peak, register_cap, Weights};
+use synth::plan::{
+    peak_registers, preferred_peak, register_limit, Conversion, SharedOptions, StrategyChoice,
+};
+use synth::search::{consider, plan_width, register_cap, Weights};
 
 /// The conversion of `tests/data/<file>` whose name starts with `name`.
 fn conversion(file: &str, name: &str) -> Conversion {
@@ -94,7 +96,7 @@ fn candidates_over_the_register_cap_rank_after_those_within_it() {
     let capped = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
     let first = &capped.proven[0];
     assert!(first.peak_registers <= cap && !first.over_registers);
-    assert_eq!(first.peak_registers, preferred_peak(&first.plan, 32));
+    assert_eq!(first.peak_registers, preferred_peak(&first.plan, 32).0.peak);
     // every candidate within the cap precedes every one over it, each
     // group in score order
     let over_at = capped

@@ -70,6 +70,15 @@ pub fn peak_registers(plan: &Plan, bits: u32, packed: bool) -> RegisterPeak {
     }
 }
 
+/// The predicted register peak of `plan` for `bits`-bit elements in the
+/// form a caller should use: packed for 8/16-bit elements where the plan
+/// has a packed form ([`Plan::packed_form`]), else elements; and whether
+/// that form is the packed one.
+pub fn preferred_peak(plan: &Plan, bits: u32) -> (RegisterPeak, bool) {
+    let packed = bits < 32 && plan.packed_form(bits);
+    (peak_registers(plan, bits, packed), packed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
