@@ -1048,6 +1048,54 @@ fn fit_writes_a_loadable_model_and_bad_models_are_named() {
     );
 }
 
+/// `warpforge fit --only spill` on the committed rows timed under
+/// `--max-registers 80` and `128` (two files) reproduces the built-in
+/// model's spill weight with every other weight the built-in's; rows that
+/// never exceed a limit cannot identify it, and the error says so.
+#[test]
+fn fit_only_spill_reproduces_the_builtin_weight() {
+    let d = tempfile_dir();
+    let m = d.join("spill.json");
+    let o = run(&[
+        "fit",
+        "--from",
+        "results/resources/fifth/bench_max_registers_80.jsonl",
+        "results/resources/fifth/bench_max_registers_128.jsonl",
+        "--only",
+        "spill",
+        "-o",
+        m.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fitted =
+        synth::search::CostModel::from_json(&std::fs::read_to_string(&m).unwrap(), "spill.json")
+            .unwrap()
+            .weights;
+    let builtin = synth::search::CostModel::builtin().weights;
+    assert!((fitted.spill - builtin.spill).abs() < 0.005, "{fitted:?}");
+    let (mut a, mut b) = (fitted.as_array(), builtin.as_array());
+    let k = synth::cost_model::FEATURE_NAMES
+        .iter()
+        .position(|n| *n == "spill")
+        .unwrap();
+    a[k] = 0.0;
+    b[k] = 0.0;
+    assert_eq!(a, b);
+    expect_error(
+        &[
+            "fit",
+            "--from",
+            "results/vs_triton.jsonl",
+            "--only",
+            "spill",
+            "-o",
+            d.join("x.json").to_str().unwrap(),
+        ],
+        &["--only spill", "`spill` varies within 0 conversion(s)"],
+    );
+    assert!(!d.join("x.json").exists());
+}
+
 /// `plan --json` carries `score` and `lower_bound`, and no plan scores
 /// below its bound.
 #[test]

@@ -10,7 +10,7 @@ use kernels::{
 };
 use synth::cost_model::{Features, Weights};
 use synth::plan::{lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, StrategyChoice};
-use synth::search::{consider, plan_conversion_with, plan_width, Candidate, Chosen};
+use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Candidate, Chosen};
 
 /// How candidates are enumerated.
 #[derive(Clone, Debug)]
@@ -76,6 +76,9 @@ pub struct BenchCase {
     pub global_kernel: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
+    /// The register cap it is ranked and compiled under
+    /// ([`SharedOptions::max_registers`]); `None`: the launch bounds'.
+    pub max_registers: Option<u32>,
 }
 
 /// A conversion not timed, and why.
@@ -213,7 +216,7 @@ pub fn build_cases(
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill(&cand.plan, bits, packed, c.num_warps);
+                .with_spill(&cand.plan, bits, packed, register_cap(c, &sopt));
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy.clone(),
                     kind: cand.plan.kind,
@@ -243,11 +246,24 @@ pub fn build_cases(
         let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
         for x in &cands {
             if x.form == "packed" {
-                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel)?
-                    .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                let k = emit_bench_kernel_packed(
+                    &x.helper,
+                    &bwd,
+                    bits,
+                    ctype,
+                    &x.kernel,
+                    opt.shared.max_registers,
+                )?
+                .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else {
-                source.push_str(&emit_bench_kernel(&x.helper, &bwd, ctype, &x.kernel)?);
+                source.push_str(&emit_bench_kernel(
+                    &x.helper,
+                    &bwd,
+                    ctype,
+                    &x.kernel,
+                    opt.shared.max_registers,
+                )?);
             }
         }
         // a cluster plan (docs/ARCHITECTURE.md 4.7) runs in clusters of the
@@ -284,6 +300,7 @@ pub fn build_cases(
             ctas,
             global_kernel,
             source,
+            max_registers: opt.shared.max_registers,
         });
     }
     Ok((cases, skipped))

@@ -25,12 +25,39 @@ use serde::Serialize;
 use synth::cost_model::{CostModel, Weights, FEATURE_NAMES};
 
 const NF: usize = FEATURE_NAMES.len();
-/// Index of `spill` (registers predicted over the launch bounds' limit) in
-/// [`FEATURE_NAMES`]: never fitted, kept at the prior's weight in the fit's
-/// units. Bench data have next to no candidate over the limit (on the
-/// corpus only the 64-bit transpose's, whose data alone is), so a fitted
-/// weight would be one conversion's shuffle-against-shared difference.
+/// Index of `spill` (registers predicted over the register limit) in
+/// [`FEATURE_NAMES`]. It is fitted only where it varies within at least
+/// [`SPILL_MIN_CONVERSIONS`] conversions, else kept at the prior's weight
+/// in the fit's units: at the launch bounds' limits the corpus has next to
+/// no candidate over it (only the 64-bit transpose's, whose data alone is),
+/// and a weight from one conversion would be that conversion's
+/// shuffle-against-shared difference. Rows timed under `warpforge bench
+/// --max-registers N` (kernels compiled under `__maxnreg__(N)`) are what
+/// identify it.
 const SPILL: usize = NF - 1;
+
+/// Conversions whose candidates must differ in `spill` before its weight is
+/// fitted (see [`SPILL`]).
+pub const SPILL_MIN_CONVERSIONS: usize = 3;
+
+/// Whether feature `c` of the demeaned design `a` is identified: it varies
+/// within some conversion, and for `spill` within [`SPILL_MIN_CONVERSIONS`].
+fn identified_features(s: &[Sample], a: &DMatrix<f64>) -> Vec<bool> {
+    let groups = s.iter().map(|x| x.group).max().map_or(0, |g| g + 1);
+    let mut spill_varies = vec![false; groups];
+    for (r, x) in s.iter().enumerate() {
+        if a[(r, SPILL)].abs() > 1e-9 {
+            spill_varies[x.group] = true;
+        }
+    }
+    let spill_groups = spill_varies.iter().filter(|&&v| v).count();
+    (0..NF)
+        .map(|c| {
+            a.column(c).iter().any(|v| v.abs() > 1e-9)
+                && (c != SPILL || spill_groups >= SPILL_MIN_CONVERSIONS)
+        })
+        .collect()
+}
 
 /// One timed candidate as a sample.
 #[derive(Clone, Debug)]
@@ -203,9 +230,7 @@ pub fn nnls(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
 
 fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     let (a, b) = demeaned(s);
-    let identified: Vec<bool> = (0..NF)
-        .map(|c| c != SPILL && a.column(c).iter().any(|v| v.abs() > 1e-9))
-        .collect();
+    let identified = identified_features(s, &a);
     let p = prior.as_array();
     // the prior model's best scale on these data
     let ps = &a * DVector::from_row_slice(&p);
@@ -305,8 +330,9 @@ fn regret(rows: &[Row], w: &Weights) -> f64 {
         .sum()
 }
 
-/// Coordinate search on the regret from the better of `a` and `b`.
-fn refine(rows: &[Row], a: &Weights, b: &Weights) -> Weights {
+/// Coordinate search on the regret from the better of `a` and `b`; the
+/// `spill` weight moves only where `spill_fitted`.
+fn refine(rows: &[Row], a: &Weights, b: &Weights, spill_fitted: bool) -> Weights {
     let (mut best, mut r) = [*a, *b]
         .into_iter()
         .map(|w| (w, regret(rows, &w)))
@@ -314,7 +340,7 @@ fn refine(rows: &[Row], a: &Weights, b: &Weights) -> Weights {
         .expect("two starts");
     for _ in 0..30 {
         let mut improved = false;
-        for i in (0..NF).filter(|&i| i != SPILL) {
+        for i in (0..NF).filter(|&i| i != SPILL || spill_fitted) {
             for f in [0.0, 0.5, 0.8, 1.25, 2.0] {
                 let mut v = best.as_array();
                 v[i] = if v[i] == 0.0 && f > 1.0 {
@@ -351,7 +377,7 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
         anyhow::bail!("no conversion has two timed candidates: nothing to fit");
     }
     let (w_ls, identified, r2) = fit_weights(&s, prior);
-    let w = refine(rows, prior, &w_ls);
+    let w = refine(rows, prior, &w_ls, identified[SPILL]);
     let (a, b) = demeaned(&s);
     let fitted = &a * DVector::from_row_slice(&w.as_array());
     let mut residuals = Vec::new();
@@ -378,7 +404,8 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
             .filter(|(i, _)| *i != g)
             .map(|(_, r)| r.clone())
             .collect();
-        refine(&others, prior, &fit_weights(&rest, prior).0)
+        let (w_rest, id_rest, _) = fit_weights(&rest, prior);
+        refine(&others, prior, &w_rest, id_rest[SPILL])
     });
     Ok(FitReport {
         samples: s.len(),
@@ -394,6 +421,115 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
         weights: w,
         regret_prior: regret(rows, prior),
         regret_least_squares: regret(rows, &w_ls),
+        regret: regret(rows, &w),
+        selection_in_sample: selection(rows, |_, _| w),
+        selection_leave_one_out: loo,
+        selection_prior: selection(rows, |_, _| *prior),
+        residuals,
+    })
+}
+
+/// Fit the one weight `feature` (an index of [`FEATURE_NAMES`]) with every
+/// other weight held at `prior`'s: the within-conversion times are
+/// least-squares fitted (non-negative) as `scale * (prior . features
+/// without feature) + w * feature`, and the model's weight is `w / scale`,
+/// in the prior's units. For a hand-set model whose other weights should
+/// stay, e.g. `spill` from rows timed under `warpforge bench
+/// --max-registers`. Errors when the feature does not vary within enough
+/// conversions (one; [`SPILL_MIN_CONVERSIONS`] for `spill`) or the prior
+/// explains none of the timings (`scale` 0).
+pub fn fit_one(rows: &[Row], prior: &Weights, feature: usize) -> anyhow::Result<FitReport> {
+    anyhow::ensure!(feature < NF, "no feature {feature}");
+    let name = FEATURE_NAMES[feature];
+    let s = samples(rows);
+    let informative = rows
+        .iter()
+        .filter(|r| r.candidates.iter().filter(|k| k.ns.is_some()).count() >= 2)
+        .count();
+    anyhow::ensure!(
+        informative > 0,
+        "no conversion has two timed candidates: nothing to fit"
+    );
+    let one = |s: &[Sample]| -> anyhow::Result<(Weights, f64)> {
+        let (a, b) = demeaned(s);
+        let groups = s.iter().map(|x| x.group).max().map_or(0, |g| g + 1);
+        let mut varies = vec![false; groups];
+        for (r, x) in s.iter().enumerate() {
+            if a[(r, feature)].abs() > 1e-9 {
+                varies[x.group] = true;
+            }
+        }
+        let n = varies.iter().filter(|&&v| v).count();
+        let need = if feature == SPILL {
+            SPILL_MIN_CONVERSIONS
+        } else {
+            1
+        };
+        anyhow::ensure!(
+            n >= need,
+            "`{name}` varies within {n} conversion(s) of these rows; fitting it needs {need}"
+        );
+        let mut rest = prior.as_array();
+        rest[feature] = 0.0;
+        let base = &a * DVector::from_row_slice(&rest);
+        let design = DMatrix::from_fn(
+            s.len(),
+            2,
+            |r, c| {
+                if c == 0 {
+                    base[r]
+                } else {
+                    a[(r, feature)]
+                }
+            },
+        );
+        let z = nnls(&design, &b);
+        anyhow::ensure!(
+            z[0] > 0.0,
+            "the prior's other weights explain none of these timings (scale 0): fit them all instead"
+        );
+        let mut w = prior.as_array();
+        w[feature] = z[1] / z[0];
+        let fitted = &design * &z;
+        let ss = b.norm_squared();
+        let r2 = if ss > 0.0 {
+            1.0 - (&b - fitted).norm_squared() / ss
+        } else {
+            0.0
+        };
+        Ok((Weights::from_array(w), r2))
+    };
+    let (w, r2) = one(&s)?;
+    let (a, b) = demeaned(&s);
+    let fitted = &a * DVector::from_row_slice(&w.as_array());
+    let mut residuals = Vec::new();
+    let mut i = 0;
+    for r in rows {
+        for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
+            residuals.push(Residual {
+                conversion: label(r),
+                strategy: k.label(),
+                measured: (b[i] * 100.0).round() / 100.0,
+                fitted: (fitted[i] * 100.0).round() / 100.0,
+            });
+            i += 1;
+        }
+    }
+    // leaving a conversion out can leave too few that vary: then the
+    // prior's weight chooses for it
+    let loo = selection(rows, |g, _| {
+        let rest: Vec<Sample> = s.iter().filter(|x| x.group != g).cloned().collect();
+        one(&rest).map_or(*prior, |x| x.0)
+    });
+    Ok(FitReport {
+        samples: s.len(),
+        conversions: informative,
+        identified: vec![name.to_string()],
+        r2_within: (r2 * 1000.0).round() / 1000.0,
+        weights_least_squares: w,
+        weights: w,
+        regret_prior: regret(rows, prior),
+        regret_least_squares: regret(rows, &w),
         regret: regret(rows, &w),
         selection_in_sample: selection(rows, |_, _| w),
         selection_leave_one_out: loo,
@@ -445,7 +581,82 @@ mod tests {
     }
 
     #[test]
-    fn spill_is_never_fitted_but_kept_at_the_prior_in_the_fits_units() {
+    fn spill_is_fitted_where_it_varies_within_enough_conversions() {
+        // time = 2 * shfl + 10 * spill; spill varies within three conversions
+        let mk = |group: usize, shfl: f64, spill: f64| {
+            let mut x = [0.0; NF];
+            x[0] = shfl;
+            x[SPILL] = spill;
+            Sample {
+                group,
+                x,
+                y: 2.0 * shfl + 10.0 * spill,
+            }
+        };
+        let s = vec![
+            mk(0, 1.0, 0.0),
+            mk(0, 3.0, 2.0),
+            mk(1, 2.0, 4.0),
+            mk(1, 5.0, 0.0),
+            mk(2, 1.0, 0.0),
+            mk(2, 1.0, 8.0),
+            mk(2, 4.0, 1.0),
+        ];
+        let (w, identified, r2) = fit_weights(&s, &Weights::default());
+        assert!(identified[SPILL] && identified[0]);
+        assert!((w.spill - 10.0).abs() < 1e-6, "{w:?}");
+        assert!((w.shfl - 2.0).abs() < 1e-6, "{w:?}");
+        assert!((r2 - 1.0).abs() < 1e-9);
+        // two such conversions are not enough
+        let (_, identified, _) = fit_weights(&s[..4], &Weights::default());
+        assert!(!identified[SPILL]);
+    }
+
+    #[test]
+    fn one_weight_is_fitted_in_the_priors_units() {
+        // time per warp = 0.5 * (prior score without spill) + 3 * spill:
+        // in the prior's units the spill weight is 6
+        let prior = Weights::default();
+        let mk_row = |g: usize, cands: &[(f64, f64)]| -> Row {
+            let candidates: Vec<serde_json::Value> = cands
+                .iter()
+                .enumerate()
+                .map(|(i, &(shfl, spill))| {
+                    let ns = 0.5 * prior.shfl * shfl + 3.0 * spill + 100.0 * g as f64;
+                    serde_json::json!({
+                        "strategy": format!("k{i}"), "kind": "shuffle", "form": "elements",
+                        "cost": {"shfl": 0, "sel": 0, "prmt": 0, "sts": 0, "lds": 0, "bar": 0, "ldsm": 0, "stsm": 0},
+                        "features": {"shfl": shfl, "sel": 0.0, "prmt": 0.0, "smem": 0.0, "stsm": 0.0,
+                                     "wavefront": 0.0, "bar": 0.0, "bar_warp": 0.0, "spill": spill},
+                        "score": 0.0, "chosen": i == 0, "wavefronts": 0, "min_wavefronts": 0,
+                        "bank_conflicts": 0, "ns": ns, "registers": 32, "sass": null
+                    })
+                })
+                .collect();
+            serde_json::from_value(serde_json::json!({
+                "file": "t", "name": format!("c{g}"), "shape": [32, 32], "dtype": "i32", "bits": 32,
+                "warps": 1, "bwd": "b", "lower_bound": null, "candidates": candidates,
+                "chosen": {"strategy": "k0", "ns": null}, "fastest": {"strategy": "k0", "ns": null},
+                "triton": null
+            }))
+            .unwrap()
+        };
+        let rows = vec![
+            mk_row(0, &[(4.0, 0.0), (2.0, 3.0)]),
+            mk_row(1, &[(1.0, 5.0), (6.0, 0.0), (3.0, 1.0)]),
+            mk_row(2, &[(2.0, 2.0), (2.0, 0.0)]),
+        ];
+        let r = fit_one(&rows, &prior, SPILL).unwrap();
+        assert!((r.weights.spill - 6.0).abs() < 1e-6, "{:?}", r.weights);
+        assert_eq!(r.weights.shfl, prior.shfl);
+        assert!((r.r2_within - 1.0).abs() < 1e-9);
+        // two conversions that vary in spill are not enough
+        let e = fit_one(&rows[..2], &prior, SPILL).unwrap_err().to_string();
+        assert!(e.contains("varies within 2 conversion"), "{e}");
+    }
+
+    #[test]
+    fn spill_is_not_fitted_from_one_conversion_but_kept_at_the_prior_in_the_fits_units() {
         assert_eq!(FEATURE_NAMES[SPILL], "spill");
         // two conversions; time = 2 * shfl + 10 * spill, where only one
         // candidate of one conversion spills

@@ -216,14 +216,15 @@ fn test_kernel_packed(
 /// [`emit_bench_kernel`] on the packed forms for `bits` (8 or 16) of both
 /// helpers: the tile is packed once on load, the loop moves words (the xor
 /// flips bit 0 of every element) and the result is unpacked on store; same
-/// arguments, memory layout and check. `None` when either helper has no
-/// packed form for `bits`.
+/// arguments, memory layout, check and `max_registers`. `None` when either
+/// helper has no packed form for `bits`.
 pub fn emit_bench_kernel_packed(
     fwd: &EmittedHelper,
     bwd: &EmittedHelper,
     bits: u32,
     ctype: &str,
     kernel: &str,
+    max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
     let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
         return Ok(None);
@@ -243,6 +244,7 @@ pub fn emit_bench_kernel_packed(
             kernel => kernel,
             ctype => ctype,
             threads => fwd.threads,
+            maxnreg => max_registers,
             bits => bits,
             per => per,
             mask => format!("{:#x}", (1u64 << bits) - 1),
@@ -266,18 +268,24 @@ pub fn emit_bench_kernel_packed(
 /// of `max(fwd, bwd)` bytes with a `__syncthreads()` before each call that
 /// uses it, as Triton's barrier insertion does. Arguments `(const T* in, T*
 /// out, int iters)`; `out` must equal `in ^ (iters & 1)` element-wise, which
-/// makes every timing run a proof of the round trip too.
+/// makes every timing run a proof of the round trip too. With
+/// `max_registers = Some(n)` the kernel is declared `__maxnreg__(n)` instead
+/// of `__launch_bounds__(threads)` (the two cannot both apply; CUDA C++
+/// Programming Guide, "Maximum Number of Registers per Thread"): ptxas
+/// keeps it within `n` registers, spilling the rest.
 pub fn emit_bench_kernel(
     fwd: &EmittedHelper,
     bwd: &EmittedHelper,
     ctype: &str,
     kernel: &str,
+    max_registers: Option<u32>,
 ) -> Result<String, EmitError> {
     Ok(env().get_template("bench_kernel")?.render(context! {
         iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
         kernel => kernel,
         ctype => ctype,
         threads => fwd.threads,
+        maxnreg => max_registers,
         src_regs => fwd.src_regs,
         dst_regs => fwd.dst_regs,
         fwd => fwd.ident,

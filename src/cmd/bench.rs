@@ -24,6 +24,15 @@ pub(crate) struct BenchArgs {
     /// Most shared-memory scratch a helper may use, in bytes.
     #[arg(long, value_name = "BYTES")]
     max_smem: Option<u64>,
+    /// Time every candidate under a register cap: the search ranks plans
+    /// over N registers (predicted peak) after those within it and charges
+    /// the registers over N as `spill`, and every warpforge timing kernel
+    /// is compiled with `__maxnreg__(N)` instead of its launch bounds, as a
+    /// helper in a kernel that keeps registers of its own would be.
+    /// Triton's kernel is not capped. Rows record the cap (`max_registers`); `warpforge fit` fits
+    /// the `spill` weight from such rows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
+    max_registers: Option<u32>,
     /// The model that ranks (and prunes) candidates.
     #[command(flatten)]
     model: Model,
@@ -106,6 +115,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         shared: SharedOptions {
             sm,
             max_smem: Some(pipeline::scratch_cap(sm, a.max_smem)),
+            max_registers: a.max_registers,
             ..SharedOptions::default()
         },
         shared_limit: a.shared_candidates,
@@ -146,6 +156,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         t: &t,
         triton_version: &triton_version,
         interleaved,
+        max_registers: a.max_registers,
     };
     write_outputs(&a, &rows, &what.preamble(), &info.name)?;
     let spills = report::spills_beyond_triton(&rows);
@@ -265,6 +276,7 @@ struct Harness<'a> {
     t: &'a TimingOptions,
     triton_version: &'a str,
     interleaved: bool,
+    max_registers: Option<u32>,
 }
 
 impl Harness<'_> {
@@ -277,7 +289,7 @@ impl Harness<'_> {
              - date: {}; warpforge {} (commit {})\n\
              - loop: {} CTAs ({} per SM) x {} round trips `A -> B`, xor 1, `B -> A` per launch; \
              median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
-             every output checked. {} A candidate's round trip pairs it (forward) with the chosen plan of the \
+             every output checked.{} {} A candidate's round trip pairs it (forward) with the chosen plan of the \
              reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
              region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does. \
              8- and 16-bit data moves in the helpers' packed form (32-bit words in registers, as Triton \
@@ -298,6 +310,14 @@ impl Harness<'_> {
             t.ctas_per_sm,
             t.iters,
             t.runs,
+            match self.max_registers {
+                Some(n) => format!(
+                    " warpforge's kernels compiled with `__maxnreg__({n})` (`--max-registers {n}`; \
+                     Triton's are not): registers over {n} spill, and the check of spills beyond \
+                     Triton's is not made."
+                ),
+                None => String::new(),
+            },
             if self.interleaved {
                 "Triton's loop kernel (compiled and checked by Triton, its cubin launched here) runs in the \
                  same rounds as the candidates, on the same input: each round launches every kernel once, \

@@ -13,9 +13,10 @@ use synth::search::CostModel;
 /// Arguments of `warpforge fit`.
 #[derive(Args)]
 pub(crate) struct FitArgs {
-    /// Rows written by `warpforge bench --json`.
-    #[arg(long, value_name = "FILE")]
-    from: PathBuf,
+    /// Rows written by `warpforge bench --json` (one or more files; their
+    /// rows are fitted together).
+    #[arg(long, value_name = "FILE", num_args = 1.., required = true)]
+    from: Vec<PathBuf>,
     /// Write the fitted cost model here.
     #[arg(short = 'o', long, value_name = "FILE")]
     output: PathBuf,
@@ -28,6 +29,11 @@ pub(crate) struct FitArgs {
     /// Also write the whole fit report (with every candidate's residual) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Fit only this weight (e.g. `spill`, from rows of `warpforge bench
+    /// --max-registers`), every other weight held at the prior's, in the
+    /// prior's units.
+    #[arg(long, value_name = "FEATURE", value_parser = clap::builder::PossibleValuesParser::new(synth::cost_model::FEATURE_NAMES))]
+    only: Option<String>,
 }
 
 pub(crate) fn run(a: FitArgs) -> Result<i32> {
@@ -35,22 +41,26 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         .into_iter()
         .filter_map(|(f, p)| p.map(|p| (f, p.as_path())))
         .collect();
-    let mut ins: Vec<(&str, &Path)> = vec![("--from", a.from.as_path())];
+    let mut ins: Vec<(&str, &Path)> = a.from.iter().map(|p| ("--from", p.as_path())).collect();
     if let Some(p) = &a.prior {
         ins.push(("--prior", p));
     }
     check_outputs(&outs, &ins)?;
-    let text = std::fs::read_to_string(&a.from)
-        .with_context(|| format!("--from {}: cannot read", a.from.display()))?;
-    let rows: Vec<Row> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", a.from.display(), i + 1))
-        })
-        .collect::<Result<_>>()?;
+    let mut rows: Vec<Row> = Vec::new();
+    for f in &a.from {
+        let text = std::fs::read_to_string(f)
+            .with_context(|| format!("--from {}: cannot read", f.display()))?;
+        for (i, l) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            rows.push(
+                serde_json::from_str(l)
+                    .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", f.display(), i + 1))?,
+            );
+        }
+    }
     let prior = match &a.prior {
         Some(p) => super::Model {
             cost_model: Some(p.clone()),
@@ -58,10 +68,26 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         .weights()?,
         None => CostModel::builtin().weights,
     };
-    let r = bench::fit::fit(&rows, &prior)?;
+    let r = match &a.only {
+        Some(f) => {
+            let i = synth::cost_model::FEATURE_NAMES
+                .iter()
+                .position(|n| n == f)
+                .expect("clap checked the name");
+            bench::fit::fit_one(&rows, &prior, i).with_context(|| format!("--only {f}"))?
+        }
+        None => bench::fit::fit(&rows, &prior)?,
+    };
     let source = format!(
-        "warpforge fit --from {} ({} rows), {}, warpforge commit {}",
-        a.from.display(),
+        "warpforge fit --from {}{} ({} rows), {}, warpforge commit {}",
+        a.from
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+        a.only
+            .as_ref()
+            .map_or(String::new(), |f| format!(" --only {f}")),
         rows.len(),
         super::today(),
         env!("WARPFORGE_COMMIT")

@@ -37,21 +37,25 @@ pub struct Weights {
     /// dependent path of a conversion. 0 in files written before it existed.
     #[serde(default)]
     pub ldsm: f64,
-    /// Per 32-bit register of the predicted peak over the launch bounds'
-    /// limit ([`Features::spill`]). Files written before it existed get
+    /// Per 32-bit register of the predicted peak over the register limit
+    /// ([`Features::spill`]). Files written before it existed get
     /// [`DEFAULT_SPILL_WEIGHT`].
     #[serde(default = "default_spill")]
     pub spill: f64,
 }
 
 /// The weight of one predicted register over the limit where a model file
-/// does not set one: ptxas keeps such a register in local memory, one `STL`
-/// and one `LDL` per round trip, each weighed as one shared-memory access
-/// (`smem` 1) plus its latency on the dependent path (as `ldsm`'s 1.5 is
-/// for `ldmatrix`, rounded up). Not fitted: on the bench corpus no candidate
-/// is predicted over the limit but the 64-bit transpose's, whose data
-/// alone is (`results/resources_h100.md`, fourth pass).
-pub const DEFAULT_SPILL_WEIGHT: f64 = 2.0;
+/// does not set one (the built-in model's, `synth/cost_models/default.json`):
+/// fitted on an H100 by `warpforge fit --only spill` (the other weights
+/// held) to 26 conversions timed under `warpforge bench --max-registers 80`
+/// and `--max-registers 128` (kernels under `__maxnreg__`;
+/// `results/resources/fifth/`): within-conversion R^2 0.53, the choice
+/// within 5% of the fastest on 17 of 26 against 16 of 26 at the earlier
+/// prior of 2 (a local store and load per round trip), the same leaving
+/// each conversion out. Larger than one store and load because ptxas
+/// spills more than the predicted excess (a peak predicted 16 over the cap
+/// spilled 24-74 `LDL` per round trip).
+pub const DEFAULT_SPILL_WEIGHT: f64 = 9.81;
 
 fn default_spill() -> f64 {
     DEFAULT_SPILL_WEIGHT
@@ -89,8 +93,10 @@ pub struct Features {
     pub ldsm: f64,
     /// 32-bit registers per thread by which the plan's predicted peak
     /// ([`crate::plan::peak_registers`], in the form timed or used) exceeds
-    /// the launch bounds' limit ([`crate::plan::register_limit`] of the
-    /// conversion's threads); 0 when it fits. Set by [`Features::with_spill`].
+    /// the register limit it runs under: the launch bounds' limit
+    /// ([`crate::plan::register_limit`] of the conversion's threads), or a
+    /// lower cap (`--max-registers`, [`crate::search::register_cap`]); 0
+    /// when it fits. Set by [`Features::with_spill`].
     #[serde(default)]
     pub spill: f64,
 }
@@ -102,11 +108,10 @@ impl Features {
     }
     /// These features with [`Features::spill`] set: the predicted register
     /// peak of `p` for `bits`-bit elements in the element form or the packed
-    /// form (`packed`), less the limit of a block of `warps` warps under
-    /// `__launch_bounds__(32 * warps)`, when positive.
-    pub fn with_spill(mut self, p: &Plan, bits: u32, packed: bool, warps: u32) -> Features {
+    /// form (`packed`), less `limit` (32-bit registers per thread: the
+    /// launch bounds' limit or a lower cap), when positive.
+    pub fn with_spill(mut self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
         let peak = crate::plan::peak_registers(p, bits, packed).peak;
-        let limit = crate::plan::register_limit(32 * warps.max(1));
         self.spill = peak.saturating_sub(limit) as f64;
         self
     }
@@ -231,12 +236,13 @@ impl Weights {
     pub fn score(&self, p: &Plan) -> f64 {
         self.dot(&Features::of(p))
     }
-    /// Weighted score of a plan for elements of `bits` in a block of `warps`
-    /// warps: [`Features::for_width`] with the spill of the form it
-    /// recommends (packed for 8/16-bit data where the plan has one).
-    pub fn score_in(&self, p: &Plan, bits: u32, warps: u32) -> f64 {
+    /// Weighted score of a plan for elements of `bits` under a register
+    /// limit of `limit` per thread ([`crate::search::register_cap`]):
+    /// [`Features::for_width`] with the spill of the form it recommends
+    /// (packed for 8/16-bit data where the plan has one).
+    pub fn score_in(&self, p: &Plan, bits: u32, limit: u32) -> f64 {
         let (_, packed) = crate::plan::preferred_peak(p, bits);
-        self.dot(&Features::for_width(p, bits).with_spill(p, bits, packed, warps))
+        self.dot(&Features::for_width(p, bits).with_spill(p, bits, packed, limit))
     }
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).
     pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {

@@ -190,7 +190,7 @@ pub fn consider(
         .drain(..)
         .map(|p| {
             let over = crate::plan::preferred_peak(&p, opt.elem_bits).0.peak > cap;
-            (over, w.score_in(&p, opt.elem_bits, conv.num_warps), p)
+            (over, w.score_in(&p, opt.elem_bits, cap), p)
         })
         .collect();
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));

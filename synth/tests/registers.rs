@@ -40,7 +40,12 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
         let peak = peak_registers(&k.plan, bits, false).peak;
         assert_eq!(k.peak_registers, peak);
         assert!(k.over_registers, "{}: {peak}", k.plan.strategy);
-        let f = Features::for_width(&k.plan, bits).with_spill(&k.plan, bits, false, 4);
+        let f = Features::for_width(&k.plan, bits).with_spill(
+            &k.plan,
+            bits,
+            false,
+            register_limit(128),
+        );
         assert_eq!(f.spill, (peak - 255) as f64);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);
@@ -107,5 +112,16 @@ fn candidates_over_the_register_cap_rank_after_those_within_it() {
     assert!(capped.proven[over_at..].iter().all(|k| k.over_registers));
     for g in [&capped.proven[..over_at], &capped.proven[over_at..]] {
         assert!(g.windows(2).all(|p| p[0].score <= p[1].score));
+    }
+    // the spill charged is the registers over the cap, not over the
+    // launch bounds' 255
+    for k in &capped.proven[over_at..] {
+        let over = (k.peak_registers - cap) as f64;
+        assert!(
+            (k.score - w.score_for_width(&k.plan, 32) - w.spill * over).abs() < 1e-9,
+            "{}: {} over {cap}",
+            k.plan.strategy,
+            k.peak_registers
+        );
     }
 }

@@ -77,6 +77,33 @@ pub fn smem_limit(sm: u32) -> u64 {
     }
 }
 
+/// Scratch bytes per round of a one-warp CTA's shared-memory plan (its
+/// barrier is `bar.warp.sync`, so a round costs no CTA-wide barrier): where
+/// the tile allows, such plans store and load in rounds of at most this
+/// many bytes ([`shared_plans_report`]), as Triton 3.6 sizes the scratch of warp-local conversions in
+/// one warp (1-2 KB on `../shared/corpus/ttgir/stress_w1.ttgir`).
+/// Measured on an H100 with `warpforge bench` (results/resources_h100.md,
+/// "Fifth pass"): the chosen plans of the 64x64 f16, 32x128 bf16 and 64x64
+/// i8 one-warp tiles ran at 1.037x, 1.034x and 0.704x Triton's time with the
+/// whole tile (8, 8 and 4 KB) in one round, 1.017x, 1.023x and 0.704x in
+/// rounds of 4 KB, 0.985x, 0.972x and 0.673x in rounds of 2 KB: with eight
+/// one-warp CTAs per SM a warp waits out the latency of every load of its
+/// round before its next phase, and smaller rounds shorten that tail.
+pub const ONE_WARP_ROUND_BYTES: u64 = 2048;
+
+/// Round bits (log2 of the rounds) that bring `full_bytes` of scratch within
+/// `cap` bytes (0 when it fits).
+fn rounds_for(full_bytes: u64, cap: u64) -> usize {
+    if full_bytes > cap {
+        full_bytes
+            .div_ceil(cap.max(1))
+            .next_power_of_two()
+            .trailing_zeros() as usize
+    } else {
+        0
+    }
+}
+
 fn dedup(v: &mut Vec<Vec<u64>>) {
     let mut seen = std::collections::HashSet::new();
     v.retain(|x| seen.insert(x.clone()));
@@ -89,7 +116,22 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 
 /// [`shared_plans`], and when `opt.max_smem` ruled some out, the fewest
 /// scratch bytes any of those needed with the most rounds it allows.
+///
+/// A CTA of one warp first gets the plans within [`ONE_WARP_ROUND_BYTES`]
+/// (or `opt.max_smem` when smaller), in rounds; only where no plan fits
+/// that does it get the plans `opt` allows.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
+    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0;
+    if one_warp && opt.max_smem.is_none_or(|m| m > ONE_WARP_ROUND_BYTES) {
+        let small = SharedOptions {
+            max_smem: Some(ONE_WARP_ROUND_BYTES),
+            ..*opt
+        };
+        let out = shared_plans_inner(an, &small, &mut None);
+        if !out.is_empty() {
+            return (out, None);
+        }
+    }
     let mut min_bytes = None;
     let out = shared_plans_inner(an, opt, &mut min_bytes);
     (out, min_bytes)
@@ -262,12 +304,7 @@ fn plans_for_store_side(
                     .filter(|v| ob.contains(v))
                     .collect();
                 let full_bytes = (1u64 << d) * (w as u64 / 8);
-                let r_need = match opt.max_smem {
-                    Some(m) if full_bytes > m => (full_bytes.div_ceil(m.max(1)))
-                        .next_power_of_two()
-                        .trailing_zeros() as usize,
-                    _ => 0,
-                };
+                let r_need = opt.max_smem.map_or(0, |m| rounds_for(full_bytes, m));
                 let r_max = common_outer.len().min(d.saturating_sub(k));
                 if r_need > r_max {
                     let least = full_bytes >> r_max;

@@ -1,0 +1,111 @@
+//! One-warp CTAs take their shared-memory round trips in rounds of at most
+//! `ONE_WARP_ROUND_BYTES` (2 KB) where some plan fits them, and the whole
+//! tile where none does (`synth::plan::shared::shared_plans_report`).
+
+use synth::parse::parse_ttgir;
+use synth::plan::shared::ONE_WARP_ROUND_BYTES;
+use synth::plan::{Conversion, Kind, SharedOptions, StrategyChoice};
+use synth::search::{consider, plan_width, Weights};
+
+fn conversions(text: &str) -> Vec<Conversion> {
+    parse_ttgir(text)
+        .unwrap()
+        .converts
+        .iter()
+        .map(|op| Conversion::from_op(op).unwrap())
+        .collect()
+}
+
+fn stress_w1(name: &str) -> Conversion {
+    let p = format!(
+        "{}/../tests/data/stress_w1.ttgir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    conversions(&std::fs::read_to_string(p).unwrap())
+        .into_iter()
+        .find(|c| c.name.starts_with(name))
+        .unwrap()
+}
+
+/// The shared-memory candidates of `c` at its own width under `max_smem`:
+/// (scratch bytes, rounds) each.
+fn shared_scratch(c: &Conversion, max_smem: Option<u64>) -> Vec<(u64, u32, String)> {
+    let bits = plan_width(c);
+    let opt = SharedOptions {
+        elem_bits: bits,
+        max_smem,
+        ..SharedOptions::default()
+    };
+    let cons = consider(c, StrategyChoice::Shared, &Weights::default(), &opt, None).unwrap();
+    cons.proven
+        .iter()
+        .filter(|k| k.plan.kind == Kind::Shared)
+        .map(|k| {
+            (
+                k.plan.smem_elems * bits as u64 / 8,
+                k.plan.rounds,
+                k.plan.strategy.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn one_warp_tiles_go_in_rounds_of_at_most_2_kb() {
+    for name in [
+        "warp_local_f16_64x64",
+        "warp_local_bf16_32x128",
+        "warp_local_i8_64x64",
+    ] {
+        let c = stress_w1(name);
+        assert_eq!(c.num_warps, 1);
+        let s = shared_scratch(&c, None);
+        assert!(!s.is_empty(), "{name}");
+        for (bytes, rounds, strategy) in &s {
+            // whole tiles of 8, 8 and 4 KB
+            assert!(
+                *bytes <= ONE_WARP_ROUND_BYTES,
+                "{name}: {strategy} {bytes} bytes"
+            );
+            assert!(*rounds >= 2, "{name}: {strategy} in {rounds} round(s)");
+            assert!(strategy.contains("/r"), "{strategy}");
+        }
+        // a smaller --max-smem still caps
+        for (bytes, _, strategy) in shared_scratch(&c, Some(1024)) {
+            assert!(bytes <= 1024, "{name}: {strategy} {bytes} bytes");
+        }
+    }
+}
+
+#[test]
+fn one_warp_tiles_that_no_round_fits_keep_the_whole_tile() {
+    // a transpose of a 32x32 f32 tile (4 KB): every source register runs
+    // along dim 0 and every destination register along dim 1, so no
+    // register vector is common to both sides and no round exists
+    let c = &conversions(
+        r#"
+#col = #ttg.blocked<{sizePerThread = [32, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#row = #ttg.blocked<{sizePerThread = [1, 32], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @transpose_32x32(%x: tensor<32x32xf32, #col>) {
+    %0 = ttg.convert_layout %x : tensor<32x32xf32, #col> -> tensor<32x32xf32, #row>
+    tt.return
+  }
+}
+"#,
+    )[0];
+    let s = shared_scratch(c, None);
+    assert!(!s.is_empty());
+    for (bytes, rounds, strategy) in &s {
+        assert_eq!((*bytes, *rounds), (4096, 1), "{strategy}");
+    }
+    // where the caller caps below the tile, the cap still refuses
+    let bits = plan_width(c);
+    let opt = SharedOptions {
+        elem_bits: bits,
+        max_smem: Some(2048),
+        ..SharedOptions::default()
+    };
+    let e = consider(c, StrategyChoice::Shared, &Weights::default(), &opt, None).unwrap_err();
+    assert!(e.to_string().contains("4096"), "{e}");
+}
