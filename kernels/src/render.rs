@@ -87,16 +87,19 @@ fn test_kernel(
 /// `packed = Some(bits)` its packed form on 32-bit words): the helper inside
 /// a loop whose destination becomes the next iteration's source, so that
 /// its values stay live across iterations as in a real kernel, under
-/// `__launch_bounds__(threads)`. Compiled for its registers and its
-/// `LDL`/`STL`, never launched (arguments `(in, out, iters)`). `None` when
-/// `h` has no packed form for `bits`.
+/// `__launch_bounds__(threads)`, or under `__maxnreg__(n)` with
+/// `max_registers = Some(n)` (a kernel that leaves the helper n registers).
+/// Compiled for its registers and its `LDL`/`STL`, never launched
+/// (arguments `(in, out, iters)`). `None` when `h` has no packed form for
+/// `bits`.
 pub fn emit_loop_kernel(
     h: &EmittedHelper,
     ctype: &str,
     packed: Option<u32>,
     kernel: &str,
+    max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
-    loop_kernel(h, ctype, packed, kernel, false)
+    loop_kernel(h, ctype, packed, kernel, false, max_registers)
 }
 
 /// [`emit_loop_kernel`] through the in-place form (`<ident>_inplace` or
@@ -107,11 +110,12 @@ pub fn emit_loop_kernel_inplace(
     ctype: &str,
     packed: Option<u32>,
     kernel: &str,
+    max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
     if !h.has_inplace() {
         return Ok(None);
     }
-    loop_kernel(h, ctype, packed, kernel, true)
+    loop_kernel(h, ctype, packed, kernel, true, max_registers)
 }
 
 fn loop_kernel(
@@ -120,6 +124,7 @@ fn loop_kernel(
     packed: Option<u32>,
     kernel: &str,
     inplace: bool,
+    max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
     let sfx = if inplace { "_inplace" } else { "" };
     let (vt, call, per) = match packed {
@@ -146,6 +151,7 @@ fn loop_kernel(
             call => call,
             kernel => kernel,
             threads => h.threads,
+            maxnreg => max_registers,
             src_n => h.src_regs / per,
             dst_n => h.dst_regs / per,
             smem => h.smem_elems > 0,

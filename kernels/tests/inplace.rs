@@ -43,7 +43,7 @@ fn helpers_with_equal_sides_have_in_place_forms_and_their_kernels_call_them() {
             assert_eq!(h.has_inplace(), h.src_regs == h.dst_regs);
             assert_eq!(h.code.contains(&def), h.has_inplace(), "{}", h.name);
             let k = kernels::emit_test_kernel_inplace(&h, "int", "k").unwrap();
-            let l = kernels::emit_loop_kernel_inplace(&h, "int", None, "l").unwrap();
+            let l = kernels::emit_loop_kernel_inplace(&h, "int", None, "l", None).unwrap();
             if !h.has_inplace() {
                 without += 1;
                 assert!(k.is_none() && l.is_none());
@@ -63,6 +63,18 @@ fn helpers_with_equal_sides_have_in_place_forms_and_their_kernels_call_them() {
             );
             assert!(!l.contains(" y["), "{l}");
             assert!(l.contains("#pragma unroll 1"), "{l}");
+            assert!(
+                l.contains(&format!("__launch_bounds__({})", h.threads)),
+                "{l}"
+            );
+            // under a register cap: __maxnreg__ instead of the launch bounds
+            let c = kernels::emit_loop_kernel_inplace(&h, "int", None, "l", Some(96))
+                .unwrap()
+                .unwrap();
+            assert!(
+                c.contains("__maxnreg__(96)") && !c.contains("__launch_bounds__"),
+                "{c}"
+            );
             for p in &h.packed {
                 let w = h.src_regs * p.bits / 32;
                 let def = format!(

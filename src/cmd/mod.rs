@@ -208,6 +208,9 @@ pub(crate) struct Input {
     /// Default: the launch bounds' limit (255; 128 at 16 warps; 64 at 32
     /// warps) ranks the candidates the same way but refuses nothing; the
     /// peak and the limit are reported by `plan --json` and the header.
+    /// `verify --gpu` compiles its register-budget loop kernels under
+    /// `__maxnreg__(N)` and fails a loop body that spills there while the
+    /// data alone leaves 16 of N spare.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
     pub max_registers: Option<u32>,
     #[command(flatten)]

@@ -131,7 +131,12 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         }
     };
     let gpu = if use_gpu {
-        Some(on_gpu(&planned.conversions, &emitted, &dts)?)
+        Some(on_gpu(
+            &planned.conversions,
+            &emitted,
+            &dts,
+            a.input.max_registers,
+        )?)
     } else {
         None
     };
@@ -165,7 +170,14 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
 }
 
 /// Compile every helper into one NVRTC module and check each element type.
-fn on_gpu(planned: &[Planned], emitted: &pipeline::Emitted, dts: &[DType]) -> Result<GpuReport> {
+/// With `max_registers`, the register-budget loop kernels are compiled
+/// under that cap (`verify::verify_on_gpu`).
+fn on_gpu(
+    planned: &[Planned],
+    emitted: &pipeline::Emitted,
+    dts: &[DType],
+    max_registers: Option<u32>,
+) -> Result<GpuReport> {
     let cases: Vec<GpuCase> = planned
         .iter()
         .zip(&emitted.helpers)
@@ -174,7 +186,7 @@ fn on_gpu(planned: &[Planned], emitted: &pipeline::Emitted, dts: &[DType]) -> Re
             analysis: &p.chosen.analysis,
         })
         .collect();
-    let r = verify::verify_on_gpu(&emitted.header, &cases, dts)?;
+    let r = verify::verify_on_gpu(&emitted.header, &cases, dts, max_registers)?;
     note!(
         "warpforge: GPU {}; module compiled in {:.2} s",
         gpu_desc(&r.gpu, "driver"),

@@ -171,10 +171,15 @@ pub struct CaseResult {
     /// register per element (two per 64-bit element), or one per word in
     /// the packed form.
     pub data_regs: u32,
-    /// Registers per thread the launch bounds allow (`min(255, 65536 /
-    /// threads)` rounded down to a multiple of 8; PTX ISA / CUDA occupancy:
-    /// 64K registers per SM).
+    /// Registers per thread the loop kernel may use: what the launch
+    /// bounds allow (`min(255, 65536 / threads)` rounded down to a multiple
+    /// of 8; PTX ISA / CUDA occupancy: 64K registers per SM), or the cap
+    /// it was compiled under (`max_registers`) when lower.
     pub reg_limit: u32,
+    /// The cap the loop kernel was compiled under (`__maxnreg__`, `verify
+    /// --gpu --max-registers`); `None`: its launch bounds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_registers: Option<u32>,
 }
 
 /// Registers and local-memory traffic of a register-budget loop kernel.
@@ -247,10 +252,16 @@ impl CaseResult {
             }
             (false, false) => return None,
         };
+        let source = match self.max_registers {
+            Some(n) if n == self.reg_limit => "--max-registers".to_string(),
+            _ => format!(
+                "the launch bounds at {} threads",
+                65_536 / self.reg_limit.max(1)
+            ),
+        };
         Some(format!(
-            "{what}; limit {} per thread at {} threads would leave {} for the helper beyond its {} data registers",
+            "{what}; limit {} per thread ({source}) would leave {} for the helper beyond its {} data registers",
             self.reg_limit,
-            65_536 / self.reg_limit.max(1),
             self.reg_limit - self.data_regs,
             self.data_regs
         ))
@@ -547,11 +558,17 @@ fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
         .collect()
 }
 
-/// Compile every case for every dtype into one module, run, compare.
+/// Compile every case for every dtype into one module, run, compare. With
+/// `max_registers = Some(n)` the register-budget loop kernels are compiled
+/// under `__maxnreg__(n)` (the limit of a kernel that keeps registers of
+/// its own) instead of their launch bounds, and their spills are judged
+/// against n ([`CaseResult::spill_problem`]); the check kernels keep their
+/// launch bounds.
 pub fn verify_on_gpu(
     header: &str,
     cases: &[GpuCase],
     dtypes: &[DType],
+    max_registers: Option<u32>,
 ) -> Result<GpuReport, VerifyError> {
     let gpu = probe_gpu()?;
     let mut notes = Vec::new();
@@ -589,9 +606,9 @@ pub fn verify_on_gpu(
                     let bits = f.packed.then_some(d.bits());
                     let name = loop_kernel_name(c.helper, d, f);
                     let k = if f.inplace {
-                        emit_loop_kernel_inplace(c.helper, ct, bits, &name)?
+                        emit_loop_kernel_inplace(c.helper, ct, bits, &name, max_registers)?
                     } else {
-                        emit_loop_kernel(c.helper, ct, bits, &name)?
+                        emit_loop_kernel(c.helper, ct, bits, &name, max_registers)?
                     };
                     src.push_str(&k.unwrap_or_default());
                 }
@@ -680,6 +697,7 @@ pub fn verify_on_gpu(
                 loop_kernel: None,
                 data_regs: 0,
                 reg_limit: 0,
+                max_registers,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             let regs_of = |name: &str| {
@@ -715,7 +733,10 @@ pub fn verify_on_gpu(
                 registers: regs_of(&kn),
                 loop_kernel,
                 data_regs,
-                reg_limit: register_limit(c.helper.threads),
+                reg_limit: max_registers.map_or(register_limit(c.helper.threads), |n| {
+                    n.min(register_limit(c.helper.threads))
+                }),
+                max_registers,
                 ..r
             });
         }
@@ -832,6 +853,7 @@ fn run_case(
         loop_kernel: None,
         data_regs: 0,
         reg_limit: 0,
+        max_registers: None,
     })
 }
 

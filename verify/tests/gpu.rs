@@ -63,7 +63,7 @@ fn prove(convs: &[Conversion], choice: StrategyChoice, dtypes: &[DType]) -> usiz
             analysis: &ch.analysis,
         })
         .collect();
-    let r = verify_on_gpu(&header, &cases, dtypes).unwrap();
+    let r = verify_on_gpu(&header, &cases, dtypes, None).unwrap();
     for c in &r.cases {
         assert!(c.ok(), "{} {}: {:?}", c.name, c.dtype.name(), c.first_error);
         if let Some(s) = &c.sass {
@@ -209,7 +209,7 @@ fn every_shared_instruction_form_agrees_with_the_simulator() {
                 analysis: &ch.analysis,
             })
             .collect();
-        let r = verify_on_gpu(&header, &cases, &[dtype]).unwrap();
+        let r = verify_on_gpu(&header, &cases, &[dtype], None).unwrap();
         for c in &r.cases {
             assert!(c.ok(), "{} {}: {:?}", c.name, c.dtype.name(), c.first_error);
             if let Some(s) = &c.sass {

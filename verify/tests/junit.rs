@@ -97,6 +97,7 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         loop_kernel: None,
         data_regs: 32,
         reg_limit: 255,
+        max_registers: None,
     }
 }
 
@@ -127,4 +128,38 @@ fn gpu_failures_say_what_failed() {
     );
     let (k, _, _) = got[3].1.clone().unwrap();
     assert_eq!(k, "launch");
+}
+
+/// A loop kernel compiled under `--max-registers` is judged against that
+/// cap, and the message names it; the data alone within 16 of the cap
+/// excuses its spills, as it does under the launch bounds.
+#[test]
+fn spills_under_a_register_cap_are_judged_against_the_cap() {
+    use verify::LoopCost;
+    let mut r = gpu_result(0, 0);
+    r.max_registers = Some(64);
+    r.reg_limit = 64;
+    r.loop_kernel = Some(LoopCost {
+        registers: 64,
+        ldl: 6,
+        stl: 4,
+        ldl_in_loop: 5,
+        stl_in_loop: 3,
+    });
+    let m = r.spill_problem().expect("32 data registers leave 32 of 64");
+    assert!(
+        m.contains("5 LDL, 3 STL") && m.contains("limit 64 per thread (--max-registers)"),
+        "{m}"
+    );
+    assert!(m.contains("leave 32 for the helper"), "{m}");
+    // under the launch bounds the message names them
+    r.max_registers = None;
+    r.reg_limit = 128;
+    let m = r.spill_problem().unwrap();
+    assert!(m.contains("(the launch bounds at 512 threads)"), "{m}");
+    // 56 data registers under a cap of 64: the tile's, not the helper's
+    r.max_registers = Some(64);
+    r.reg_limit = 64;
+    r.data_regs = 56;
+    assert!(r.spill_problem().is_none());
 }
