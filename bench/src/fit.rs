@@ -364,27 +364,28 @@ fn refine(rows: &[Row], a: &Weights, b: &Weights, spill_fitted: bool) -> Weights
     best
 }
 
-/// Fit weights to the rows' timings, starting from (and falling back to)
-/// `prior`; evaluate them. Errors when no conversion has two timed
-/// candidates.
-pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
-    let s = samples(rows);
-    let informative = rows
+/// Conversions with at least two timed candidates (the ones that inform a
+/// fit); an error when there is none.
+fn informative(rows: &[Row]) -> anyhow::Result<usize> {
+    let n = rows
         .iter()
         .filter(|r| r.candidates.iter().filter(|k| k.ns.is_some()).count() >= 2)
         .count();
-    if informative == 0 {
-        anyhow::bail!("no conversion has two timed candidates: nothing to fit");
-    }
-    let (w_ls, identified, r2) = fit_weights(&s, prior);
-    let w = refine(rows, prior, &w_ls, identified[SPILL]);
-    let (a, b) = demeaned(&s);
-    let fitted = &a * DVector::from_row_slice(&w.as_array());
-    let mut residuals = Vec::new();
+    anyhow::ensure!(
+        n > 0,
+        "no conversion has two timed candidates: nothing to fit"
+    );
+    Ok(n)
+}
+
+/// Every timed candidate's measured and fitted within-conversion time
+/// (`b` and `fitted` in the samples' order, ns per warp).
+fn residuals(rows: &[Row], b: &DVector<f64>, fitted: &DVector<f64>) -> Vec<Residual> {
+    let mut out = Vec::new();
     let mut i = 0;
     for r in rows {
         for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
-            residuals.push(Residual {
+            out.push(Residual {
                 conversion: label(r),
                 strategy: k.label(),
                 measured: (b[i] * 100.0).round() / 100.0,
@@ -393,6 +394,19 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
             i += 1;
         }
     }
+    out
+}
+
+/// Fit weights to the rows' timings, starting from (and falling back to)
+/// `prior`; evaluate them. Errors when no conversion has two timed
+/// candidates.
+pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
+    let s = samples(rows);
+    let informative = informative(rows)?;
+    let (w_ls, identified, r2) = fit_weights(&s, prior);
+    let w = refine(rows, prior, &w_ls, identified[SPILL]);
+    let (a, b) = demeaned(&s);
+    let residuals = residuals(rows, &b, &(&a * DVector::from_row_slice(&w.as_array())));
     let loo = selection(rows, |g, _| {
         let rest: Vec<Sample> = s.iter().filter(|x| x.group != g).cloned().collect();
         if rest.is_empty() {
@@ -442,15 +456,9 @@ pub fn fit_one(rows: &[Row], prior: &Weights, feature: usize) -> anyhow::Result<
     anyhow::ensure!(feature < NF, "no feature {feature}");
     let name = FEATURE_NAMES[feature];
     let s = samples(rows);
-    let informative = rows
-        .iter()
-        .filter(|r| r.candidates.iter().filter(|k| k.ns.is_some()).count() >= 2)
-        .count();
-    anyhow::ensure!(
-        informative > 0,
-        "no conversion has two timed candidates: nothing to fit"
-    );
-    let one = |s: &[Sample]| -> anyhow::Result<(Weights, f64)> {
+    let informative = informative(rows)?;
+    // (the model's weights in the prior's units, R^2, the fitted times)
+    let one = |s: &[Sample]| -> anyhow::Result<(Weights, f64, DVector<f64>)> {
         let (a, b) = demeaned(s);
         let groups = s.iter().map(|x| x.group).max().map_or(0, |g| g + 1);
         let mut varies = vec![false; groups];
@@ -493,28 +501,15 @@ pub fn fit_one(rows: &[Row], prior: &Weights, feature: usize) -> anyhow::Result<
         let fitted = &design * &z;
         let ss = b.norm_squared();
         let r2 = if ss > 0.0 {
-            1.0 - (&b - fitted).norm_squared() / ss
+            1.0 - (&b - &fitted).norm_squared() / ss
         } else {
             0.0
         };
-        Ok((Weights::from_array(w), r2))
+        Ok((Weights::from_array(w), r2, fitted))
     };
-    let (w, r2) = one(&s)?;
-    let (a, b) = demeaned(&s);
-    let fitted = &a * DVector::from_row_slice(&w.as_array());
-    let mut residuals = Vec::new();
-    let mut i = 0;
-    for r in rows {
-        for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
-            residuals.push(Residual {
-                conversion: label(r),
-                strategy: k.label(),
-                measured: (b[i] * 100.0).round() / 100.0,
-                fitted: (fitted[i] * 100.0).round() / 100.0,
-            });
-            i += 1;
-        }
-    }
+    let (w, r2, fitted) = one(&s)?;
+    let (_, b) = demeaned(&s);
+    let residuals = residuals(rows, &b, &fitted);
     // leaving a conversion out can leave too few that vary: then the
     // prior's weight chooses for it
     let loo = selection(rows, |g, _| {
@@ -650,6 +645,14 @@ mod tests {
         assert!((r.weights.spill - 6.0).abs() < 1e-6, "{:?}", r.weights);
         assert_eq!(r.weights.shfl, prior.shfl);
         assert!((r.r2_within - 1.0).abs() < 1e-9);
+        // the residuals' fitted times are in ns, as the measured ones
+        assert!(
+            r.residuals
+                .iter()
+                .all(|x| (x.measured - x.fitted).abs() < 0.011),
+            "{:?}",
+            r.residuals
+        );
         // two conversions that vary in spill are not enough
         let e = fit_one(&rows[..2], &prior, SPILL).unwrap_err().to_string();
         assert!(e.contains("varies within 2 conversion"), "{e}");
