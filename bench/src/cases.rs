@@ -76,8 +76,9 @@ pub struct BenchCase {
     pub global_kernel: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
-    /// The register cap it is ranked and compiled under
-    /// ([`SharedOptions::max_registers`]); `None`: the launch bounds'.
+    /// The register cap its kernels are ranked and compiled under
+    /// (`__maxnreg__`: [`SharedOptions::max_registers`], at most the launch
+    /// bounds' limit, [`register_cap`]); `None`: the launch bounds'.
     pub max_registers: Option<u32>,
 }
 
@@ -188,6 +189,9 @@ pub fn build_cases(
             }
         };
         let bwd = emit_helper(&rev, &bwd_plan)?;
+        // the cap the kernels are compiled under: --max-registers, never
+        // above the launch bounds' limit
+        let maxnreg = opt.shared.max_registers.map(|_| register_cap(c, &sopt));
         let ctype = ctype_of(bits);
         let mut seen: Vec<Vec<String>> = Vec::new();
         let mut cands = Vec::new();
@@ -246,23 +250,12 @@ pub fn build_cases(
         let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
         for x in &cands {
             if x.form == "packed" {
-                let k = emit_bench_kernel_packed(
-                    &x.helper,
-                    &bwd,
-                    bits,
-                    ctype,
-                    &x.kernel,
-                    opt.shared.max_registers,
-                )?
-                .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel, maxnreg)?
+                    .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else {
                 source.push_str(&emit_bench_kernel(
-                    &x.helper,
-                    &bwd,
-                    ctype,
-                    &x.kernel,
-                    opt.shared.max_registers,
+                    &x.helper, &bwd, ctype, &x.kernel, maxnreg,
                 )?);
             }
         }
@@ -271,7 +264,7 @@ pub fn build_cases(
         let ctas = verify::cluster_ctas(an);
         let global_kernel = if ctas > 1 {
             let k = format!("wf_bench_{id}_global");
-            source.push_str(&kernels::emit_bench_kernel_global(an, ctype, &k)?);
+            source.push_str(&kernels::emit_bench_kernel_global(an, ctype, &k, maxnreg)?);
             Some(k)
         } else {
             None
@@ -300,7 +293,7 @@ pub fn build_cases(
             ctas,
             global_kernel,
             source,
-            max_registers: opt.shared.max_registers,
+            max_registers: maxnreg,
         });
     }
     Ok((cases, skipped))

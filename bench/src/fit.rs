@@ -263,9 +263,10 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
 }
 
 /// The candidate `w` chooses in a row as the search does
-/// (`synth::search::consider`): candidates within the launch bounds'
-/// register limit (`spill` 0) before those over it, then the lowest score,
-/// ties to the earlier.
+/// (`synth::search::consider`): candidates within the register cap the row
+/// was timed under (`spill` 0: the launch bounds' limit, or `bench
+/// --max-registers`) before those over it, then the lowest score, ties to
+/// the earlier.
 fn choose<'a>(r: &'a Row, w: &Weights) -> Option<&'a crate::report::CandidateRow> {
     r.candidates
         .iter()

@@ -567,4 +567,22 @@ mod spill_tests {
         assert!(got[0].contains("41 LDL, 41 STL) at 255 registers, Triton's does not (161 registers); limit 255 at 1 warps"), "{}", got[0]);
         assert!(summary(&rows).contains("spills where Triton's does not on 3 of 46"));
     }
+
+    /// Rows timed under `bench --max-registers` (the fifth pass's, at 80)
+    /// spill by design and Triton's kernel is not capped: never listed,
+    /// while the same rows without the cap would be.
+    #[test]
+    fn rows_timed_under_a_register_cap_are_not_checked() {
+        let text = include_str!("../../results/resources/fifth/bench_max_registers_80.jsonl");
+        let mut rows: Vec<Row> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a bench row"))
+            .collect();
+        assert!(rows.iter().all(|r| r.max_registers == Some(80)));
+        assert!(spills_beyond_triton(&rows).is_empty());
+        for r in &mut rows {
+            r.max_registers = None;
+        }
+        assert!(!spills_beyond_triton(&rows).is_empty());
+    }
 }

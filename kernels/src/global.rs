@@ -50,12 +50,15 @@ fn offset(s: &Side) -> String {
 /// destination, xor 1, back), with the signature of the helpers' timing
 /// kernels plus `T* g`: `2^tensor_bits` elements per cluster, the cluster's
 /// slice at `%clusterid.x * 2^tensor_bits`. Launch it with clusters of
-/// `2^an.src.hw.block` CTAs. Errors: a tensor of more than 2^31 elements
-/// (offsets are 32-bit), and template errors.
+/// `2^an.src.hw.block` CTAs. With `max_registers = Some(n)` it is declared
+/// `__maxnreg__(n)` instead of its launch bounds, as the helpers' timing
+/// kernels then are. Errors: a tensor of more than 2^31 elements (offsets
+/// are 32-bit), and template errors.
 pub fn emit_bench_kernel_global(
     an: &Analysis,
     ctype: &str,
     kernel: &str,
+    max_registers: Option<u32>,
 ) -> Result<String, EmitError> {
     if an.tensor_bits > 31 {
         return Err(EmitError::TensorTooLarge {
@@ -70,6 +73,7 @@ pub fn emit_bench_kernel_global(
         kernel => kernel,
         ctype => ctype,
         threads => 32u32 << an.src.hw.warp,
+        maxnreg => max_registers,
         elems => 1u64 << an.tensor_bits,
         src_regs => an.src_regs(),
         dst_regs => an.dst_regs(),
@@ -105,7 +109,7 @@ mod tests {
             "#ttg.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [], block = [[0]]}>",
         );
         let an = Analysis::new(&c).unwrap();
-        let k = emit_bench_kernel_global(&an, "int", "k").unwrap();
+        let k = emit_bench_kernel_global(&an, "int", "k", None).unwrap();
         assert!(
             k.contains("const unsigned sa = (lane & 31u) ^ ((rank & 1u) << 5);"),
             "{k}"

@@ -94,3 +94,32 @@ fn helpers_with_equal_sides_have_in_place_forms_and_their_kernels_call_them() {
     }
     assert!(with >= 5 && without >= 1, "{with} with, {without} without");
 }
+
+/// The timing kernels of `warpforge bench` (element and packed forms) are
+/// declared `__maxnreg__(n)` instead of their launch bounds under a
+/// register cap, and with their launch bounds otherwise; never both (CUDA
+/// does not allow the two on one kernel).
+#[test]
+fn bench_kernels_take_maxnreg_instead_of_launch_bounds_under_a_cap() {
+    let hs = helpers("corpus/ttgir/attn_fp16_d128_128x64_w8_sm80.ttgir");
+    let h = hs
+        .iter()
+        .find(|h| h.packed_form(16).is_some())
+        .expect("a 16-bit helper");
+    let bounds = format!("__launch_bounds__({})", h.threads);
+    for cap in [None, Some(80)] {
+        let e = kernels::emit_bench_kernel(h, h, "short", "k", cap).unwrap();
+        let p = kernels::emit_bench_kernel_packed(h, h, 16, "short", "kp", cap)
+            .unwrap()
+            .expect("a packed timing kernel");
+        for k in [&e, &p] {
+            match cap {
+                None => assert!(k.contains(&bounds) && !k.contains("__maxnreg__"), "{k}"),
+                Some(n) => assert!(
+                    k.contains(&format!("__maxnreg__({n})")) && !k.contains("__launch_bounds__"),
+                    "{k}"
+                ),
+            }
+        }
+    }
+}

@@ -28,8 +28,9 @@ pub(crate) struct BenchArgs {
     /// over N registers (predicted peak) after those within it and charges
     /// the registers over N as `spill`, and every warpforge timing kernel
     /// is compiled with `__maxnreg__(N)` instead of its launch bounds, as a
-    /// helper in a kernel that keeps registers of its own would be.
-    /// Triton's kernel is not capped. Rows record the cap (`max_registers`); `warpforge fit` fits
+    /// helper in a kernel that keeps registers of its own would be (N
+    /// above the launch bounds' limit counts as that limit; `__maxnreg__`
+    /// needs NVRTC 12.4 or later). Triton's kernel is not capped. Rows record the cap (`max_registers`); `warpforge fit` fits
     /// the `spill` weight from such rows.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
     max_registers: Option<u32>,

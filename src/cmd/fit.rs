@@ -98,21 +98,35 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
     }
     let mut out = Stdout::new();
-    writeln!(
-        out,
-        "least-squares weights: {}",
-        serde_json::to_string(&r.weights_least_squares)?
-    )?;
-    writeln!(
-        out,
-        "refined weights (the model): {}",
-        serde_json::to_string(&r.weights)?
-    )?;
-    writeln!(
-        out,
-        "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
-        r.regret_prior, r.regret_least_squares, r.regret
-    )?;
+    if let Some(f) = &a.only {
+        // one least-squares weight, no refinement
+        writeln!(
+            out,
+            "weights (the model; `{f}` fitted, the others the prior's): {}",
+            serde_json::to_string(&r.weights)?
+        )?;
+        writeln!(
+            out,
+            "regret sum ln(chosen/fastest): prior {:.3}, fitted {:.3}",
+            r.regret_prior, r.regret
+        )?;
+    } else {
+        writeln!(
+            out,
+            "least-squares weights: {}",
+            serde_json::to_string(&r.weights_least_squares)?
+        )?;
+        writeln!(
+            out,
+            "refined weights (the model): {}",
+            serde_json::to_string(&r.weights)?
+        )?;
+        writeln!(
+            out,
+            "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
+            r.regret_prior, r.regret_least_squares, r.regret
+        )?;
+    }
     writeln!(
         out,
         "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",

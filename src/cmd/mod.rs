@@ -199,7 +199,9 @@ pub(crate) struct Input {
     /// Most shared-memory scratch a helper may use, in bytes; larger
     /// conversions go in rounds (more barriers), chosen per element width.
     /// Default: the --sm target's per-block limit (sm_80 163 KB, sm_86/sm_89
-    /// 99 KB, sm_90 227 KB), which also caps any value given here.
+    /// 99 KB, sm_90 227 KB), which also caps any value given here. One-warp
+    /// CTAs go in rounds of at most 2 KB wherever a plan fits them, whatever
+    /// this says above that.
     #[arg(long, value_name = "BYTES")]
     pub max_smem: Option<u64>,
     /// Most predicted register peak per thread (in the form to use: packed

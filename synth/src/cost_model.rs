@@ -53,8 +53,9 @@ pub struct Weights {
 /// within 5% of the fastest on 17 of 26 against 16 of 26 at the earlier
 /// prior of 2 (a local store and load per round trip), the same leaving
 /// each conversion out. Larger than one store and load because ptxas
-/// spills more than the predicted excess (a peak predicted 16 over the cap
-/// spilled 24-74 `LDL` per round trip).
+/// spills more than the predicted excess (at a cap of 128, one warp's
+/// 64x64 f32 transpose: shared plans predicted 16 over spilled 24-53 `LDL`
+/// per round trip, the shuffle plan predicted 20 over 74).
 pub const DEFAULT_SPILL_WEIGHT: f64 = 9.81;
 
 fn default_spill() -> f64 {

@@ -62,26 +62,28 @@ pub struct Candidate {
     /// Predicted cost per thread ([`Plan::cost_for_width`]).
     pub cost: Cost,
     /// Score under the weights it was ranked with (lower is better),
-    /// registers predicted over the launch bounds' limit included
-    /// ([`Weights::score_in`]).
+    /// registers predicted over the register cap included
+    /// ([`register_cap`], [`Weights::score_in`]).
     pub score: f64,
     /// Predicted register peak per thread in the form a caller should use
     /// (packed for 8/16-bit data where the plan has one;
     /// [`crate::plan::peak_registers`]).
     pub peak_registers: u32,
     /// Whether that peak is over the cap it was ranked under
-    /// ([`SharedOptions::max_registers`], default the launch bounds'
-    /// limit): such a candidate ranks after every one within the cap.
+    /// ([`register_cap`]): such a candidate ranks after every one within
+    /// the cap.
     pub over_registers: bool,
     /// The simulator's report (the plan is proven: every slot of every thread).
     pub sim: SimReport,
 }
 
-/// The register cap a conversion's candidates are ranked under:
-/// `opt.max_registers`, else the launch bounds' limit of its warps.
+/// The register cap a conversion's candidates are ranked (and charged
+/// `spill`) under: the launch bounds' limit of its warps
+/// ([`crate::plan::register_limit`]), or `opt.max_registers` when lower (a
+/// larger value cannot raise what the launch bounds allow).
 pub fn register_cap(conv: &Conversion, opt: &SharedOptions) -> u32 {
-    opt.max_registers
-        .unwrap_or_else(|| crate::plan::register_limit(32 * conv.num_warps.max(1)))
+    let limit = crate::plan::register_limit(32 * conv.num_warps.max(1));
+    opt.max_registers.map_or(limit, |n| n.min(limit))
 }
 
 /// What the search considered for one conversion: every shuffle and rename

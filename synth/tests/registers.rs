@@ -125,3 +125,23 @@ fn candidates_over_the_register_cap_rank_after_those_within_it() {
         );
     }
 }
+
+/// A cap above the launch bounds' limit cannot raise it: 16 warps allow
+/// 128 registers whatever `--max-registers` says.
+#[test]
+fn the_register_cap_is_at_most_the_launch_bounds_limit() {
+    let c = conversion("stress_w16.ttgir", "epilogue_f16_256x128");
+    assert_eq!(c.num_warps, 16);
+    let cap = |n: Option<u32>| {
+        register_cap(
+            &c,
+            &SharedOptions {
+                max_registers: n,
+                ..SharedOptions::default()
+            },
+        )
+    };
+    assert_eq!(cap(None), 128);
+    assert_eq!(cap(Some(200)), 128);
+    assert_eq!(cap(Some(96)), 96);
+}

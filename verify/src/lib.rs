@@ -177,9 +177,13 @@ pub struct CaseResult {
     /// it was compiled under (`max_registers`) when lower.
     pub reg_limit: u32,
     /// The cap the loop kernel was compiled under (`__maxnreg__`, `verify
-    /// --gpu --max-registers`); `None`: its launch bounds.
+    /// --gpu --max-registers`, at most the launch bounds' limit); `None`:
+    /// its launch bounds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_registers: Option<u32>,
+    /// Threads per CTA: the launch bounds of the one-shot check kernel
+    /// (always) and of the loop kernel (without `max_registers`).
+    pub threads: u32,
 }
 
 /// Registers and local-memory traffic of a register-budget loop kernel.
@@ -214,55 +218,54 @@ impl CaseResult {
         self.mismatches == 0 && self.slots_checked > 0
     }
 
-    /// The data alone leaves less than 16 registers of the limit: spills are
-    /// the tile's, not the helper's (the caller should split the tile or use
-    /// the packed form).
+    /// The data alone leaves less than 16 registers of the loop kernel's
+    /// limit (`reg_limit`): its spills are the tile's, not the helper's (the
+    /// caller should split the tile or use the packed form).
     pub fn spills_excused(&self) -> bool {
         self.data_regs + 16 > self.reg_limit
     }
 
     /// Why this case's kernels fail their register budget, if they do: the
-    /// one-shot or the loop kernel spills to local memory although the
-    /// data alone fits with 16 registers to spare.
+    /// loop kernel spills in its loop body although the data alone leaves
+    /// 16 of its limit (`reg_limit`: the launch bounds', or the cap) spare,
+    /// or the one-shot kernel spills although the data alone leaves 16 of
+    /// its launch bounds' limit spare.
     pub fn spill_problem(&self) -> Option<String> {
-        if self.spills_excused() {
-            return None;
-        }
-        let one = self.sass.as_ref().map_or(0, |s| s.ldl + s.stl);
-        let lp = self.loop_kernel.as_ref();
-        let what = match (one > 0, lp.is_some_and(|l| l.spills_in_loop() > 0)) {
-            (_, true) => {
-                let l = lp.expect("loop kernel");
+        let launch = register_limit(self.threads);
+        let bounds = format!("the launch bounds at {} threads", self.threads);
+        let lp = self.loop_kernel.as_ref().filter(|l| l.spills_in_loop() > 0);
+        let one = self.sass.as_ref().filter(|s| s.ldl + s.stl > 0);
+        let (what, limit, source) = match (lp, one) {
+            (Some(l), _) if !self.spills_excused() => (
                 format!(
                     "the loop kernel spills in its loop body ({} LDL, {} STL; {} more outside it) at {} registers",
                     l.ldl_in_loop,
                     l.stl_in_loop,
                     l.spills_outside_loop(),
                     l.registers
-                )
-            }
-            (true, false) => {
-                let s = self.sass.as_ref().expect("one-shot SASS");
+                ),
+                self.reg_limit,
+                if self.max_registers.is_some() {
+                    "--max-registers".to_string()
+                } else {
+                    bounds
+                },
+            ),
+            (_, Some(s)) if self.data_regs + 16 <= launch => (
                 format!(
                     "the one-shot kernel spills ({} LDL, {} STL) at {} registers",
                     s.ldl,
                     s.stl,
                     self.registers.unwrap_or(0)
-                )
-            }
-            (false, false) => return None,
-        };
-        let source = match self.max_registers {
-            Some(n) if n == self.reg_limit => "--max-registers".to_string(),
-            _ => format!(
-                "the launch bounds at {} threads",
-                65_536 / self.reg_limit.max(1)
+                ),
+                launch,
+                bounds,
             ),
+            _ => return None,
         };
         Some(format!(
-            "{what}; limit {} per thread ({source}) would leave {} for the helper beyond its {} data registers",
-            self.reg_limit,
-            self.reg_limit - self.data_regs,
+            "{what}; limit {limit} per thread ({source}) would leave {} for the helper beyond its {} data registers",
+            limit - self.data_regs,
             self.data_regs
         ))
     }
@@ -605,10 +608,12 @@ pub fn verify_on_gpu(
                     src.push_str(&k.unwrap_or_default());
                     let bits = f.packed.then_some(d.bits());
                     let name = loop_kernel_name(c.helper, d, f);
+                    // the cap, never above the launch bounds' limit
+                    let cap = max_registers.map(|n| n.min(register_limit(c.helper.threads)));
                     let k = if f.inplace {
-                        emit_loop_kernel_inplace(c.helper, ct, bits, &name, max_registers)?
+                        emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
                     } else {
-                        emit_loop_kernel(c.helper, ct, bits, &name, max_registers)?
+                        emit_loop_kernel(c.helper, ct, bits, &name, cap)?
                     };
                     src.push_str(&k.unwrap_or_default());
                 }
@@ -697,7 +702,8 @@ pub fn verify_on_gpu(
                 loop_kernel: None,
                 data_regs: 0,
                 reg_limit: 0,
-                max_registers,
+                max_registers: max_registers.map(|n| n.min(register_limit(c.helper.threads))),
+                threads: c.helper.threads,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             let regs_of = |name: &str| {
@@ -736,7 +742,8 @@ pub fn verify_on_gpu(
                 reg_limit: max_registers.map_or(register_limit(c.helper.threads), |n| {
                     n.min(register_limit(c.helper.threads))
                 }),
-                max_registers,
+                max_registers: max_registers.map(|n| n.min(register_limit(c.helper.threads))),
+                threads: c.helper.threads,
                 ..r
             });
         }
@@ -854,6 +861,7 @@ fn run_case(
         data_regs: 0,
         reg_limit: 0,
         max_registers: None,
+        threads: c.helper.threads,
     })
 }
 

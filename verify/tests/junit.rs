@@ -98,6 +98,7 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         data_regs: 32,
         reg_limit: 255,
         max_registers: None,
+        threads: 128,
     }
 }
 
@@ -132,7 +133,8 @@ fn gpu_failures_say_what_failed() {
 
 /// A loop kernel compiled under `--max-registers` is judged against that
 /// cap, and the message names it; the data alone within 16 of the cap
-/// excuses its spills, as it does under the launch bounds.
+/// excuses its spills, as it does under the launch bounds. The one-shot
+/// kernel keeps its launch bounds and is judged against them.
 #[test]
 fn spills_under_a_register_cap_are_judged_against_the_cap() {
     use verify::LoopCost;
@@ -155,11 +157,30 @@ fn spills_under_a_register_cap_are_judged_against_the_cap() {
     // under the launch bounds the message names them
     r.max_registers = None;
     r.reg_limit = 128;
+    r.threads = 512;
     let m = r.spill_problem().unwrap();
-    assert!(m.contains("(the launch bounds at 512 threads)"), "{m}");
+    assert!(
+        m.contains("limit 128 per thread (the launch bounds at 512 threads)"),
+        "{m}"
+    );
     // 56 data registers under a cap of 64: the tile's, not the helper's
     r.max_registers = Some(64);
     r.reg_limit = 64;
     r.data_regs = 56;
     assert!(r.spill_problem().is_none());
+    // ... but a one-shot spill is judged against its launch bounds (128 at
+    // 512 threads), where 56 data registers leave 72 spare
+    r.sass = Some(SassCounts {
+        ldl: 2,
+        stl: 2,
+        ..SassCounts::default()
+    });
+    let m = r
+        .spill_problem()
+        .expect("the one-shot kernel is not capped");
+    assert!(
+        m.contains("one-shot kernel spills (2 LDL, 2 STL)")
+            && m.contains("limit 128 per thread (the launch bounds at 512 threads)"),
+        "{m}"
+    );
 }

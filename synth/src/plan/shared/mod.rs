@@ -118,8 +118,10 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// scratch bytes any of those needed with the most rounds it allows.
 ///
 /// A CTA of one warp first gets the plans within [`ONE_WARP_ROUND_BYTES`]
-/// (or `opt.max_smem` when smaller), in rounds; only where no plan fits
-/// that does it get the plans `opt` allows.
+/// (or `opt.max_smem` when smaller), in rounds, and the fewest bytes is
+/// then `None` (plans were found); only where no plan fits that does it get
+/// the plans `opt` allows. Plans that cannot go in 2 KB rounds are then
+/// not scored against those that can.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0;
     if one_warp && opt.max_smem.is_none_or(|m| m > ONE_WARP_ROUND_BYTES) {
