@@ -2221,6 +2221,14 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
         "{h}"
     );
     assert!(h.contains("__launch_bounds__(256) allows 255"));
+    // where the element form's registers cost the SM a resident CTA, the
+    // header says so (16 warps: ~80 registers leave one CTA, ~56 two)
+    let o = run(&["emit", "--ttgir", "tests/data/stress_w16.ttgir"]);
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        h.contains("__launch_bounds__(512) allows 128; by these registers the element form leaves 1 CTA of 512 threads resident per SM, the packed form 2"),
+        "{h}"
+    );
 }
 
 /// CuTe's SM80 16x8x16 C fragment (`cute::print` of the `TiledMMA`'s C TV

@@ -437,23 +437,37 @@ fn scratch_line(widths: &[WidthScratch], smem_elems: u64) -> String {
 
 /// The header line that states the predicted register peak of the own
 /// width's plan in each form and the limit the launch bounds set
-/// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]).
+/// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]), and, where
+/// the element form's predicted registers leave fewer CTAs resident per SM
+/// than the packed form's (at most 4 of them), both counts
+/// ([`synth::plan::ctas_per_sm_by_registers`]): on an H100 a 16-warp 16-bit
+/// element form at one CTA per SM ran at 1.18x Triton's time, its packed
+/// form at two 0.97x (`results/resources_h100.md`).
 fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32) -> String {
-    use synth::plan::{peak_registers, register_limit};
+    use synth::plan::{ctas_per_sm_by_registers, peak_registers, register_limit};
     let e = peak_registers(plan, bits, false);
     let mut s = format!(
         "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data)",
         e.peak, e.data
     );
+    let threads = 32 * warps;
+    let limit = register_limit(threads);
+    let mut occupancy = String::new();
     if bits < 32 && plan.packed_form(bits) {
         let p = peak_registers(plan, bits, true);
         s += &format!(", packed form ~{} ({} of data)", p.peak, p.data);
+        let (ce, cp) = (
+            ctas_per_sm_by_registers(e.peak.min(limit), threads),
+            ctas_per_sm_by_registers(p.peak.min(limit), threads),
+        );
+        if ce < cp && ce <= 4 {
+            occupancy = format!(
+                "; by these registers the element form leaves {ce} CTA{} of {threads} threads resident per SM, the packed form {cp}",
+                if ce == 1 { "" } else { "s" }
+            );
+        }
     }
-    s += &format!(
-        "; __launch_bounds__({}) allows {}",
-        32 * warps,
-        register_limit(32 * warps)
-    );
+    s += &format!("; __launch_bounds__({threads}) allows {limit}{occupancy}");
     s
 }
 

@@ -28,6 +28,21 @@ pub fn register_limit(threads: u32) -> u32 {
     }
 }
 
+/// CTAs of `threads` threads that can be resident on one SM when each
+/// thread holds `regs` registers, counting registers only: 65,536 per SM,
+/// allocated per warp in units of 256 (8 per thread), at most 2,048
+/// threads (sm_80, sm_90; 1,536 on sm_86/sm_89) and 32 CTAs per SM (CUDA
+/// C++ Programming Guide, "Compute Capabilities"; the CUDA occupancy
+/// calculator's register rule). Shared memory and the rest of the kernel
+/// lower it further.
+pub fn ctas_per_sm_by_registers(regs: u32, threads: u32) -> u32 {
+    let threads = threads.max(1);
+    let per_thread = regs.max(1).div_ceil(8) * 8;
+    let warps = threads.div_ceil(32);
+    let by_regs = 65_536 / (per_thread * 32 * warps);
+    by_regs.min(2048 / threads).min(32)
+}
+
 /// 32-bit registers the data of one side takes: `elems` elements of `bits`,
 /// one register per element (two per 64-bit element) in the element form,
 /// `32 / bits` elements per register in the packed form (8/16-bit).
@@ -94,5 +109,20 @@ mod tests {
         assert_eq!(data_registers(128, 16, true), 64);
         assert_eq!(data_registers(128, 8, true), 32);
         assert_eq!(data_registers(3, 8, true), 1);
+    }
+
+    #[test]
+    fn resident_ctas_by_registers() {
+        // 16 warps: 64 registers fit two CTAs, 65-128 one
+        assert_eq!(ctas_per_sm_by_registers(64, 512), 2);
+        assert_eq!(ctas_per_sm_by_registers(65, 512), 1);
+        assert_eq!(ctas_per_sm_by_registers(128, 512), 1);
+        // 8 warps: 80 registers fit three, 88 two
+        assert_eq!(ctas_per_sm_by_registers(80, 256), 3);
+        assert_eq!(ctas_per_sm_by_registers(86, 256), 2);
+        // one warp: the 32-CTA limit
+        assert_eq!(ctas_per_sm_by_registers(24, 32), 32);
+        // 32 warps: at most the 2,048 threads
+        assert_eq!(ctas_per_sm_by_registers(16, 1024), 2);
     }
 }
