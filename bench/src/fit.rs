@@ -576,27 +576,29 @@ mod tests {
         assert!(x2[1] == 0.0, "{x2}");
     }
 
+    /// A sample of conversion `group` whose time is `2 * shfl + 10 * spill`.
+    fn spill_sample(group: usize, shfl: f64, spill: f64) -> Sample {
+        let mut x = [0.0; NF];
+        x[0] = shfl;
+        x[SPILL] = spill;
+        Sample {
+            group,
+            x,
+            y: 2.0 * shfl + 10.0 * spill,
+        }
+    }
+
     #[test]
     fn spill_is_fitted_where_it_varies_within_enough_conversions() {
         // time = 2 * shfl + 10 * spill; spill varies within three conversions
-        let mk = |group: usize, shfl: f64, spill: f64| {
-            let mut x = [0.0; NF];
-            x[0] = shfl;
-            x[SPILL] = spill;
-            Sample {
-                group,
-                x,
-                y: 2.0 * shfl + 10.0 * spill,
-            }
-        };
         let s = vec![
-            mk(0, 1.0, 0.0),
-            mk(0, 3.0, 2.0),
-            mk(1, 2.0, 4.0),
-            mk(1, 5.0, 0.0),
-            mk(2, 1.0, 0.0),
-            mk(2, 1.0, 8.0),
-            mk(2, 4.0, 1.0),
+            spill_sample(0, 1.0, 0.0),
+            spill_sample(0, 3.0, 2.0),
+            spill_sample(1, 2.0, 4.0),
+            spill_sample(1, 5.0, 0.0),
+            spill_sample(2, 1.0, 0.0),
+            spill_sample(2, 1.0, 8.0),
+            spill_sample(2, 4.0, 1.0),
         ];
         let (w, identified, r2) = fit_weights(&s, &Weights::default());
         assert!(identified[SPILL] && identified[0]);
@@ -664,21 +666,11 @@ mod tests {
         assert_eq!(FEATURE_NAMES[SPILL], "spill");
         // two conversions; time = 2 * shfl + 10 * spill, where only one
         // candidate of one conversion spills
-        let mk = |group: usize, shfl: f64, spill: f64| {
-            let mut x = [0.0; NF];
-            x[0] = shfl;
-            x[SPILL] = spill;
-            Sample {
-                group,
-                x,
-                y: 2.0 * shfl + 10.0 * spill,
-            }
-        };
         let s = vec![
-            mk(0, 1.0, 0.0),
-            mk(0, 3.0, 0.0),
-            mk(1, 2.0, 4.0),
-            mk(1, 5.0, 0.0),
+            spill_sample(0, 1.0, 0.0),
+            spill_sample(0, 3.0, 0.0),
+            spill_sample(1, 2.0, 4.0),
+            spill_sample(1, 5.0, 0.0),
         ];
         let prior = Weights::default();
         let (w, identified, _) = fit_weights(&s, &prior);
