@@ -82,8 +82,7 @@ pub struct Candidate {
 /// ([`crate::plan::register_limit`]), or `opt.max_registers` when lower (a
 /// larger value cannot raise what the launch bounds allow).
 pub fn register_cap(conv: &Conversion, opt: &SharedOptions) -> u32 {
-    let limit = crate::plan::register_limit(32 * conv.num_warps.max(1));
-    opt.max_registers.map_or(limit, |n| n.min(limit))
+    crate::plan::capped_register_limit(opt.max_registers, 32 * conv.num_warps.max(1))
 }
 
 /// What the search considered for one conversion: every shuffle and rename

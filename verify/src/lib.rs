@@ -561,6 +561,13 @@ fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
         .collect()
 }
 
+/// The cap a loop kernel of `threads` threads is compiled under: the
+/// requested `--max-registers`, never above the launch bounds' limit
+/// ([`synth::plan::capped_register_limit`]); `None` without one.
+fn loop_cap(max_registers: Option<u32>, threads: u32) -> Option<u32> {
+    max_registers.map(|_| synth::plan::capped_register_limit(max_registers, threads))
+}
+
 /// Compile every case for every dtype into one module, run, compare. With
 /// `max_registers = Some(n)` the register-budget loop kernels are compiled
 /// under `__maxnreg__(n)` (the limit of a kernel that keeps registers of
@@ -608,8 +615,7 @@ pub fn verify_on_gpu(
                     src.push_str(&k.unwrap_or_default());
                     let bits = f.packed.then_some(d.bits());
                     let name = loop_kernel_name(c.helper, d, f);
-                    // the cap, never above the launch bounds' limit
-                    let cap = max_registers.map(|n| n.min(register_limit(c.helper.threads)));
+                    let cap = loop_cap(max_registers, c.helper.threads);
                     let k = if f.inplace {
                         emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
                     } else {
@@ -702,7 +708,7 @@ pub fn verify_on_gpu(
                 loop_kernel: None,
                 data_regs: 0,
                 reg_limit: 0,
-                max_registers: max_registers.map(|n| n.min(register_limit(c.helper.threads))),
+                max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
@@ -739,10 +745,8 @@ pub fn verify_on_gpu(
                 registers: regs_of(&kn),
                 loop_kernel,
                 data_regs,
-                reg_limit: max_registers.map_or(register_limit(c.helper.threads), |n| {
-                    n.min(register_limit(c.helper.threads))
-                }),
-                max_registers: max_registers.map(|n| n.min(register_limit(c.helper.threads))),
+                reg_limit: synth::plan::capped_register_limit(max_registers, c.helper.threads),
+                max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
                 ..r
             });

@@ -28,6 +28,15 @@ pub fn register_limit(threads: u32) -> u32 {
     }
 }
 
+/// The register limit of a block of `threads` threads under a requested
+/// cap `max` (`--max-registers`): the launch bounds' limit
+/// ([`register_limit`]), or `max` when lower (a larger value cannot raise
+/// what the launch bounds allow).
+pub fn capped_register_limit(max: Option<u32>, threads: u32) -> u32 {
+    let limit = register_limit(threads);
+    max.map_or(limit, |n| n.min(limit))
+}
+
 /// CTAs of `threads` threads that can be resident on one SM when each
 /// thread holds `regs` registers, counting registers only: 65,536 per SM,
 /// allocated per warp in units of 256 (8 per thread), at most 2,048

@@ -56,8 +56,8 @@ pub mod shuffle;
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use budget::{
-    ctas_per_sm_by_registers, data_registers, peak_registers, preferred_peak, register_limit,
-    RegisterPeak,
+    capped_register_limit, ctas_per_sm_by_registers, data_registers, peak_registers,
+    preferred_peak, register_limit, RegisterPeak,
 };
 pub use ir::{
     AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
