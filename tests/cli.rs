@@ -2222,12 +2222,36 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     );
     assert!(h.contains("__launch_bounds__(256) allows 255"));
     // where the element form's registers cost the SM a resident CTA, the
-    // header says so (16 warps: ~80 registers leave one CTA, ~56 two)
+    // header says so (8 warps, 128 halves: ~144 registers leave one CTA,
+    // ~88 two; the packed words are not in natural order, so the element
+    // form stays element by element)
+    let o = run(&["emit", "--ttgir", "tests/data/stress_w8.ttgir"]);
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        h.contains("__launch_bounds__(256) allows 255; by these registers the element form leaves 1 CTA of 256 threads resident per SM, the packed form 2"),
+        "{h}"
+    );
+    // and where words in natural order keep the second CTA, the element
+    // form holds them (16 warps: ~80 registers leave one CTA, ~56 two)
     let o = run(&["emit", "--ttgir", "tests/data/stress_w16.ttgir"]);
     let h = String::from_utf8(o.stdout).unwrap();
     assert!(
-        h.contains("__launch_bounds__(512) allows 128; by these registers the element form leaves 1 CTA of 512 threads resident per SM, the packed form 2"),
+        h.contains("element form ~56 (32 of data, held as 32-bit words), packed form ~56 (32 of data); __launch_bounds__(512) allows 128; one register per element (~80) would leave 1 CTA of 512 threads resident per SM, words 2"),
         "{h}"
+    );
+    let o = run(&[
+        "plan",
+        "--json",
+        "--ttgir",
+        "tests/data/stress_w16.ttgir",
+        "--name",
+        "epilogue_f16_256x128",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(
+        v["peak_registers"]["elements"],
+        v["peak_registers"]["packed"]
     );
 }
 

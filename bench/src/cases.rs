@@ -215,12 +215,19 @@ pub fn build_cases(
             forms.extend(packed_cost.map(|c| ("packed", c)));
             for (form, cost) in forms {
                 let packed = form == "packed";
+                // the element form of 8/16-bit data may hold words
+                // (synth::plan::element_form_holds_words)
+                let peak = if packed {
+                    synth::plan::peak_registers(&cand.plan, bits, true).peak
+                } else {
+                    synth::plan::element_form_peak(&cand.plan, bits, 32 * c.num_warps).peak
+                };
                 let features = if packed {
                     Features::for_width(&cand.plan, bits)
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill(&cand.plan, bits, packed, register_cap(c, &sopt));
+                .with_spill_of(peak, register_cap(c, &sopt));
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy.clone(),
                     kind: cand.plan.kind,
@@ -229,7 +236,7 @@ pub fn build_cases(
                     features,
                     wavefronts: cand.plan.wavefronts_per_warp(),
                     bank_conflicts: cand.sim.bank_conflicts,
-                    peak_registers: synth::plan::peak_registers(&cand.plan, bits, packed).peak,
+                    peak_registers: peak,
                     chosen: k == 0 && packed == recommend_packed,
                     kernel: format!("wf_bench_{id}_k{k}{}", if packed { "p" } else { "" }),
                     helper: helper.clone(),

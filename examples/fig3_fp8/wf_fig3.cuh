@@ -154,7 +154,7 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_fig3
-#define WARPFORGE_HELPER_wf_fig3 0x6fd225eb90cd
+#define WARPFORGE_HELPER_wf_fig3 0xb2a51ca0a2ca
 // ---------------------------------------------------------------------------
 // wf_fig3: `fig3`, tensor<16x32xf8E4M3FN>, 1 warp(s)
 // src: PTX fragment ptx:mma.m16n8k16.c.f32
@@ -189,7 +189,7 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 4 shfl + 8 sel
 // 8-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread 4 shfl + 6 sel + 8 prmt
-// predicted register peak per thread (8-bit elements): element form ~36 (16 of data), packed form ~24 (4 of data); __launch_bounds__(32) allows 255
+// predicted register peak per thread (8-bit elements): element form ~24 (4 of data, held as 32-bit words), packed form ~24 (4 of data); __launch_bounds__(32) allows 255
 // lower bound (8-bit elements): 4 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 6 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_fig3_packed16(const unsigned (&src)[8], unsigned (&dst)[8]);
 __device__ __forceinline__ void wf_fig3_packed8(const unsigned (&src)[4], unsigned (&dst)[4]);
@@ -471,7 +471,7 @@ __device__ __forceinline__ void wf_fig3_packed8_inplace(unsigned (&x)[4]) {
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_fig3 != 0x6fd225eb90cd
+#elif WARPFORGE_HELPER_wf_fig3 != 0xb2a51ca0a2ca
 #error "warpforge: two headers define wf_fig3 differently; emit one of them with another --prefix"
 #endif
 

@@ -131,19 +131,29 @@ pub fn emit_helper_widths_as(
     let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
     // What the element form costs beyond its plan, per width.
     let mut form_notes: Vec<String> = Vec::new();
+    // Widths whose element form moves the caller's arrays as 32-bit words.
+    let mut element_words: Vec<u32> = Vec::new();
     // Whether any width's plan uses shared memory: then every form takes `smem`.
     let any_smem = variants.iter().any(|(_, c)| c.plan.smem_elems > 0);
     for (bits, ch) in variants {
-        let b = match element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem)? {
+        let threads = 32 * conv.num_warps;
+        let b = match element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)? {
             Some((b, prmt)) => {
+                element_words.push(*bits);
+                let why = if *bits == 16 {
+                    " (one register per element would leave one CTA resident per SM, see the register line)"
+                } else {
+                    ""
+                };
                 form_notes.push(format!(
-                    "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through {ident}_packed{bits}, {prmt} prmt per thread reorder them to and from its word order"
+                    "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through {ident}_packed{bits}{why}, {prmt} prmt per thread reorder them to and from its word order"
                 ));
                 b
             }
             None => body(&conv.name, &ch.plan)?,
         };
         if word_pun(&ch.plan) {
+            element_words.push(*bits);
             let count = |pat: &str| b.iter().filter(|l| l.contains(pat)).count();
             form_notes.push(format!(
                 "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread {} shfl + {} sel + {} prmt",
@@ -267,7 +277,12 @@ pub fn emit_helper_widths_as(
         own_bits,
         &synth::search::Weights::default(),
     );
-    let register_line = register_line(plan, own_bits, conv.num_warps);
+    let register_line = register_line(
+        plan,
+        own_bits,
+        conv.num_warps,
+        element_words.contains(&own_bits),
+    );
     let bound_line = if lb.score > 0.0 {
         format!(
             "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",
@@ -358,40 +373,42 @@ pub fn emit_helper_widths_as(
 }
 
 /// The element form's body for `bits`-bit elements through the packed form
-/// ([`body_via_packed`]) and its `prmt` count, where `bits` is 8, `plan` has
-/// a packed form for it, does not already read the arrays as natural words
+/// ([`body_via_packed`]) and its `prmt` count, where `plan` has a packed
+/// form for `bits`, does not already read the arrays as natural words
 /// ([`word_pun`]), moves data (a shuffle or shared-memory plan; renames
 /// cost nothing element by element), and holds at least
-/// [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side; `None`
-/// otherwise (the element-by-element body).
+/// [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side, and `bits` is
+/// 8, or 16 where one register per element would leave one CTA of `threads`
+/// resident per SM and words two or more
+/// ([`synth::plan::element_form_holds_words`]); `None` otherwise (the
+/// element-by-element body).
 ///
-/// 8-bit only. Measured on an H100 (`results/resources_h100.md`): in the
+/// Measured on an H100 (`results/resources_h100.md`): 8-bit, in the
 /// reference harness h2h, `warp_local_i8_64x64` 0.906x -> 0.717x Triton's
 /// time (loop registers 254 -> 140), `colsum_trans_i8` registers 70 -> 48.
-/// The same form for 16-bit data (with the arrays read and written one
-/// 4-byte word at a time, so that the caller's arrays do stay in 32-bit
-/// registers) trades registers for the caller's per-element work: bench loop
-/// registers fell on every 16-bit conversion (`attn:114` 86 -> 63,
-/// `epilogue_f16_256x128` 97 -> 64) but the caller's `b[i] ^= 1` became a
-/// `prmt` extract and insert per element (256 `prmt` against 79): of the 26
-/// 16-bit bench rows 4 got faster (`epilogue_f16_256x128` 1.180x -> 1.027x
-/// Triton, `colsum_trans:37` 0.963x -> 0.904x, `colsum_trans:45`,
-/// `epilogue_f16_64x64`), 2 stayed and 20 got slower (up to `attn:114`
-/// 1.078x -> 1.197x; "Fourth pass" there); 16-bit element forms stay element
-/// by element.
+/// 16-bit data trades registers for the caller's per-element work: with
+/// every 16-bit element form through words, bench loop registers fell on
+/// every 16-bit conversion (`attn:114` 86 -> 63, `epilogue_f16_256x128` 97
+/// -> 64) but the caller's `b[i] ^= 1` became a `prmt` extract and insert
+/// per element (256 `prmt` against 79): 4 of 26 rows got faster
+/// (`epilogue_f16_256x128`, one CTA per SM -> two, 1.180x -> 1.027x
+/// Triton), 20 slower (up to `attn:114` 1.078x -> 1.197x; "Fourth pass"
+/// there), hence the one-CTA rule.
 fn element_via_packed(
     name: &str,
     ident: &str,
     bits: u32,
     plan: &synth::plan::Plan,
     smem: bool,
+    threads: u32,
 ) -> Result<Option<(Vec<String>, usize)>, EmitError> {
     // Renames cost nothing in either form; only data movement goes through words.
     let moves = matches!(
         plan.kind,
         synth::plan::Kind::Shuffle | synth::plan::Kind::Shared
     );
-    if bits != 8
+    let words = bits == 8 || synth::plan::element_form_holds_words(plan, bits, threads);
+    if !words
         || !moves
         || word_pun(plan)
         || plan.src_regs.min(plan.dst_regs) < VIA_PACKED_MIN_ELEMS
@@ -437,34 +454,43 @@ fn scratch_line(widths: &[WidthScratch], smem_elems: u64) -> String {
 
 /// The header line that states the predicted register peak of the own
 /// width's plan in each form and the limit the launch bounds set
-/// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]), and, where
-/// the element form's predicted registers leave fewer CTAs resident per SM
-/// than the packed form's (at most 4 of them), both counts
-/// ([`synth::plan::ctas_per_sm_by_registers`]): on an H100 a 16-warp 16-bit
-/// element form at one CTA per SM ran at 1.18x Triton's time, its packed
-/// form at two 0.97x (`results/resources_h100.md`).
-fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32) -> String {
-    use synth::plan::{ctas_per_sm_by_registers, peak_registers, register_limit};
-    let e = peak_registers(plan, bits, false);
-    let mut s = format!(
-        "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data)",
-        e.peak, e.data
-    );
+/// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]). Where the
+/// element form moves the arrays as 32-bit words (`element_words`, see
+/// [`synth::plan::element_form_holds_words`]) its peak is the packed form's
+/// and the line says what one register per element would have left
+/// resident; otherwise, where the element form's predicted registers leave
+/// fewer CTAs resident per SM than the packed form's (at most 4 of them),
+/// both counts ([`synth::plan::resident_ctas_by_form`]).
+fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32, element_words: bool) -> String {
+    use synth::plan::{peak_registers, register_limit, resident_ctas_by_form};
     let threads = 32 * warps;
     let limit = register_limit(threads);
+    let e = peak_registers(plan, bits, element_words);
+    let mut s =
+        format!(
+        "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data{})",
+        e.peak,
+        e.data,
+        if element_words { ", held as 32-bit words" } else { "" }
+    );
     let mut occupancy = String::new();
     if bits < 32 && plan.packed_form(bits) {
         let p = peak_registers(plan, bits, true);
         s += &format!(", packed form ~{} ({} of data)", p.peak, p.data);
-        let (ce, cp) = (
-            ctas_per_sm_by_registers(e.peak.min(limit), threads),
-            ctas_per_sm_by_registers(p.peak.min(limit), threads),
-        );
-        if ce < cp && ce <= 4 {
-            occupancy = format!(
-                "; by these registers the element form leaves {ce} CTA{} of {threads} threads resident per SM, the packed form {cp}",
-                if ce == 1 { "" } else { "s" }
-            );
+        if let Some((ce, cp)) = resident_ctas_by_form(plan, bits, threads) {
+            let one = peak_registers(plan, bits, false).peak;
+            let ctas = |n: u32| format!("{n} CTA{}", if n == 1 { "" } else { "s" });
+            if element_words && ce < cp {
+                occupancy = format!(
+                    "; one register per element (~{one}) would leave {} of {threads} threads resident per SM, words {cp}",
+                    ctas(ce)
+                );
+            } else if ce < cp && ce <= 4 {
+                occupancy = format!(
+                    "; by these registers the element form leaves {} of {threads} threads resident per SM, the packed form {cp}",
+                    ctas(ce)
+                );
+            }
         }
     }
     s += &format!("; __launch_bounds__({threads}) allows {limit}{occupancy}");

@@ -9,7 +9,7 @@ use clap::Args;
 use pipeline::Planned;
 use serde_json::json;
 use std::io::Write;
-use synth::plan::{peak_registers, register_limit};
+use synth::plan::{element_form_peak, peak_registers, register_limit};
 use synth::search::{plan_width, Chosen, Weights, WIDTHS};
 
 #[derive(Args)]
@@ -59,7 +59,7 @@ fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
         "smem_bytes_by_width": by_width(p, |c, b| json!(c.plan.smem_elems * b as u64 / 8)),
         "rounds_by_width": by_width(p, |c, _| json!(if c.plan.smem_elems > 0 { c.plan.rounds } else { 0 })),
         "peak_registers": {
-            "elements": peak_registers(&ch.plan, bits, false).peak,
+            "elements": element_form_peak(&ch.plan, bits, 32 * p.op.num_warps).peak,
             "packed": (bits < 32 && ch.plan.packed_form(bits)).then(|| peak_registers(&ch.plan, bits, true).peak),
             "preferred": preferred.peak,
             "data": preferred.data,

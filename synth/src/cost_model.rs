@@ -111,8 +111,12 @@ impl Features {
     /// peak of `p` for `bits`-bit elements in the element form or the packed
     /// form (`packed`), less `limit` (32-bit registers per thread: the
     /// launch bounds' limit or a lower cap), when positive.
-    pub fn with_spill(mut self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
-        let peak = crate::plan::peak_registers(p, bits, packed).peak;
+    pub fn with_spill(self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
+        self.with_spill_of(crate::plan::peak_registers(p, bits, packed).peak, limit)
+    }
+    /// These features with [`Features::spill`] set to a predicted register
+    /// `peak` (32-bit registers per thread) less `limit`, when positive.
+    pub fn with_spill_of(mut self, peak: u32, limit: u32) -> Features {
         self.spill = peak.saturating_sub(limit) as f64;
         self
     }

@@ -552,14 +552,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
 /// width 8), with at least [`PUN_MIN_ELEMS`] elements (whole words) on both
 /// sides.
 pub(crate) fn word_pun(plan: &Plan) -> bool {
-    let first_pack = plan.stages.iter().find_map(|s| match s {
-        Stage::Pack { width, .. } => Some(*width),
-        _ => None,
-    });
-    first_pack == Some(8)
-        && plan.src_regs % 4 == 0
-        && plan.dst_regs % 4 == 0
-        && plan.src_regs.min(plan.dst_regs) >= PUN_MIN_ELEMS
+    synth::plan::byte_words_in_natural_order(plan)
 }
 
 /// Elements per thread from which [`body`] reads and writes 8-bit arrays as
@@ -569,4 +562,4 @@ pub(crate) fn word_pun(plan: &Plan) -> bool {
 /// 1.003x -> 0.651x Triton's time, 16 bytes (`mma2_acc_to_dot_a_i8`)
 /// 0.924x -> 0.623x, but 4 bytes (`mma2_to_blocked_i8`) 0.71x -> 0.74x (there
 /// NVVM already folds the caller's per-byte work into the words).
-pub const PUN_MIN_ELEMS: u32 = 16;
+pub const PUN_MIN_ELEMS: u32 = synth::plan::WORDS_MIN_ELEMS;

@@ -103,6 +103,104 @@ pub fn preferred_peak(plan: &Plan, bits: u32) -> (RegisterPeak, bool) {
     (peak_registers(plan, bits, packed), packed)
 }
 
+/// CTAs of `threads` threads resident per SM by the predicted registers of
+/// `plan`'s element form (one register per element) and of its packed form
+/// for `bits`-bit elements, each peak clamped to the launch bounds' limit
+/// ([`register_limit`], [`ctas_per_sm_by_registers`]); `None` for 32/64-bit
+/// elements or a plan without a packed form for `bits`.
+pub fn resident_ctas_by_form(plan: &Plan, bits: u32, threads: u32) -> Option<(u32, u32)> {
+    if bits >= 32 || !plan.packed_form(bits) {
+        return None;
+    }
+    let limit = register_limit(threads);
+    let ctas = |packed: bool| {
+        ctas_per_sm_by_registers(peak_registers(plan, bits, packed).peak.min(limit), threads)
+    };
+    Some((ctas(false), ctas(true)))
+}
+
+/// Elements per thread (each side) from which an element form holds the
+/// caller's 8/16-bit arrays as 32-bit words ([`element_form_holds_words`];
+/// `kernels`' `PUN_MIN_ELEMS` and `VIA_PACKED_MIN_ELEMS` for 8-bit data).
+pub const WORDS_MIN_ELEMS: u32 = 16;
+
+/// Whether the element form (`T (&src)[N]`) of `plan` for `bits`-bit
+/// elements in CTAs of `threads` threads moves the caller's arrays as
+/// natural 32-bit words (a 4-byte `memcpy` per word) rather than element by
+/// element, so that they take the packed form's registers.
+///
+/// 8-bit: with at least [`WORDS_MIN_ELEMS`] elements per thread on each side,
+/// where the plan moves data and has a packed form (the element form goes
+/// through it) or packs bytes into words itself (a [`super::Stage::Pack`]
+/// of width 8 first, whole words on both sides): `kernels`' element forms.
+///
+/// 16-bit: where the plan moves data (shuffles or shared
+/// memory) with at least [`WORDS_MIN_ELEMS`] elements per thread on each
+/// side, has a packed form whose words are the natural pairs on both sides
+/// (element `2k` and `2k + 1` in word `k`, [`super::pack::PackMap::is_lowest`]:
+/// no `prmt` reorders the caller's words), and one register per element is
+/// predicted to leave a single CTA resident per SM by registers where the
+/// packed form's registers leave two or more ([`resident_ctas_by_form`]).
+///
+/// Why one CTA: a shared-memory round trip waits at CTA-wide barriers
+/// (`bar.sync`), and with one resident CTA nothing else runs on the SM while
+/// its warps wait; with two, the other CTA's warps issue meanwhile. Words
+/// halve the registers of the data, but the caller's per-element work on them
+/// becomes a `prmt` extract and insert per element (NVVM does not
+/// vectorize it, where Triton's LLVM pipeline does). Measured with `warpforge
+/// bench` on an H100 (`results/resources_h100.md`, fourth and sixth passes):
+/// `stress_w16`'s `epilogue_f16_256x128` (16 warps, 64 halves per thread,
+/// one CTA by 97 registers, two by 64) 1.180x -> 1.027x Triton's time; where
+/// one register per element still leaves two or more CTAs the words lost on
+/// 20 of 26 16-bit conversions (`attn:114`, 8 warps, two CTAs against four:
+/// 1.078x -> 1.197x), where reordering the words costs `prmt` even one CTA
+/// against two lost (`stress_w8`'s `epilogue_f16_t_128x256`, 128 `prmt`:
+/// 0.803x -> 0.939x), and at 32 warps (one CTA either way, the data alone at
+/// the 64-register limit) holding 4 to 32 of the 32 pairs as words took
+/// `transpose_f16_256x256` from 1.25x to 1.39-1.69x.
+pub fn element_form_holds_words(plan: &Plan, bits: u32, threads: u32) -> bool {
+    let moves = matches!(plan.kind, Kind::Shuffle | Kind::Shared);
+    if plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS {
+        return false;
+    }
+    if bits == 8 {
+        return (moves && plan.packed_form(8)) || byte_words_in_natural_order(plan);
+    }
+    if bits != 16 || !moves {
+        return false;
+    }
+    if !matches!(resident_ctas_by_form(plan, bits, threads), Some((1, p)) if p >= 2) {
+        return false;
+    }
+    let (src, dst) = super::pack::plan_maps(plan, bits);
+    src.is_lowest() && dst.is_lowest()
+}
+
+/// Whether `plan` packs 8-bit elements into words itself (its first
+/// [`super::Stage::Pack`] has width 8) with whole words and at least
+/// [`WORDS_MIN_ELEMS`] elements per thread on both sides: its element form
+/// reads and writes the caller's arrays as natural 32-bit words and builds
+/// the plan's words from them by `prmt` (`kernels`' `word_pun`).
+pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
+    let first_pack = plan.stages.iter().find_map(|s| match s {
+        super::Stage::Pack { width, .. } => Some(*width),
+        _ => None,
+    });
+    first_pack == Some(8)
+        && plan.src_regs.is_multiple_of(4)
+        && plan.dst_regs.is_multiple_of(4)
+        && plan.src_regs.min(plan.dst_regs) >= WORDS_MIN_ELEMS
+}
+
+/// The predicted register peak of `plan`'s element form for `bits`-bit
+/// elements in CTAs of `threads` threads: the packed form's where the
+/// element form holds the caller's arrays as words
+/// ([`element_form_holds_words`]), else one register per element
+/// ([`peak_registers`] with `packed = false`).
+pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
+    peak_registers(plan, bits, element_form_holds_words(plan, bits, threads))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

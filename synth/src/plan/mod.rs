@@ -56,8 +56,9 @@ pub mod shuffle;
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
 pub use budget::{
-    capped_register_limit, ctas_per_sm_by_registers, data_registers, peak_registers,
-    preferred_peak, register_limit, RegisterPeak,
+    byte_words_in_natural_order, capped_register_limit, ctas_per_sm_by_registers, data_registers,
+    element_form_holds_words, element_form_peak, peak_registers, preferred_peak, register_limit,
+    resident_ctas_by_form, RegisterPeak, WORDS_MIN_ELEMS,
 };
 pub use ir::{
     AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
