@@ -140,10 +140,11 @@ pub fn emit_helper_widths_as(
         let b = match element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)? {
             Some((b, prmt)) => {
                 element_words.push(*bits);
-                let why = if *bits == 16 {
-                    " (one register per element would leave one CTA resident per SM, see the register line)"
-                } else {
-                    ""
+                let why = match synth::plan::resident_ctas_by_form(&ch.plan, *bits, threads) {
+                    Some((1, p)) if *bits == 16 => format!(
+                        " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {p})"
+                    ),
+                    _ => String::new(),
                 };
                 form_notes.push(format!(
                     "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through {ident}_packed{bits}{why}, {prmt} prmt per thread reorder them to and from its word order"
