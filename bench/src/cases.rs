@@ -45,7 +45,10 @@ pub struct CandidateCase {
     pub kernel: String,
     /// `packed` when the timing kernel calls the helpers' packed form (8-
     /// and 16-bit elements, 32-bit words in registers, as Triton holds
-    /// them), else `elements`.
+    /// them), `carried` when it calls their element forms told that the loop
+    /// carries the source tile (`warpforge::words::src` forward, `::dst`
+    /// back: that tile held as 32-bit words, the per-element one element by
+    /// element), else `elements`.
     pub form: &'static str,
 }
 
@@ -212,6 +215,11 @@ pub fn build_cases(
                 .filter(|_| helper.packed_form(bits).is_some() && bwd.packed_form(bits).is_some());
             let recommend_packed = cand.plan.packed_form(bits) && packed_cost.is_some();
             let mut forms = vec![("elements", cand.plan.cost())];
+            // the element form told which array the loop carries (its source
+            // `a`, held as words: warpforge::words::src forward, ::dst back)
+            if bits < 32 && (helper.takes_words(bits) || bwd.takes_words(bits)) {
+                forms.push(("carried", cand.plan.cost()));
+            }
             forms.extend(packed_cost.map(|c| ("packed", c)));
             for (form, cost) in forms {
                 let packed = form == "packed";
@@ -237,8 +245,21 @@ pub fn build_cases(
                     wavefronts: cand.plan.wavefronts_per_warp(),
                     bank_conflicts: cand.sim.bank_conflicts,
                     peak_registers: peak,
-                    chosen: k == 0 && packed == recommend_packed,
-                    kernel: format!("wf_bench_{id}_k{k}{}", if packed { "p" } else { "" }),
+                    chosen: k == 0
+                        && form
+                            == if recommend_packed {
+                                "packed"
+                            } else {
+                                "elements"
+                            },
+                    kernel: format!(
+                        "wf_bench_{id}_k{k}{}",
+                        match form {
+                            "packed" => "p",
+                            "carried" => "c",
+                            _ => "",
+                        }
+                    ),
                     helper: helper.clone(),
                     form,
                 });
@@ -259,6 +280,12 @@ pub fn build_cases(
             if x.form == "packed" {
                 let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel, maxnreg)?
                     .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                source.push_str(&k);
+            } else if x.form == "carried" {
+                let k = kernels::emit_bench_kernel_carried(
+                    &x.helper, &bwd, bits, ctype, &x.kernel, maxnreg,
+                )?
+                .ok_or_else(|| anyhow!("{}: neither helper takes warpforge::words", c.name))?;
                 source.push_str(&k);
             } else {
                 source.push_str(&emit_bench_kernel(

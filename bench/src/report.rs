@@ -43,12 +43,12 @@ pub struct CandidateRow {
 }
 
 impl CandidateRow {
-    /// The strategy, with ` (packed)` for the packed form.
+    /// The strategy, with ` (packed)` for the packed form and ` (carried)`
+    /// for the element form told which array the loop carries.
     pub fn label(&self) -> String {
-        if self.form == "packed" {
-            format!("{} (packed)", self.strategy)
-        } else {
-            self.strategy.clone()
+        match self.form.as_str() {
+            "packed" | "carried" => format!("{} ({})", self.strategy, self.form),
+            _ => self.strategy.clone(),
         }
     }
 }
@@ -318,6 +318,99 @@ pub fn summary(rows: &[Row]) -> String {
     s
 }
 
+/// The chosen plan's candidate row of `form` (`elements`, `carried`,
+/// `packed`) in `r`: the first row of that form with the chosen row's
+/// strategy (the chosen plan is the first candidate timed).
+pub fn chosen_form<'a>(r: &'a Row, form: &str) -> Option<&'a CandidateRow> {
+    let ch = r.candidates.iter().find(|k| k.chosen)?;
+    r.candidates
+        .iter()
+        .find(|k| k.strategy == ch.strategy && k.form == form)
+}
+
+/// The markdown section that compares the forms of the chosen plan on 8- and
+/// 16-bit data, each over Triton's time with its loop registers and
+/// in-loop spills: the element form as emitted (`automatic`), the element
+/// form told which array the loop carries (`carried`: that tile held as
+/// words) and the packed form. Empty when no row has two forms.
+pub fn forms_section(rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            r.bits < 32
+                && chosen_form(r, "packed")
+                    .or(chosen_form(r, "carried"))
+                    .is_some()
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let cell = |r: &Row, form: &str| -> (String, Option<f64>) {
+        let tns = r.triton.get("ns").and_then(Value::as_f64);
+        match chosen_form(r, form) {
+            None => ("-".into(), None),
+            Some(k) => {
+                let ratio = match (k.ns, tns) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                let spills = k.sass.as_ref().map_or(0, |v| {
+                    v.get("ldl_in_loop").and_then(Value::as_u64).unwrap_or(0)
+                        + v.get("stl_in_loop").and_then(Value::as_u64).unwrap_or(0)
+                });
+                (
+                    format!(
+                        "{}, {} regs{}",
+                        ratio.map_or("-".into(), |x| format!("{x:.3}")),
+                        k.registers.map_or("?".into(), |x| x.to_string()),
+                        if spills > 0 {
+                            format!(", {spills} LDL+STL in the loop")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    ratio,
+                )
+            }
+        }
+    };
+    let mut worst: Vec<(&str, f64, String)> = Vec::new();
+    let mut body = String::new();
+    for r in &rows {
+        let cells: Vec<(String, Option<f64>)> = ["elements", "carried", "packed"]
+            .iter()
+            .map(|f| cell(r, f))
+            .collect();
+        for (f, c) in ["elements", "carried", "packed"].iter().zip(&cells) {
+            if let Some(x) = c.1 {
+                match worst.iter_mut().find(|w| w.0 == *f) {
+                    Some(w) if w.1 >= x => {}
+                    Some(w) => *w = (f, x, format!("{}:{}", short(&r.file), r.name)),
+                    None => worst.push((f, x, format!("{}:{}", short(&r.file), r.name))),
+                }
+            }
+        }
+        body += &format!(
+            "| `{}:{}` | {} | {} | {} | {} | {} | {} |\n",
+            short(&r.file),
+            r.name,
+            r.dtype,
+            r.warps,
+            chosen_form(r, "elements").map_or("-".into(), |k| k.strategy.clone()),
+            cells[0].0,
+            cells[1].0,
+            cells[2].0
+        );
+    }
+    let mut s = String::from("\n## Forms of the chosen plan (8/16-bit data)\n\nEach form's time over Triton's, its loop kernel's registers and in-loop spills: the element form as emitted (`warpforge::words::automatic`), the element form told that the loop carries its source tile (`carried`: `warpforge::words::src` forward, `::dst` back, that tile held as 32-bit words), and the packed form.\n\n");
+    for (f, x, at) in &worst {
+        s += &format!("- worst {f}: {x:.3}x (`{at}`)\n");
+    }
+    s += "\n| conversion | dtype | warps | plan | elements / Triton | carried / Triton | packed / Triton |\n|---|---|---|---|---|---|---|\n";
+    s + &body
+}
+
 /// The markdown report: `preamble` (command, GPU, driver, date, commit),
 /// the summary, one line per conversion, and every candidate.
 pub fn markdown(rows: &[Row], preamble: &str) -> String {
@@ -408,6 +501,7 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
             );
         }
     }
+    s += &forms_section(rows);
     s += "\n## Every candidate\n\n| conversion | candidate | chosen | predicted per thread (fwd) | wavefronts | score | ns | vs fastest | registers | SASS (loop kernel) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for r in rows {
         for k in &r.candidates {

@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x46f440e03683
+#define WARPFORGE_DETAIL_H 0x726d97b630c6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -149,12 +149,24 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0x46f440e03683
+
+// The element form's second template parameter (`wf_x<T, warpforge::words::src>(src, dst)`):
+// which of its arrays of 8/16-bit elements move as natural 32-bit words (one 4-byte memcpy
+// per word). An array held as words stays in 32-bit registers across the caller's code,
+// its loop-carried values included (NVVM's scalar replacement splits it into words rather
+// than one register per element), at the price of a prmt extract and insert for every
+// element the caller then works on one at a time. Name the array you carry (a loop's
+// accumulator that only these helpers touch): the forward call's `src`, the reverse call's
+// `dst`. automatic is the emitter's choice per element width (the helper's header says
+// which); none moves both element by element; both holds both as words. Widths and plans
+// for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
+enum class words : unsigned { automatic, none, src, dst, both };
+#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_fig3
-#define WARPFORGE_HELPER_wf_fig3 0xb2a51ca0a2ca
+#define WARPFORGE_HELPER_wf_fig3 0x5fb7b08b1835
 // ---------------------------------------------------------------------------
 // wf_fig3: `fig3`, tensor<16x32xf8E4M3FN>, 1 warp(s)
 // src: PTX fragment ptx:mma.m16n8k16.c.f32
@@ -188,12 +200,12 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // plan for 64-bit elements: shuffle via shuffle/in-place/idx (16 shfl + 32 sel)
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 4 shfl + 8 sel
-// 8-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread 4 shfl + 6 sel + 8 prmt
-// predicted register peak per thread (8-bit elements): element form ~24 (4 of data, held as 32-bit words), packed form ~24 (4 of data); __launch_bounds__(32) allows 255
+// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it
+// predicted register peak per thread (8-bit elements): element form ~36 (16 of data), packed form ~24 (4 of data); __launch_bounds__(32) allows 255
 // lower bound (8-bit elements): 4 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 6 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_fig3_packed16(const unsigned (&src)[8], unsigned (&dst)[8]);
 __device__ __forceinline__ void wf_fig3_packed8(const unsigned (&src)[4], unsigned (&dst)[4]);
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
   if constexpr (sizeof(T) == 1) {
     const unsigned lane = threadIdx.x & 31u;
@@ -235,61 +247,124 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
     detail::st_word(&dst[8], q6);
     detail::st_word(&dst[12], q7);
   } else if constexpr (sizeof(T) == 2) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-    (void)lane;
-    (void)warp;
-    const unsigned k0_0 = detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16);
-    const unsigned k0_1 = detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16);
-    const unsigned k0_2 = detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16);
-    const unsigned k0_3 = detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16);
-    const unsigned k0_4 = detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16);
-    const unsigned k0_5 = detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16);
-    const unsigned k0_6 = detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16);
-    const unsigned k0_7 = detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16);
-    const bool p1 = ((lane >> 0) & 1u) != 0u;
-    const unsigned w1_0 = p1 ? k0_2 : k0_0;
-    const unsigned w1_1 = p1 ? k0_3 : k0_1;
-    const unsigned w1_2 = p1 ? k0_0 : k0_2;
-    const unsigned w1_3 = p1 ? k0_1 : k0_3;
-    const unsigned w1_4 = p1 ? k0_6 : k0_4;
-    const unsigned w1_5 = p1 ? k0_7 : k0_5;
-    const unsigned w1_6 = p1 ? k0_4 : k0_6;
-    const unsigned w1_7 = p1 ? k0_5 : k0_7;
-    const unsigned sl2 = ((lane & 2u) >> 1) ^ (lane & 28u) ^ ((lane & 1u) << 1);
-    const unsigned w2_0 = detail::shfl_idx(w1_0, sl2);
-    const unsigned w2_1 = detail::shfl_idx(w1_1, sl2);
-    const unsigned w2_2 = detail::shfl_idx(w1_2, sl2 ^ 1u);
-    const unsigned w2_3 = detail::shfl_idx(w1_3, sl2 ^ 1u);
-    const unsigned w2_4 = detail::shfl_idx(w1_4, sl2);
-    const unsigned w2_5 = detail::shfl_idx(w1_5, sl2);
-    const unsigned w2_6 = detail::shfl_idx(w1_6, sl2 ^ 1u);
-    const unsigned w2_7 = detail::shfl_idx(w1_7, sl2 ^ 1u);
-    const bool p2 = ((lane >> 1) & 1u) != 0u;
-    const unsigned w3_0 = p2 ? w2_2 : w2_0;
-    const unsigned w3_1 = p2 ? w2_3 : w2_1;
-    const unsigned w3_2 = p2 ? w2_0 : w2_2;
-    const unsigned w3_3 = p2 ? w2_1 : w2_3;
-    const unsigned w3_4 = p2 ? w2_6 : w2_4;
-    const unsigned w3_5 = p2 ? w2_7 : w2_5;
-    const unsigned w3_6 = p2 ? w2_4 : w2_6;
-    const unsigned w3_7 = p2 ? w2_5 : w2_7;
-    dst[0] = detail::from_u32<T>(w3_0);
-    dst[1] = detail::from_u32<T>(w3_0 >> 16u);
-    dst[2] = detail::from_u32<T>(w3_2);
-    dst[3] = detail::from_u32<T>(w3_2 >> 16u);
-    dst[4] = detail::from_u32<T>(w3_1);
-    dst[5] = detail::from_u32<T>(w3_1 >> 16u);
-    dst[6] = detail::from_u32<T>(w3_3);
-    dst[7] = detail::from_u32<T>(w3_3 >> 16u);
-    dst[8] = detail::from_u32<T>(w3_4);
-    dst[9] = detail::from_u32<T>(w3_4 >> 16u);
-    dst[10] = detail::from_u32<T>(w3_6);
-    dst[11] = detail::from_u32<T>(w3_6 >> 16u);
-    dst[12] = detail::from_u32<T>(w3_5);
-    dst[13] = detail::from_u32<T>(w3_5 >> 16u);
-    dst[14] = detail::from_u32<T>(w3_7);
-    dst[15] = detail::from_u32<T>(w3_7 >> 16u);
+    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    if constexpr (kW == words::none) {
+      const unsigned lane = threadIdx.x & 31u;
+      const unsigned warp = threadIdx.x >> 5;
+      (void)lane;
+      (void)warp;
+      const unsigned k0_0 = detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16);
+      const unsigned k0_1 = detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16);
+      const unsigned k0_2 = detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16);
+      const unsigned k0_3 = detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16);
+      const unsigned k0_4 = detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16);
+      const unsigned k0_5 = detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16);
+      const unsigned k0_6 = detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16);
+      const unsigned k0_7 = detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16);
+      const bool p1 = ((lane >> 0) & 1u) != 0u;
+      const unsigned w1_0 = p1 ? k0_2 : k0_0;
+      const unsigned w1_1 = p1 ? k0_3 : k0_1;
+      const unsigned w1_2 = p1 ? k0_0 : k0_2;
+      const unsigned w1_3 = p1 ? k0_1 : k0_3;
+      const unsigned w1_4 = p1 ? k0_6 : k0_4;
+      const unsigned w1_5 = p1 ? k0_7 : k0_5;
+      const unsigned w1_6 = p1 ? k0_4 : k0_6;
+      const unsigned w1_7 = p1 ? k0_5 : k0_7;
+      const unsigned sl2 = ((lane & 2u) >> 1) ^ (lane & 28u) ^ ((lane & 1u) << 1);
+      const unsigned w2_0 = detail::shfl_idx(w1_0, sl2);
+      const unsigned w2_1 = detail::shfl_idx(w1_1, sl2);
+      const unsigned w2_2 = detail::shfl_idx(w1_2, sl2 ^ 1u);
+      const unsigned w2_3 = detail::shfl_idx(w1_3, sl2 ^ 1u);
+      const unsigned w2_4 = detail::shfl_idx(w1_4, sl2);
+      const unsigned w2_5 = detail::shfl_idx(w1_5, sl2);
+      const unsigned w2_6 = detail::shfl_idx(w1_6, sl2 ^ 1u);
+      const unsigned w2_7 = detail::shfl_idx(w1_7, sl2 ^ 1u);
+      const bool p2 = ((lane >> 1) & 1u) != 0u;
+      const unsigned w3_0 = p2 ? w2_2 : w2_0;
+      const unsigned w3_1 = p2 ? w2_3 : w2_1;
+      const unsigned w3_2 = p2 ? w2_0 : w2_2;
+      const unsigned w3_3 = p2 ? w2_1 : w2_3;
+      const unsigned w3_4 = p2 ? w2_6 : w2_4;
+      const unsigned w3_5 = p2 ? w2_7 : w2_5;
+      const unsigned w3_6 = p2 ? w2_4 : w2_6;
+      const unsigned w3_7 = p2 ? w2_5 : w2_7;
+      dst[0] = detail::from_u32<T>(w3_0);
+      dst[1] = detail::from_u32<T>(w3_0 >> 16u);
+      dst[2] = detail::from_u32<T>(w3_2);
+      dst[3] = detail::from_u32<T>(w3_2 >> 16u);
+      dst[4] = detail::from_u32<T>(w3_1);
+      dst[5] = detail::from_u32<T>(w3_1 >> 16u);
+      dst[6] = detail::from_u32<T>(w3_3);
+      dst[7] = detail::from_u32<T>(w3_3 >> 16u);
+      dst[8] = detail::from_u32<T>(w3_4);
+      dst[9] = detail::from_u32<T>(w3_4 >> 16u);
+      dst[10] = detail::from_u32<T>(w3_6);
+      dst[11] = detail::from_u32<T>(w3_6 >> 16u);
+      dst[12] = detail::from_u32<T>(w3_5);
+      dst[13] = detail::from_u32<T>(w3_5 >> 16u);
+      dst[14] = detail::from_u32<T>(w3_7);
+      dst[15] = detail::from_u32<T>(w3_7 >> 16u);
+    } else if constexpr (kW == words::src) {
+      unsigned src_w[8];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      unsigned pk_dst[8];
+      wf_fig3_packed16(src_w, pk_dst);
+      dst[0] = detail::from_u32<T>(pk_dst[0]);
+      dst[1] = detail::from_u32<T>(pk_dst[0] >> 16);
+      dst[2] = detail::from_u32<T>(pk_dst[1]);
+      dst[3] = detail::from_u32<T>(pk_dst[1] >> 16);
+      dst[4] = detail::from_u32<T>(pk_dst[2]);
+      dst[5] = detail::from_u32<T>(pk_dst[2] >> 16);
+      dst[6] = detail::from_u32<T>(pk_dst[3]);
+      dst[7] = detail::from_u32<T>(pk_dst[3] >> 16);
+      dst[8] = detail::from_u32<T>(pk_dst[4]);
+      dst[9] = detail::from_u32<T>(pk_dst[4] >> 16);
+      dst[10] = detail::from_u32<T>(pk_dst[5]);
+      dst[11] = detail::from_u32<T>(pk_dst[5] >> 16);
+      dst[12] = detail::from_u32<T>(pk_dst[6]);
+      dst[13] = detail::from_u32<T>(pk_dst[6] >> 16);
+      dst[14] = detail::from_u32<T>(pk_dst[7]);
+      dst[15] = detail::from_u32<T>(pk_dst[7] >> 16);
+    } else if constexpr (kW == words::dst) {
+      const unsigned pk_src[8] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16)};
+      unsigned pk_dst[8];
+      wf_fig3_packed16(pk_src, pk_dst);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+    } else {  // words::both
+      unsigned src_w[8];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      unsigned pk_dst[8];
+      wf_fig3_packed16(src_w, pk_dst);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+    }
   } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -370,10 +445,10 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
 // the destination registers on return. The body is wf_fig3's on the same values (after the
 // compiler's scalar replacement of the arrays, one set of registers); a source value dies at
 // its last use.
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_fig3_inplace(T (&x)[16]) {
   T y[16];
-  wf_fig3<T>(x, y);
+  wf_fig3<T, kWords>(x, y);
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
@@ -471,7 +546,7 @@ __device__ __forceinline__ void wf_fig3_packed8_inplace(unsigned (&x)[4]) {
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_fig3 != 0xb2a51ca0a2ca
+#elif WARPFORGE_HELPER_wf_fig3 != 0x5fb7b08b1835
 #error "warpforge: two headers define wf_fig3 differently; emit one of them with another --prefix"
 #endif
 

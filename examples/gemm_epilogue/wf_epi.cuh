@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x46f440e03683
+#define WARPFORGE_DETAIL_H 0x726d97b630c6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -149,12 +149,24 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0x46f440e03683
+
+// The element form's second template parameter (`wf_x<T, warpforge::words::src>(src, dst)`):
+// which of its arrays of 8/16-bit elements move as natural 32-bit words (one 4-byte memcpy
+// per word). An array held as words stays in 32-bit registers across the caller's code,
+// its loop-carried values included (NVVM's scalar replacement splits it into words rather
+// than one register per element), at the price of a prmt extract and insert for every
+// element the caller then works on one at a time. Name the array you carry (a loop's
+// accumulator that only these helpers touch): the forward call's `src`, the reverse call's
+// `dst`. automatic is the emitter's choice per element width (the helper's header says
+// which); none moves both element by element; both holds both as words. Widths and plans
+// for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
+enum class words : unsigned { automatic, none, src, dst, both };
+#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16
-#define WARPFORGE_HELPER_wf_epi_f16 0x4d3a1db10560
+#define WARPFORGE_HELPER_wf_epi_f16 0xd1e91e664b5c
 // ---------------------------------------------------------------------------
 // wf_epi_f16: `epi_f16`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -194,6 +206,7 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // stages: SmemStore -> Barrier -> SmemLoad -> RegRename
 // predicted cost per thread: 4 sts + 8 lds
 // 8-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through wf_epi_f16_packed8, 8 prmt per thread reorder them to and from its word order
+// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 8-bit (automatic = both), 16-bit (automatic = none); other widths ignore it
 // shared scratch 8192 bytes (4096 elements), 1 round(s); per CTA 128 wavefronts, minimum 128, 0 bank conflicts; per warp 32 of at least 32
 // scratch by element width: 1-byte 4096 bytes (1 round), 2-byte 8192 bytes (1 round), 4-byte 16384 bytes (1 round), 8-byte none
 // predicted register peak per thread (16-bit elements): element form ~48 (32 of data), packed form ~40 (16 of data); __launch_bounds__(128) allows 255
@@ -202,137 +215,397 @@ template <typename T>
 constexpr unsigned wf_epi_f16_smem_bytes = 4096u * unsigned(sizeof(T));
 __device__ __forceinline__ void wf_epi_f16_packed16(const unsigned (&src)[16], unsigned (&dst)[16], void* smem);
 __device__ __forceinline__ void wf_epi_f16_packed8(const unsigned (&src)[8], unsigned (&dst)[8], void* smem);
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], void* smem) {
   if constexpr (sizeof(T) == 1) {
-    unsigned src_w[8];
-    src_w[0] = detail::ld_word(&src[0]);
-    src_w[1] = detail::ld_word(&src[4]);
-    src_w[2] = detail::ld_word(&src[8]);
-    src_w[3] = detail::ld_word(&src[12]);
-    src_w[4] = detail::ld_word(&src[16]);
-    src_w[5] = detail::ld_word(&src[20]);
-    src_w[6] = detail::ld_word(&src[24]);
-    src_w[7] = detail::ld_word(&src[28]);
-    unsigned pk_dst[8];
-    wf_epi_f16_packed8(src_w, pk_dst, smem);
-    const unsigned q0 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
-    const unsigned q1 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
-    const unsigned q2 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
-    const unsigned q3 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
-    const unsigned q4 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
-    const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
-    const unsigned q6 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
-    const unsigned q7 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
-    detail::st_word(&dst[0], q0);
-    detail::st_word(&dst[4], q1);
-    detail::st_word(&dst[8], q2);
-    detail::st_word(&dst[12], q3);
-    detail::st_word(&dst[16], q4);
-    detail::st_word(&dst[20], q5);
-    detail::st_word(&dst[24], q6);
-    detail::st_word(&dst[28], q7);
+    constexpr words kW = kWords == words::automatic ? words::both : kWords;
+    if constexpr (kW == words::none) {
+      const unsigned lane = threadIdx.x & 31u;
+      const unsigned warp = threadIdx.x >> 5;
+      (void)lane;
+      (void)warp;
+      const unsigned sb = detail::smem_u32(smem);
+      const unsigned o0 = ((lane & 7u) << 4) ^ ((lane & 16u) << 5) ^ ((0u - ((lane >> 3) & 1u)) & 288u) ^ ((warp & 3u) << 10);
+      const unsigned a0_0 = sb + o0 * 1u;
+      const unsigned a0_1 = sb + (o0 ^ 16u) * 1u;
+      detail::st_v4(a0_0, detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 8) | (detail::to_u32(src[2]) << 16) | (detail::to_u32(src[3]) << 24), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 8) | (detail::to_u32(src[6]) << 16) | (detail::to_u32(src[7]) << 24), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 8) | (detail::to_u32(src[10]) << 16) | (detail::to_u32(src[11]) << 24), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 8) | (detail::to_u32(src[14]) << 16) | (detail::to_u32(src[15]) << 24));
+      detail::st_v4(a0_1 + 128u, detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 8) | (detail::to_u32(src[18]) << 16) | (detail::to_u32(src[19]) << 24), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 8) | (detail::to_u32(src[22]) << 16) | (detail::to_u32(src[23]) << 24), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 8) | (detail::to_u32(src[26]) << 16) | (detail::to_u32(src[27]) << 24), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 8) | (detail::to_u32(src[30]) << 16) | (detail::to_u32(src[31]) << 24));
+      __syncwarp();
+      const unsigned o2 = ((lane & 24u) << 1) ^ ((lane & 2u) << 5) ^ ((0u - ((lane >> 0) & 1u)) & 144u) ^ ((0u - ((lane >> 2) & 1u)) & 288u) ^ ((warp & 3u) << 10);
+      const unsigned a2_0 = sb + o2 * 1u;
+      unsigned w2_0_0, w2_0_1, w2_0_2, w2_0_3;
+      detail::ldsm_x4(a2_0, w2_0_0, w2_0_1, w2_0_2, w2_0_3);
+      const T s2_0_0 = detail::from_u32<T>(w2_0_0);
+      const T s2_0_1 = detail::from_u32<T>(w2_0_0 >> 8);
+      const T s2_0_2 = detail::from_u32<T>(w2_0_0 >> 16);
+      const T s2_0_3 = detail::from_u32<T>(w2_0_0 >> 24);
+      const T s2_0_4 = detail::from_u32<T>(w2_0_1);
+      const T s2_0_5 = detail::from_u32<T>(w2_0_1 >> 8);
+      const T s2_0_6 = detail::from_u32<T>(w2_0_1 >> 16);
+      const T s2_0_7 = detail::from_u32<T>(w2_0_1 >> 24);
+      const T s2_0_8 = detail::from_u32<T>(w2_0_2);
+      const T s2_0_9 = detail::from_u32<T>(w2_0_2 >> 8);
+      const T s2_0_10 = detail::from_u32<T>(w2_0_2 >> 16);
+      const T s2_0_11 = detail::from_u32<T>(w2_0_2 >> 24);
+      const T s2_0_12 = detail::from_u32<T>(w2_0_3);
+      const T s2_0_13 = detail::from_u32<T>(w2_0_3 >> 8);
+      const T s2_0_14 = detail::from_u32<T>(w2_0_3 >> 16);
+      const T s2_0_15 = detail::from_u32<T>(w2_0_3 >> 24);
+      unsigned w2_1_0, w2_1_1, w2_1_2, w2_1_3;
+      detail::ldsm_x4(a2_0 + 512u, w2_1_0, w2_1_1, w2_1_2, w2_1_3);
+      const T s2_1_0 = detail::from_u32<T>(w2_1_0);
+      const T s2_1_1 = detail::from_u32<T>(w2_1_0 >> 8);
+      const T s2_1_2 = detail::from_u32<T>(w2_1_0 >> 16);
+      const T s2_1_3 = detail::from_u32<T>(w2_1_0 >> 24);
+      const T s2_1_4 = detail::from_u32<T>(w2_1_1);
+      const T s2_1_5 = detail::from_u32<T>(w2_1_1 >> 8);
+      const T s2_1_6 = detail::from_u32<T>(w2_1_1 >> 16);
+      const T s2_1_7 = detail::from_u32<T>(w2_1_1 >> 24);
+      const T s2_1_8 = detail::from_u32<T>(w2_1_2);
+      const T s2_1_9 = detail::from_u32<T>(w2_1_2 >> 8);
+      const T s2_1_10 = detail::from_u32<T>(w2_1_2 >> 16);
+      const T s2_1_11 = detail::from_u32<T>(w2_1_2 >> 24);
+      const T s2_1_12 = detail::from_u32<T>(w2_1_3);
+      const T s2_1_13 = detail::from_u32<T>(w2_1_3 >> 8);
+      const T s2_1_14 = detail::from_u32<T>(w2_1_3 >> 16);
+      const T s2_1_15 = detail::from_u32<T>(w2_1_3 >> 24);
+      dst[0] = s2_0_0;
+      dst[1] = s2_0_1;
+      dst[2] = s2_0_4;
+      dst[3] = s2_0_5;
+      dst[4] = s2_0_8;
+      dst[5] = s2_0_9;
+      dst[6] = s2_0_12;
+      dst[7] = s2_0_13;
+      dst[8] = s2_1_0;
+      dst[9] = s2_1_1;
+      dst[10] = s2_1_4;
+      dst[11] = s2_1_5;
+      dst[12] = s2_1_8;
+      dst[13] = s2_1_9;
+      dst[14] = s2_1_12;
+      dst[15] = s2_1_13;
+      dst[16] = s2_0_2;
+      dst[17] = s2_0_3;
+      dst[18] = s2_0_6;
+      dst[19] = s2_0_7;
+      dst[20] = s2_0_10;
+      dst[21] = s2_0_11;
+      dst[22] = s2_0_14;
+      dst[23] = s2_0_15;
+      dst[24] = s2_1_2;
+      dst[25] = s2_1_3;
+      dst[26] = s2_1_6;
+      dst[27] = s2_1_7;
+      dst[28] = s2_1_10;
+      dst[29] = s2_1_11;
+      dst[30] = s2_1_14;
+      dst[31] = s2_1_15;
+    } else if constexpr (kW == words::src) {
+      unsigned src_w[8];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[4]);
+      src_w[2] = detail::ld_word(&src[8]);
+      src_w[3] = detail::ld_word(&src[12]);
+      src_w[4] = detail::ld_word(&src[16]);
+      src_w[5] = detail::ld_word(&src[20]);
+      src_w[6] = detail::ld_word(&src[24]);
+      src_w[7] = detail::ld_word(&src[28]);
+      unsigned pk_dst[8];
+      wf_epi_f16_packed8(src_w, pk_dst, smem);
+      dst[0] = detail::from_u32<T>(pk_dst[0]);
+      dst[1] = detail::from_u32<T>(pk_dst[0] >> 8);
+      dst[2] = detail::from_u32<T>(pk_dst[1]);
+      dst[3] = detail::from_u32<T>(pk_dst[1] >> 8);
+      dst[4] = detail::from_u32<T>(pk_dst[2]);
+      dst[5] = detail::from_u32<T>(pk_dst[2] >> 8);
+      dst[6] = detail::from_u32<T>(pk_dst[3]);
+      dst[7] = detail::from_u32<T>(pk_dst[3] >> 8);
+      dst[8] = detail::from_u32<T>(pk_dst[4]);
+      dst[9] = detail::from_u32<T>(pk_dst[4] >> 8);
+      dst[10] = detail::from_u32<T>(pk_dst[5]);
+      dst[11] = detail::from_u32<T>(pk_dst[5] >> 8);
+      dst[12] = detail::from_u32<T>(pk_dst[6]);
+      dst[13] = detail::from_u32<T>(pk_dst[6] >> 8);
+      dst[14] = detail::from_u32<T>(pk_dst[7]);
+      dst[15] = detail::from_u32<T>(pk_dst[7] >> 8);
+      dst[16] = detail::from_u32<T>(pk_dst[0] >> 16);
+      dst[17] = detail::from_u32<T>(pk_dst[0] >> 24);
+      dst[18] = detail::from_u32<T>(pk_dst[1] >> 16);
+      dst[19] = detail::from_u32<T>(pk_dst[1] >> 24);
+      dst[20] = detail::from_u32<T>(pk_dst[2] >> 16);
+      dst[21] = detail::from_u32<T>(pk_dst[2] >> 24);
+      dst[22] = detail::from_u32<T>(pk_dst[3] >> 16);
+      dst[23] = detail::from_u32<T>(pk_dst[3] >> 24);
+      dst[24] = detail::from_u32<T>(pk_dst[4] >> 16);
+      dst[25] = detail::from_u32<T>(pk_dst[4] >> 24);
+      dst[26] = detail::from_u32<T>(pk_dst[5] >> 16);
+      dst[27] = detail::from_u32<T>(pk_dst[5] >> 24);
+      dst[28] = detail::from_u32<T>(pk_dst[6] >> 16);
+      dst[29] = detail::from_u32<T>(pk_dst[6] >> 24);
+      dst[30] = detail::from_u32<T>(pk_dst[7] >> 16);
+      dst[31] = detail::from_u32<T>(pk_dst[7] >> 24);
+    } else if constexpr (kW == words::dst) {
+      const unsigned pk_src[8] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 8) | (detail::to_u32(src[2]) << 16) | (detail::to_u32(src[3]) << 24), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 8) | (detail::to_u32(src[6]) << 16) | (detail::to_u32(src[7]) << 24), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 8) | (detail::to_u32(src[10]) << 16) | (detail::to_u32(src[11]) << 24), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 8) | (detail::to_u32(src[14]) << 16) | (detail::to_u32(src[15]) << 24), detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 8) | (detail::to_u32(src[18]) << 16) | (detail::to_u32(src[19]) << 24), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 8) | (detail::to_u32(src[22]) << 16) | (detail::to_u32(src[23]) << 24), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 8) | (detail::to_u32(src[26]) << 16) | (detail::to_u32(src[27]) << 24), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 8) | (detail::to_u32(src[30]) << 16) | (detail::to_u32(src[31]) << 24)};
+      unsigned pk_dst[8];
+      wf_epi_f16_packed8(pk_src, pk_dst, smem);
+      const unsigned q0 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+      const unsigned q1 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+      const unsigned q2 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+      const unsigned q3 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+      const unsigned q4 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+      const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+      const unsigned q6 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+      const unsigned q7 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+      detail::st_word(&dst[0], q0);
+      detail::st_word(&dst[4], q1);
+      detail::st_word(&dst[8], q2);
+      detail::st_word(&dst[12], q3);
+      detail::st_word(&dst[16], q4);
+      detail::st_word(&dst[20], q5);
+      detail::st_word(&dst[24], q6);
+      detail::st_word(&dst[28], q7);
+    } else {  // words::both
+      unsigned src_w[8];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[4]);
+      src_w[2] = detail::ld_word(&src[8]);
+      src_w[3] = detail::ld_word(&src[12]);
+      src_w[4] = detail::ld_word(&src[16]);
+      src_w[5] = detail::ld_word(&src[20]);
+      src_w[6] = detail::ld_word(&src[24]);
+      src_w[7] = detail::ld_word(&src[28]);
+      unsigned pk_dst[8];
+      wf_epi_f16_packed8(src_w, pk_dst, smem);
+      const unsigned q0 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+      const unsigned q1 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+      const unsigned q2 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+      const unsigned q3 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+      const unsigned q4 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+      const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+      const unsigned q6 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+      const unsigned q7 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+      detail::st_word(&dst[0], q0);
+      detail::st_word(&dst[4], q1);
+      detail::st_word(&dst[8], q2);
+      detail::st_word(&dst[12], q3);
+      detail::st_word(&dst[16], q4);
+      detail::st_word(&dst[20], q5);
+      detail::st_word(&dst[24], q6);
+      detail::st_word(&dst[28], q7);
+    }
   } else if constexpr (sizeof(T) == 2) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-    (void)lane;
-    (void)warp;
-    const unsigned sb = detail::smem_u32(smem);
-    const unsigned o0 = ((lane & 7u) << 3) ^ ((lane & 24u) << 5) ^ ((warp & 3u) << 10);
-    const unsigned a0_0 = sb + o0 * 2u;
-    const unsigned a0_1 = sb + (o0 ^ 8u) * 2u;
-    const unsigned a0_2 = sb + (o0 ^ 16u) * 2u;
-    const unsigned a0_3 = sb + (o0 ^ 24u) * 2u;
-    detail::st_v4(a0_0, detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16));
-    detail::st_v4(a0_1 + 128u, detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16));
-    detail::st_v4(a0_2 + 256u, detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16));
-    detail::st_v4(a0_3 + 384u, detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16));
-    __syncwarp();
-    const unsigned o2 = ((lane & 9u) << 2) ^ ((lane & 16u) << 4) ^ ((0u - ((lane >> 1) & 1u)) & 72u) ^ ((0u - ((lane >> 2) & 1u)) & 144u) ^ ((warp & 3u) << 10);
-    const unsigned a2_0 = sb + o2 * 2u;
-    const unsigned a2_1 = sb + (o2 ^ 8u) * 2u;
-    const unsigned a2_2 = sb + (o2 ^ 16u) * 2u;
-    const unsigned a2_3 = sb + (o2 ^ 24u) * 2u;
-    unsigned w2_0_0, w2_0_1;
-    detail::ld_v2(a2_0, w2_0_0, w2_0_1);
-    const T s2_0_0 = detail::from_u32<T>(w2_0_0);
-    const T s2_0_1 = detail::from_u32<T>(w2_0_0 >> 16);
-    const T s2_0_2 = detail::from_u32<T>(w2_0_1);
-    const T s2_0_3 = detail::from_u32<T>(w2_0_1 >> 16);
-    unsigned w2_1_0, w2_1_1;
-    detail::ld_v2(a2_1, w2_1_0, w2_1_1);
-    const T s2_1_0 = detail::from_u32<T>(w2_1_0);
-    const T s2_1_1 = detail::from_u32<T>(w2_1_0 >> 16);
-    const T s2_1_2 = detail::from_u32<T>(w2_1_1);
-    const T s2_1_3 = detail::from_u32<T>(w2_1_1 >> 16);
-    unsigned w2_2_0, w2_2_1;
-    detail::ld_v2(a2_2, w2_2_0, w2_2_1);
-    const T s2_2_0 = detail::from_u32<T>(w2_2_0);
-    const T s2_2_1 = detail::from_u32<T>(w2_2_0 >> 16);
-    const T s2_2_2 = detail::from_u32<T>(w2_2_1);
-    const T s2_2_3 = detail::from_u32<T>(w2_2_1 >> 16);
-    unsigned w2_3_0, w2_3_1;
-    detail::ld_v2(a2_3, w2_3_0, w2_3_1);
-    const T s2_3_0 = detail::from_u32<T>(w2_3_0);
-    const T s2_3_1 = detail::from_u32<T>(w2_3_0 >> 16);
-    const T s2_3_2 = detail::from_u32<T>(w2_3_1);
-    const T s2_3_3 = detail::from_u32<T>(w2_3_1 >> 16);
-    unsigned w2_4_0, w2_4_1;
-    detail::ld_v2(a2_0 + 1024u, w2_4_0, w2_4_1);
-    const T s2_4_0 = detail::from_u32<T>(w2_4_0);
-    const T s2_4_1 = detail::from_u32<T>(w2_4_0 >> 16);
-    const T s2_4_2 = detail::from_u32<T>(w2_4_1);
-    const T s2_4_3 = detail::from_u32<T>(w2_4_1 >> 16);
-    unsigned w2_5_0, w2_5_1;
-    detail::ld_v2(a2_1 + 1024u, w2_5_0, w2_5_1);
-    const T s2_5_0 = detail::from_u32<T>(w2_5_0);
-    const T s2_5_1 = detail::from_u32<T>(w2_5_0 >> 16);
-    const T s2_5_2 = detail::from_u32<T>(w2_5_1);
-    const T s2_5_3 = detail::from_u32<T>(w2_5_1 >> 16);
-    unsigned w2_6_0, w2_6_1;
-    detail::ld_v2(a2_2 + 1024u, w2_6_0, w2_6_1);
-    const T s2_6_0 = detail::from_u32<T>(w2_6_0);
-    const T s2_6_1 = detail::from_u32<T>(w2_6_0 >> 16);
-    const T s2_6_2 = detail::from_u32<T>(w2_6_1);
-    const T s2_6_3 = detail::from_u32<T>(w2_6_1 >> 16);
-    unsigned w2_7_0, w2_7_1;
-    detail::ld_v2(a2_3 + 1024u, w2_7_0, w2_7_1);
-    const T s2_7_0 = detail::from_u32<T>(w2_7_0);
-    const T s2_7_1 = detail::from_u32<T>(w2_7_0 >> 16);
-    const T s2_7_2 = detail::from_u32<T>(w2_7_1);
-    const T s2_7_3 = detail::from_u32<T>(w2_7_1 >> 16);
-    dst[0] = s2_0_0;
-    dst[1] = s2_0_1;
-    dst[2] = s2_1_0;
-    dst[3] = s2_1_1;
-    dst[4] = s2_2_0;
-    dst[5] = s2_2_1;
-    dst[6] = s2_3_0;
-    dst[7] = s2_3_1;
-    dst[8] = s2_4_0;
-    dst[9] = s2_4_1;
-    dst[10] = s2_5_0;
-    dst[11] = s2_5_1;
-    dst[12] = s2_6_0;
-    dst[13] = s2_6_1;
-    dst[14] = s2_7_0;
-    dst[15] = s2_7_1;
-    dst[16] = s2_0_2;
-    dst[17] = s2_0_3;
-    dst[18] = s2_1_2;
-    dst[19] = s2_1_3;
-    dst[20] = s2_2_2;
-    dst[21] = s2_2_3;
-    dst[22] = s2_3_2;
-    dst[23] = s2_3_3;
-    dst[24] = s2_4_2;
-    dst[25] = s2_4_3;
-    dst[26] = s2_5_2;
-    dst[27] = s2_5_3;
-    dst[28] = s2_6_2;
-    dst[29] = s2_6_3;
-    dst[30] = s2_7_2;
-    dst[31] = s2_7_3;
+    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    if constexpr (kW == words::none) {
+      const unsigned lane = threadIdx.x & 31u;
+      const unsigned warp = threadIdx.x >> 5;
+      (void)lane;
+      (void)warp;
+      const unsigned sb = detail::smem_u32(smem);
+      const unsigned o0 = ((lane & 7u) << 3) ^ ((lane & 24u) << 5) ^ ((warp & 3u) << 10);
+      const unsigned a0_0 = sb + o0 * 2u;
+      const unsigned a0_1 = sb + (o0 ^ 8u) * 2u;
+      const unsigned a0_2 = sb + (o0 ^ 16u) * 2u;
+      const unsigned a0_3 = sb + (o0 ^ 24u) * 2u;
+      detail::st_v4(a0_0, detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16));
+      detail::st_v4(a0_1 + 128u, detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16));
+      detail::st_v4(a0_2 + 256u, detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16));
+      detail::st_v4(a0_3 + 384u, detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16));
+      __syncwarp();
+      const unsigned o2 = ((lane & 9u) << 2) ^ ((lane & 16u) << 4) ^ ((0u - ((lane >> 1) & 1u)) & 72u) ^ ((0u - ((lane >> 2) & 1u)) & 144u) ^ ((warp & 3u) << 10);
+      const unsigned a2_0 = sb + o2 * 2u;
+      const unsigned a2_1 = sb + (o2 ^ 8u) * 2u;
+      const unsigned a2_2 = sb + (o2 ^ 16u) * 2u;
+      const unsigned a2_3 = sb + (o2 ^ 24u) * 2u;
+      unsigned w2_0_0, w2_0_1;
+      detail::ld_v2(a2_0, w2_0_0, w2_0_1);
+      const T s2_0_0 = detail::from_u32<T>(w2_0_0);
+      const T s2_0_1 = detail::from_u32<T>(w2_0_0 >> 16);
+      const T s2_0_2 = detail::from_u32<T>(w2_0_1);
+      const T s2_0_3 = detail::from_u32<T>(w2_0_1 >> 16);
+      unsigned w2_1_0, w2_1_1;
+      detail::ld_v2(a2_1, w2_1_0, w2_1_1);
+      const T s2_1_0 = detail::from_u32<T>(w2_1_0);
+      const T s2_1_1 = detail::from_u32<T>(w2_1_0 >> 16);
+      const T s2_1_2 = detail::from_u32<T>(w2_1_1);
+      const T s2_1_3 = detail::from_u32<T>(w2_1_1 >> 16);
+      unsigned w2_2_0, w2_2_1;
+      detail::ld_v2(a2_2, w2_2_0, w2_2_1);
+      const T s2_2_0 = detail::from_u32<T>(w2_2_0);
+      const T s2_2_1 = detail::from_u32<T>(w2_2_0 >> 16);
+      const T s2_2_2 = detail::from_u32<T>(w2_2_1);
+      const T s2_2_3 = detail::from_u32<T>(w2_2_1 >> 16);
+      unsigned w2_3_0, w2_3_1;
+      detail::ld_v2(a2_3, w2_3_0, w2_3_1);
+      const T s2_3_0 = detail::from_u32<T>(w2_3_0);
+      const T s2_3_1 = detail::from_u32<T>(w2_3_0 >> 16);
+      const T s2_3_2 = detail::from_u32<T>(w2_3_1);
+      const T s2_3_3 = detail::from_u32<T>(w2_3_1 >> 16);
+      unsigned w2_4_0, w2_4_1;
+      detail::ld_v2(a2_0 + 1024u, w2_4_0, w2_4_1);
+      const T s2_4_0 = detail::from_u32<T>(w2_4_0);
+      const T s2_4_1 = detail::from_u32<T>(w2_4_0 >> 16);
+      const T s2_4_2 = detail::from_u32<T>(w2_4_1);
+      const T s2_4_3 = detail::from_u32<T>(w2_4_1 >> 16);
+      unsigned w2_5_0, w2_5_1;
+      detail::ld_v2(a2_1 + 1024u, w2_5_0, w2_5_1);
+      const T s2_5_0 = detail::from_u32<T>(w2_5_0);
+      const T s2_5_1 = detail::from_u32<T>(w2_5_0 >> 16);
+      const T s2_5_2 = detail::from_u32<T>(w2_5_1);
+      const T s2_5_3 = detail::from_u32<T>(w2_5_1 >> 16);
+      unsigned w2_6_0, w2_6_1;
+      detail::ld_v2(a2_2 + 1024u, w2_6_0, w2_6_1);
+      const T s2_6_0 = detail::from_u32<T>(w2_6_0);
+      const T s2_6_1 = detail::from_u32<T>(w2_6_0 >> 16);
+      const T s2_6_2 = detail::from_u32<T>(w2_6_1);
+      const T s2_6_3 = detail::from_u32<T>(w2_6_1 >> 16);
+      unsigned w2_7_0, w2_7_1;
+      detail::ld_v2(a2_3 + 1024u, w2_7_0, w2_7_1);
+      const T s2_7_0 = detail::from_u32<T>(w2_7_0);
+      const T s2_7_1 = detail::from_u32<T>(w2_7_0 >> 16);
+      const T s2_7_2 = detail::from_u32<T>(w2_7_1);
+      const T s2_7_3 = detail::from_u32<T>(w2_7_1 >> 16);
+      dst[0] = s2_0_0;
+      dst[1] = s2_0_1;
+      dst[2] = s2_1_0;
+      dst[3] = s2_1_1;
+      dst[4] = s2_2_0;
+      dst[5] = s2_2_1;
+      dst[6] = s2_3_0;
+      dst[7] = s2_3_1;
+      dst[8] = s2_4_0;
+      dst[9] = s2_4_1;
+      dst[10] = s2_5_0;
+      dst[11] = s2_5_1;
+      dst[12] = s2_6_0;
+      dst[13] = s2_6_1;
+      dst[14] = s2_7_0;
+      dst[15] = s2_7_1;
+      dst[16] = s2_0_2;
+      dst[17] = s2_0_3;
+      dst[18] = s2_1_2;
+      dst[19] = s2_1_3;
+      dst[20] = s2_2_2;
+      dst[21] = s2_2_3;
+      dst[22] = s2_3_2;
+      dst[23] = s2_3_3;
+      dst[24] = s2_4_2;
+      dst[25] = s2_4_3;
+      dst[26] = s2_5_2;
+      dst[27] = s2_5_3;
+      dst[28] = s2_6_2;
+      dst[29] = s2_6_3;
+      dst[30] = s2_7_2;
+      dst[31] = s2_7_3;
+    } else if constexpr (kW == words::src) {
+      unsigned src_w[16];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      src_w[8] = detail::ld_word(&src[16]);
+      src_w[9] = detail::ld_word(&src[18]);
+      src_w[10] = detail::ld_word(&src[20]);
+      src_w[11] = detail::ld_word(&src[22]);
+      src_w[12] = detail::ld_word(&src[24]);
+      src_w[13] = detail::ld_word(&src[26]);
+      src_w[14] = detail::ld_word(&src[28]);
+      src_w[15] = detail::ld_word(&src[30]);
+      unsigned pk_dst[16];
+      wf_epi_f16_packed16(src_w, pk_dst, smem);
+      dst[0] = detail::from_u32<T>(pk_dst[0]);
+      dst[1] = detail::from_u32<T>(pk_dst[0] >> 16);
+      dst[2] = detail::from_u32<T>(pk_dst[1]);
+      dst[3] = detail::from_u32<T>(pk_dst[1] >> 16);
+      dst[4] = detail::from_u32<T>(pk_dst[2]);
+      dst[5] = detail::from_u32<T>(pk_dst[2] >> 16);
+      dst[6] = detail::from_u32<T>(pk_dst[3]);
+      dst[7] = detail::from_u32<T>(pk_dst[3] >> 16);
+      dst[8] = detail::from_u32<T>(pk_dst[4]);
+      dst[9] = detail::from_u32<T>(pk_dst[4] >> 16);
+      dst[10] = detail::from_u32<T>(pk_dst[5]);
+      dst[11] = detail::from_u32<T>(pk_dst[5] >> 16);
+      dst[12] = detail::from_u32<T>(pk_dst[6]);
+      dst[13] = detail::from_u32<T>(pk_dst[6] >> 16);
+      dst[14] = detail::from_u32<T>(pk_dst[7]);
+      dst[15] = detail::from_u32<T>(pk_dst[7] >> 16);
+      dst[16] = detail::from_u32<T>(pk_dst[8]);
+      dst[17] = detail::from_u32<T>(pk_dst[8] >> 16);
+      dst[18] = detail::from_u32<T>(pk_dst[9]);
+      dst[19] = detail::from_u32<T>(pk_dst[9] >> 16);
+      dst[20] = detail::from_u32<T>(pk_dst[10]);
+      dst[21] = detail::from_u32<T>(pk_dst[10] >> 16);
+      dst[22] = detail::from_u32<T>(pk_dst[11]);
+      dst[23] = detail::from_u32<T>(pk_dst[11] >> 16);
+      dst[24] = detail::from_u32<T>(pk_dst[12]);
+      dst[25] = detail::from_u32<T>(pk_dst[12] >> 16);
+      dst[26] = detail::from_u32<T>(pk_dst[13]);
+      dst[27] = detail::from_u32<T>(pk_dst[13] >> 16);
+      dst[28] = detail::from_u32<T>(pk_dst[14]);
+      dst[29] = detail::from_u32<T>(pk_dst[14] >> 16);
+      dst[30] = detail::from_u32<T>(pk_dst[15]);
+      dst[31] = detail::from_u32<T>(pk_dst[15] >> 16);
+    } else if constexpr (kW == words::dst) {
+      const unsigned pk_src[16] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16), detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16)};
+      unsigned pk_dst[16];
+      wf_epi_f16_packed16(pk_src, pk_dst, smem);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_word(&dst[16], pk_dst[8]);
+      detail::st_word(&dst[18], pk_dst[9]);
+      detail::st_word(&dst[20], pk_dst[10]);
+      detail::st_word(&dst[22], pk_dst[11]);
+      detail::st_word(&dst[24], pk_dst[12]);
+      detail::st_word(&dst[26], pk_dst[13]);
+      detail::st_word(&dst[28], pk_dst[14]);
+      detail::st_word(&dst[30], pk_dst[15]);
+    } else {  // words::both
+      unsigned src_w[16];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      src_w[8] = detail::ld_word(&src[16]);
+      src_w[9] = detail::ld_word(&src[18]);
+      src_w[10] = detail::ld_word(&src[20]);
+      src_w[11] = detail::ld_word(&src[22]);
+      src_w[12] = detail::ld_word(&src[24]);
+      src_w[13] = detail::ld_word(&src[26]);
+      src_w[14] = detail::ld_word(&src[28]);
+      src_w[15] = detail::ld_word(&src[30]);
+      unsigned pk_dst[16];
+      wf_epi_f16_packed16(src_w, pk_dst, smem);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_word(&dst[16], pk_dst[8]);
+      detail::st_word(&dst[18], pk_dst[9]);
+      detail::st_word(&dst[20], pk_dst[10]);
+      detail::st_word(&dst[22], pk_dst[11]);
+      detail::st_word(&dst[24], pk_dst[12]);
+      detail::st_word(&dst[26], pk_dst[13]);
+      detail::st_word(&dst[28], pk_dst[14]);
+      detail::st_word(&dst[30], pk_dst[15]);
+    }
   } else if constexpr (sizeof(T) == 4) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -716,10 +989,10 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
 // the destination registers on return. The body is wf_epi_f16's on the same values (after the
 // compiler's scalar replacement of the arrays, one set of registers); a source value dies at
 // its last use, and every store to the scratch precedes every load from it.
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_epi_f16_inplace(T (&x)[32], void* smem) {
   T y[32];
-  wf_epi_f16<T>(x, y, smem);
+  wf_epi_f16<T, kWords>(x, y, smem);
 #pragma unroll
   for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
 }
@@ -834,7 +1107,7 @@ __device__ __forceinline__ void wf_epi_f16_packed8_inplace(unsigned (&x)[8], voi
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_epi_f16 != 0x4d3a1db10560
+#elif WARPFORGE_HELPER_wf_epi_f16 != 0xd1e91e664b5c
 #error "warpforge: two headers define wf_epi_f16 differently; emit one of them with another --prefix"
 #endif
 

@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x46f440e03683
+#define WARPFORGE_DETAIL_H 0x726d97b630c6
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -149,12 +149,24 @@ WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
 
 }  // namespace detail
-#elif WARPFORGE_DETAIL_H != 0x46f440e03683
+
+// The element form's second template parameter (`wf_x<T, warpforge::words::src>(src, dst)`):
+// which of its arrays of 8/16-bit elements move as natural 32-bit words (one 4-byte memcpy
+// per word). An array held as words stays in 32-bit registers across the caller's code,
+// its loop-carried values included (NVVM's scalar replacement splits it into words rather
+// than one register per element), at the price of a prmt extract and insert for every
+// element the caller then works on one at a time. Name the array you carry (a loop's
+// accumulator that only these helpers touch): the forward call's `src`, the reverse call's
+// `dst`. automatic is the emitter's choice per element width (the helper's header says
+// which); none moves both element by element; both holds both as words. Widths and plans
+// for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
+enum class words : unsigned { automatic, none, src, dst, both };
+#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16_shfl
-#define WARPFORGE_HELPER_wf_epi_f16_shfl 0xa7e04f8faea8
+#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x56a7bcf9927d
 // ---------------------------------------------------------------------------
 // wf_epi_f16_shfl: `epi_f16_shfl`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -192,12 +204,12 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // plan for 64-bit elements: shuffle via shuffle/in-place/idx (32 shfl + 192 sel)
 // stages: Pack -> Select -> Select -> Select -> Shuffle -> Select -> Select -> Select -> Unpack
 // predicted cost per thread: 16 shfl + 96 sel
-// 8-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread 8 shfl + 41 sel + 16 prmt
+// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it
 // predicted register peak per thread (16-bit elements): element form ~52 (32 of data), packed form ~36 (16 of data); __launch_bounds__(128) allows 255
 // lower bound (16-bit elements): 16 shuffled 32-bit words per thread, or 8 shared-memory accesses per thread and 32 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_epi_f16_shfl_packed16(const unsigned (&src)[16], unsigned (&dst)[16]);
 __device__ __forceinline__ void wf_epi_f16_shfl_packed8(const unsigned (&src)[8], unsigned (&dst)[8]);
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]) {
   if constexpr (sizeof(T) == 1) {
     const unsigned lane = threadIdx.x & 31u;
@@ -292,175 +304,286 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
     detail::st_word(&dst[24], q6);
     detail::st_word(&dst[28], q7);
   } else if constexpr (sizeof(T) == 2) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-    (void)lane;
-    (void)warp;
-    const unsigned k0_0 = detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16);
-    const unsigned k0_1 = detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16);
-    const unsigned k0_2 = detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16);
-    const unsigned k0_3 = detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16);
-    const unsigned k0_4 = detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16);
-    const unsigned k0_5 = detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16);
-    const unsigned k0_6 = detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16);
-    const unsigned k0_7 = detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16);
-    const unsigned k0_8 = detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16);
-    const unsigned k0_9 = detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16);
-    const unsigned k0_10 = detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16);
-    const unsigned k0_11 = detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16);
-    const unsigned k0_12 = detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16);
-    const unsigned k0_13 = detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16);
-    const unsigned k0_14 = detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16);
-    const unsigned k0_15 = detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16);
-    const bool p1 = ((lane >> 0) & 1u) != 0u;
-    const unsigned w1_0 = p1 ? k0_2 : k0_0;
-    const unsigned w1_1 = p1 ? k0_3 : k0_1;
-    const unsigned w1_2 = p1 ? k0_0 : k0_2;
-    const unsigned w1_3 = p1 ? k0_1 : k0_3;
-    const unsigned w1_4 = p1 ? k0_6 : k0_4;
-    const unsigned w1_5 = p1 ? k0_7 : k0_5;
-    const unsigned w1_6 = p1 ? k0_4 : k0_6;
-    const unsigned w1_7 = p1 ? k0_5 : k0_7;
-    const unsigned w1_8 = p1 ? k0_10 : k0_8;
-    const unsigned w1_9 = p1 ? k0_11 : k0_9;
-    const unsigned w1_10 = p1 ? k0_8 : k0_10;
-    const unsigned w1_11 = p1 ? k0_9 : k0_11;
-    const unsigned w1_12 = p1 ? k0_14 : k0_12;
-    const unsigned w1_13 = p1 ? k0_15 : k0_13;
-    const unsigned w1_14 = p1 ? k0_12 : k0_14;
-    const unsigned w1_15 = p1 ? k0_13 : k0_15;
-    const bool p2 = ((lane >> 1) & 1u) != 0u;
-    const unsigned w2_0 = p2 ? w1_4 : w1_0;
-    const unsigned w2_1 = p2 ? w1_5 : w1_1;
-    const unsigned w2_2 = p2 ? w1_6 : w1_2;
-    const unsigned w2_3 = p2 ? w1_7 : w1_3;
-    const unsigned w2_4 = p2 ? w1_0 : w1_4;
-    const unsigned w2_5 = p2 ? w1_1 : w1_5;
-    const unsigned w2_6 = p2 ? w1_2 : w1_6;
-    const unsigned w2_7 = p2 ? w1_3 : w1_7;
-    const unsigned w2_8 = p2 ? w1_12 : w1_8;
-    const unsigned w2_9 = p2 ? w1_13 : w1_9;
-    const unsigned w2_10 = p2 ? w1_14 : w1_10;
-    const unsigned w2_11 = p2 ? w1_15 : w1_11;
-    const unsigned w2_12 = p2 ? w1_8 : w1_12;
-    const unsigned w2_13 = p2 ? w1_9 : w1_13;
-    const unsigned w2_14 = p2 ? w1_10 : w1_14;
-    const unsigned w2_15 = p2 ? w1_11 : w1_15;
-    const bool p16 = ((lane >> 4) & 1u) != 0u;
-    const unsigned w3_0 = p16 ? w2_8 : w2_0;
-    const unsigned w3_1 = p16 ? w2_9 : w2_1;
-    const unsigned w3_2 = p16 ? w2_10 : w2_2;
-    const unsigned w3_3 = p16 ? w2_11 : w2_3;
-    const unsigned w3_4 = p16 ? w2_12 : w2_4;
-    const unsigned w3_5 = p16 ? w2_13 : w2_5;
-    const unsigned w3_6 = p16 ? w2_14 : w2_6;
-    const unsigned w3_7 = p16 ? w2_15 : w2_7;
-    const unsigned w3_8 = p16 ? w2_0 : w2_8;
-    const unsigned w3_9 = p16 ? w2_1 : w2_9;
-    const unsigned w3_10 = p16 ? w2_2 : w2_10;
-    const unsigned w3_11 = p16 ? w2_3 : w2_11;
-    const unsigned w3_12 = p16 ? w2_4 : w2_12;
-    const unsigned w3_13 = p16 ? w2_5 : w2_13;
-    const unsigned w3_14 = p16 ? w2_6 : w2_14;
-    const unsigned w3_15 = p16 ? w2_7 : w2_15;
-    const unsigned sl4 = ((lane & 24u) >> 1) ^ (lane & 3u) ^ ((lane & 4u) << 2);
-    const unsigned w4_0 = detail::shfl_idx(w3_0, sl4);
-    const unsigned w4_1 = detail::shfl_idx(w3_1, sl4);
-    const unsigned w4_2 = detail::shfl_idx(w3_2, sl4 ^ 1u);
-    const unsigned w4_3 = detail::shfl_idx(w3_3, sl4 ^ 1u);
-    const unsigned w4_4 = detail::shfl_idx(w3_4, sl4 ^ 2u);
-    const unsigned w4_5 = detail::shfl_idx(w3_5, sl4 ^ 2u);
-    const unsigned w4_6 = detail::shfl_idx(w3_6, sl4 ^ 3u);
-    const unsigned w4_7 = detail::shfl_idx(w3_7, sl4 ^ 3u);
-    const unsigned w4_8 = detail::shfl_idx(w3_8, sl4 ^ 16u);
-    const unsigned w4_9 = detail::shfl_idx(w3_9, sl4 ^ 16u);
-    const unsigned w4_10 = detail::shfl_idx(w3_10, sl4 ^ 17u);
-    const unsigned w4_11 = detail::shfl_idx(w3_11, sl4 ^ 17u);
-    const unsigned w4_12 = detail::shfl_idx(w3_12, sl4 ^ 18u);
-    const unsigned w4_13 = detail::shfl_idx(w3_13, sl4 ^ 18u);
-    const unsigned w4_14 = detail::shfl_idx(w3_14, sl4 ^ 19u);
-    const unsigned w4_15 = detail::shfl_idx(w3_15, sl4 ^ 19u);
-    const unsigned w5_0 = p1 ? w4_2 : w4_0;
-    const unsigned w5_1 = p1 ? w4_3 : w4_1;
-    const unsigned w5_2 = p1 ? w4_0 : w4_2;
-    const unsigned w5_3 = p1 ? w4_1 : w4_3;
-    const unsigned w5_4 = p1 ? w4_6 : w4_4;
-    const unsigned w5_5 = p1 ? w4_7 : w4_5;
-    const unsigned w5_6 = p1 ? w4_4 : w4_6;
-    const unsigned w5_7 = p1 ? w4_5 : w4_7;
-    const unsigned w5_8 = p1 ? w4_10 : w4_8;
-    const unsigned w5_9 = p1 ? w4_11 : w4_9;
-    const unsigned w5_10 = p1 ? w4_8 : w4_10;
-    const unsigned w5_11 = p1 ? w4_9 : w4_11;
-    const unsigned w5_12 = p1 ? w4_14 : w4_12;
-    const unsigned w5_13 = p1 ? w4_15 : w4_13;
-    const unsigned w5_14 = p1 ? w4_12 : w4_14;
-    const unsigned w5_15 = p1 ? w4_13 : w4_15;
-    const unsigned w6_0 = p2 ? w5_4 : w5_0;
-    const unsigned w6_1 = p2 ? w5_5 : w5_1;
-    const unsigned w6_2 = p2 ? w5_6 : w5_2;
-    const unsigned w6_3 = p2 ? w5_7 : w5_3;
-    const unsigned w6_4 = p2 ? w5_0 : w5_4;
-    const unsigned w6_5 = p2 ? w5_1 : w5_5;
-    const unsigned w6_6 = p2 ? w5_2 : w5_6;
-    const unsigned w6_7 = p2 ? w5_3 : w5_7;
-    const unsigned w6_8 = p2 ? w5_12 : w5_8;
-    const unsigned w6_9 = p2 ? w5_13 : w5_9;
-    const unsigned w6_10 = p2 ? w5_14 : w5_10;
-    const unsigned w6_11 = p2 ? w5_15 : w5_11;
-    const unsigned w6_12 = p2 ? w5_8 : w5_12;
-    const unsigned w6_13 = p2 ? w5_9 : w5_13;
-    const unsigned w6_14 = p2 ? w5_10 : w5_14;
-    const unsigned w6_15 = p2 ? w5_11 : w5_15;
-    const bool p4 = ((lane >> 2) & 1u) != 0u;
-    const unsigned w7_0 = p4 ? w6_8 : w6_0;
-    const unsigned w7_1 = p4 ? w6_9 : w6_1;
-    const unsigned w7_2 = p4 ? w6_10 : w6_2;
-    const unsigned w7_3 = p4 ? w6_11 : w6_3;
-    const unsigned w7_4 = p4 ? w6_12 : w6_4;
-    const unsigned w7_5 = p4 ? w6_13 : w6_5;
-    const unsigned w7_6 = p4 ? w6_14 : w6_6;
-    const unsigned w7_7 = p4 ? w6_15 : w6_7;
-    const unsigned w7_8 = p4 ? w6_0 : w6_8;
-    const unsigned w7_9 = p4 ? w6_1 : w6_9;
-    const unsigned w7_10 = p4 ? w6_2 : w6_10;
-    const unsigned w7_11 = p4 ? w6_3 : w6_11;
-    const unsigned w7_12 = p4 ? w6_4 : w6_12;
-    const unsigned w7_13 = p4 ? w6_5 : w6_13;
-    const unsigned w7_14 = p4 ? w6_6 : w6_14;
-    const unsigned w7_15 = p4 ? w6_7 : w6_15;
-    dst[0] = detail::from_u32<T>(w7_0);
-    dst[1] = detail::from_u32<T>(w7_0 >> 16u);
-    dst[2] = detail::from_u32<T>(w7_2);
-    dst[3] = detail::from_u32<T>(w7_2 >> 16u);
-    dst[4] = detail::from_u32<T>(w7_4);
-    dst[5] = detail::from_u32<T>(w7_4 >> 16u);
-    dst[6] = detail::from_u32<T>(w7_6);
-    dst[7] = detail::from_u32<T>(w7_6 >> 16u);
-    dst[8] = detail::from_u32<T>(w7_8);
-    dst[9] = detail::from_u32<T>(w7_8 >> 16u);
-    dst[10] = detail::from_u32<T>(w7_10);
-    dst[11] = detail::from_u32<T>(w7_10 >> 16u);
-    dst[12] = detail::from_u32<T>(w7_12);
-    dst[13] = detail::from_u32<T>(w7_12 >> 16u);
-    dst[14] = detail::from_u32<T>(w7_14);
-    dst[15] = detail::from_u32<T>(w7_14 >> 16u);
-    dst[16] = detail::from_u32<T>(w7_1);
-    dst[17] = detail::from_u32<T>(w7_1 >> 16u);
-    dst[18] = detail::from_u32<T>(w7_3);
-    dst[19] = detail::from_u32<T>(w7_3 >> 16u);
-    dst[20] = detail::from_u32<T>(w7_5);
-    dst[21] = detail::from_u32<T>(w7_5 >> 16u);
-    dst[22] = detail::from_u32<T>(w7_7);
-    dst[23] = detail::from_u32<T>(w7_7 >> 16u);
-    dst[24] = detail::from_u32<T>(w7_9);
-    dst[25] = detail::from_u32<T>(w7_9 >> 16u);
-    dst[26] = detail::from_u32<T>(w7_11);
-    dst[27] = detail::from_u32<T>(w7_11 >> 16u);
-    dst[28] = detail::from_u32<T>(w7_13);
-    dst[29] = detail::from_u32<T>(w7_13 >> 16u);
-    dst[30] = detail::from_u32<T>(w7_15);
-    dst[31] = detail::from_u32<T>(w7_15 >> 16u);
+    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    if constexpr (kW == words::none) {
+      const unsigned lane = threadIdx.x & 31u;
+      const unsigned warp = threadIdx.x >> 5;
+      (void)lane;
+      (void)warp;
+      const unsigned k0_0 = detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16);
+      const unsigned k0_1 = detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16);
+      const unsigned k0_2 = detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16);
+      const unsigned k0_3 = detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16);
+      const unsigned k0_4 = detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16);
+      const unsigned k0_5 = detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16);
+      const unsigned k0_6 = detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16);
+      const unsigned k0_7 = detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16);
+      const unsigned k0_8 = detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16);
+      const unsigned k0_9 = detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16);
+      const unsigned k0_10 = detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16);
+      const unsigned k0_11 = detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16);
+      const unsigned k0_12 = detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16);
+      const unsigned k0_13 = detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16);
+      const unsigned k0_14 = detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16);
+      const unsigned k0_15 = detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16);
+      const bool p1 = ((lane >> 0) & 1u) != 0u;
+      const unsigned w1_0 = p1 ? k0_2 : k0_0;
+      const unsigned w1_1 = p1 ? k0_3 : k0_1;
+      const unsigned w1_2 = p1 ? k0_0 : k0_2;
+      const unsigned w1_3 = p1 ? k0_1 : k0_3;
+      const unsigned w1_4 = p1 ? k0_6 : k0_4;
+      const unsigned w1_5 = p1 ? k0_7 : k0_5;
+      const unsigned w1_6 = p1 ? k0_4 : k0_6;
+      const unsigned w1_7 = p1 ? k0_5 : k0_7;
+      const unsigned w1_8 = p1 ? k0_10 : k0_8;
+      const unsigned w1_9 = p1 ? k0_11 : k0_9;
+      const unsigned w1_10 = p1 ? k0_8 : k0_10;
+      const unsigned w1_11 = p1 ? k0_9 : k0_11;
+      const unsigned w1_12 = p1 ? k0_14 : k0_12;
+      const unsigned w1_13 = p1 ? k0_15 : k0_13;
+      const unsigned w1_14 = p1 ? k0_12 : k0_14;
+      const unsigned w1_15 = p1 ? k0_13 : k0_15;
+      const bool p2 = ((lane >> 1) & 1u) != 0u;
+      const unsigned w2_0 = p2 ? w1_4 : w1_0;
+      const unsigned w2_1 = p2 ? w1_5 : w1_1;
+      const unsigned w2_2 = p2 ? w1_6 : w1_2;
+      const unsigned w2_3 = p2 ? w1_7 : w1_3;
+      const unsigned w2_4 = p2 ? w1_0 : w1_4;
+      const unsigned w2_5 = p2 ? w1_1 : w1_5;
+      const unsigned w2_6 = p2 ? w1_2 : w1_6;
+      const unsigned w2_7 = p2 ? w1_3 : w1_7;
+      const unsigned w2_8 = p2 ? w1_12 : w1_8;
+      const unsigned w2_9 = p2 ? w1_13 : w1_9;
+      const unsigned w2_10 = p2 ? w1_14 : w1_10;
+      const unsigned w2_11 = p2 ? w1_15 : w1_11;
+      const unsigned w2_12 = p2 ? w1_8 : w1_12;
+      const unsigned w2_13 = p2 ? w1_9 : w1_13;
+      const unsigned w2_14 = p2 ? w1_10 : w1_14;
+      const unsigned w2_15 = p2 ? w1_11 : w1_15;
+      const bool p16 = ((lane >> 4) & 1u) != 0u;
+      const unsigned w3_0 = p16 ? w2_8 : w2_0;
+      const unsigned w3_1 = p16 ? w2_9 : w2_1;
+      const unsigned w3_2 = p16 ? w2_10 : w2_2;
+      const unsigned w3_3 = p16 ? w2_11 : w2_3;
+      const unsigned w3_4 = p16 ? w2_12 : w2_4;
+      const unsigned w3_5 = p16 ? w2_13 : w2_5;
+      const unsigned w3_6 = p16 ? w2_14 : w2_6;
+      const unsigned w3_7 = p16 ? w2_15 : w2_7;
+      const unsigned w3_8 = p16 ? w2_0 : w2_8;
+      const unsigned w3_9 = p16 ? w2_1 : w2_9;
+      const unsigned w3_10 = p16 ? w2_2 : w2_10;
+      const unsigned w3_11 = p16 ? w2_3 : w2_11;
+      const unsigned w3_12 = p16 ? w2_4 : w2_12;
+      const unsigned w3_13 = p16 ? w2_5 : w2_13;
+      const unsigned w3_14 = p16 ? w2_6 : w2_14;
+      const unsigned w3_15 = p16 ? w2_7 : w2_15;
+      const unsigned sl4 = ((lane & 24u) >> 1) ^ (lane & 3u) ^ ((lane & 4u) << 2);
+      const unsigned w4_0 = detail::shfl_idx(w3_0, sl4);
+      const unsigned w4_1 = detail::shfl_idx(w3_1, sl4);
+      const unsigned w4_2 = detail::shfl_idx(w3_2, sl4 ^ 1u);
+      const unsigned w4_3 = detail::shfl_idx(w3_3, sl4 ^ 1u);
+      const unsigned w4_4 = detail::shfl_idx(w3_4, sl4 ^ 2u);
+      const unsigned w4_5 = detail::shfl_idx(w3_5, sl4 ^ 2u);
+      const unsigned w4_6 = detail::shfl_idx(w3_6, sl4 ^ 3u);
+      const unsigned w4_7 = detail::shfl_idx(w3_7, sl4 ^ 3u);
+      const unsigned w4_8 = detail::shfl_idx(w3_8, sl4 ^ 16u);
+      const unsigned w4_9 = detail::shfl_idx(w3_9, sl4 ^ 16u);
+      const unsigned w4_10 = detail::shfl_idx(w3_10, sl4 ^ 17u);
+      const unsigned w4_11 = detail::shfl_idx(w3_11, sl4 ^ 17u);
+      const unsigned w4_12 = detail::shfl_idx(w3_12, sl4 ^ 18u);
+      const unsigned w4_13 = detail::shfl_idx(w3_13, sl4 ^ 18u);
+      const unsigned w4_14 = detail::shfl_idx(w3_14, sl4 ^ 19u);
+      const unsigned w4_15 = detail::shfl_idx(w3_15, sl4 ^ 19u);
+      const unsigned w5_0 = p1 ? w4_2 : w4_0;
+      const unsigned w5_1 = p1 ? w4_3 : w4_1;
+      const unsigned w5_2 = p1 ? w4_0 : w4_2;
+      const unsigned w5_3 = p1 ? w4_1 : w4_3;
+      const unsigned w5_4 = p1 ? w4_6 : w4_4;
+      const unsigned w5_5 = p1 ? w4_7 : w4_5;
+      const unsigned w5_6 = p1 ? w4_4 : w4_6;
+      const unsigned w5_7 = p1 ? w4_5 : w4_7;
+      const unsigned w5_8 = p1 ? w4_10 : w4_8;
+      const unsigned w5_9 = p1 ? w4_11 : w4_9;
+      const unsigned w5_10 = p1 ? w4_8 : w4_10;
+      const unsigned w5_11 = p1 ? w4_9 : w4_11;
+      const unsigned w5_12 = p1 ? w4_14 : w4_12;
+      const unsigned w5_13 = p1 ? w4_15 : w4_13;
+      const unsigned w5_14 = p1 ? w4_12 : w4_14;
+      const unsigned w5_15 = p1 ? w4_13 : w4_15;
+      const unsigned w6_0 = p2 ? w5_4 : w5_0;
+      const unsigned w6_1 = p2 ? w5_5 : w5_1;
+      const unsigned w6_2 = p2 ? w5_6 : w5_2;
+      const unsigned w6_3 = p2 ? w5_7 : w5_3;
+      const unsigned w6_4 = p2 ? w5_0 : w5_4;
+      const unsigned w6_5 = p2 ? w5_1 : w5_5;
+      const unsigned w6_6 = p2 ? w5_2 : w5_6;
+      const unsigned w6_7 = p2 ? w5_3 : w5_7;
+      const unsigned w6_8 = p2 ? w5_12 : w5_8;
+      const unsigned w6_9 = p2 ? w5_13 : w5_9;
+      const unsigned w6_10 = p2 ? w5_14 : w5_10;
+      const unsigned w6_11 = p2 ? w5_15 : w5_11;
+      const unsigned w6_12 = p2 ? w5_8 : w5_12;
+      const unsigned w6_13 = p2 ? w5_9 : w5_13;
+      const unsigned w6_14 = p2 ? w5_10 : w5_14;
+      const unsigned w6_15 = p2 ? w5_11 : w5_15;
+      const bool p4 = ((lane >> 2) & 1u) != 0u;
+      const unsigned w7_0 = p4 ? w6_8 : w6_0;
+      const unsigned w7_1 = p4 ? w6_9 : w6_1;
+      const unsigned w7_2 = p4 ? w6_10 : w6_2;
+      const unsigned w7_3 = p4 ? w6_11 : w6_3;
+      const unsigned w7_4 = p4 ? w6_12 : w6_4;
+      const unsigned w7_5 = p4 ? w6_13 : w6_5;
+      const unsigned w7_6 = p4 ? w6_14 : w6_6;
+      const unsigned w7_7 = p4 ? w6_15 : w6_7;
+      const unsigned w7_8 = p4 ? w6_0 : w6_8;
+      const unsigned w7_9 = p4 ? w6_1 : w6_9;
+      const unsigned w7_10 = p4 ? w6_2 : w6_10;
+      const unsigned w7_11 = p4 ? w6_3 : w6_11;
+      const unsigned w7_12 = p4 ? w6_4 : w6_12;
+      const unsigned w7_13 = p4 ? w6_5 : w6_13;
+      const unsigned w7_14 = p4 ? w6_6 : w6_14;
+      const unsigned w7_15 = p4 ? w6_7 : w6_15;
+      dst[0] = detail::from_u32<T>(w7_0);
+      dst[1] = detail::from_u32<T>(w7_0 >> 16u);
+      dst[2] = detail::from_u32<T>(w7_2);
+      dst[3] = detail::from_u32<T>(w7_2 >> 16u);
+      dst[4] = detail::from_u32<T>(w7_4);
+      dst[5] = detail::from_u32<T>(w7_4 >> 16u);
+      dst[6] = detail::from_u32<T>(w7_6);
+      dst[7] = detail::from_u32<T>(w7_6 >> 16u);
+      dst[8] = detail::from_u32<T>(w7_8);
+      dst[9] = detail::from_u32<T>(w7_8 >> 16u);
+      dst[10] = detail::from_u32<T>(w7_10);
+      dst[11] = detail::from_u32<T>(w7_10 >> 16u);
+      dst[12] = detail::from_u32<T>(w7_12);
+      dst[13] = detail::from_u32<T>(w7_12 >> 16u);
+      dst[14] = detail::from_u32<T>(w7_14);
+      dst[15] = detail::from_u32<T>(w7_14 >> 16u);
+      dst[16] = detail::from_u32<T>(w7_1);
+      dst[17] = detail::from_u32<T>(w7_1 >> 16u);
+      dst[18] = detail::from_u32<T>(w7_3);
+      dst[19] = detail::from_u32<T>(w7_3 >> 16u);
+      dst[20] = detail::from_u32<T>(w7_5);
+      dst[21] = detail::from_u32<T>(w7_5 >> 16u);
+      dst[22] = detail::from_u32<T>(w7_7);
+      dst[23] = detail::from_u32<T>(w7_7 >> 16u);
+      dst[24] = detail::from_u32<T>(w7_9);
+      dst[25] = detail::from_u32<T>(w7_9 >> 16u);
+      dst[26] = detail::from_u32<T>(w7_11);
+      dst[27] = detail::from_u32<T>(w7_11 >> 16u);
+      dst[28] = detail::from_u32<T>(w7_13);
+      dst[29] = detail::from_u32<T>(w7_13 >> 16u);
+      dst[30] = detail::from_u32<T>(w7_15);
+      dst[31] = detail::from_u32<T>(w7_15 >> 16u);
+    } else if constexpr (kW == words::src) {
+      unsigned src_w[16];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      src_w[8] = detail::ld_word(&src[16]);
+      src_w[9] = detail::ld_word(&src[18]);
+      src_w[10] = detail::ld_word(&src[20]);
+      src_w[11] = detail::ld_word(&src[22]);
+      src_w[12] = detail::ld_word(&src[24]);
+      src_w[13] = detail::ld_word(&src[26]);
+      src_w[14] = detail::ld_word(&src[28]);
+      src_w[15] = detail::ld_word(&src[30]);
+      unsigned pk_dst[16];
+      wf_epi_f16_shfl_packed16(src_w, pk_dst);
+      dst[0] = detail::from_u32<T>(pk_dst[0]);
+      dst[1] = detail::from_u32<T>(pk_dst[0] >> 16);
+      dst[2] = detail::from_u32<T>(pk_dst[1]);
+      dst[3] = detail::from_u32<T>(pk_dst[1] >> 16);
+      dst[4] = detail::from_u32<T>(pk_dst[2]);
+      dst[5] = detail::from_u32<T>(pk_dst[2] >> 16);
+      dst[6] = detail::from_u32<T>(pk_dst[3]);
+      dst[7] = detail::from_u32<T>(pk_dst[3] >> 16);
+      dst[8] = detail::from_u32<T>(pk_dst[4]);
+      dst[9] = detail::from_u32<T>(pk_dst[4] >> 16);
+      dst[10] = detail::from_u32<T>(pk_dst[5]);
+      dst[11] = detail::from_u32<T>(pk_dst[5] >> 16);
+      dst[12] = detail::from_u32<T>(pk_dst[6]);
+      dst[13] = detail::from_u32<T>(pk_dst[6] >> 16);
+      dst[14] = detail::from_u32<T>(pk_dst[7]);
+      dst[15] = detail::from_u32<T>(pk_dst[7] >> 16);
+      dst[16] = detail::from_u32<T>(pk_dst[8]);
+      dst[17] = detail::from_u32<T>(pk_dst[8] >> 16);
+      dst[18] = detail::from_u32<T>(pk_dst[9]);
+      dst[19] = detail::from_u32<T>(pk_dst[9] >> 16);
+      dst[20] = detail::from_u32<T>(pk_dst[10]);
+      dst[21] = detail::from_u32<T>(pk_dst[10] >> 16);
+      dst[22] = detail::from_u32<T>(pk_dst[11]);
+      dst[23] = detail::from_u32<T>(pk_dst[11] >> 16);
+      dst[24] = detail::from_u32<T>(pk_dst[12]);
+      dst[25] = detail::from_u32<T>(pk_dst[12] >> 16);
+      dst[26] = detail::from_u32<T>(pk_dst[13]);
+      dst[27] = detail::from_u32<T>(pk_dst[13] >> 16);
+      dst[28] = detail::from_u32<T>(pk_dst[14]);
+      dst[29] = detail::from_u32<T>(pk_dst[14] >> 16);
+      dst[30] = detail::from_u32<T>(pk_dst[15]);
+      dst[31] = detail::from_u32<T>(pk_dst[15] >> 16);
+    } else if constexpr (kW == words::dst) {
+      const unsigned pk_src[16] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16), detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16)};
+      unsigned pk_dst[16];
+      wf_epi_f16_shfl_packed16(pk_src, pk_dst);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_word(&dst[16], pk_dst[8]);
+      detail::st_word(&dst[18], pk_dst[9]);
+      detail::st_word(&dst[20], pk_dst[10]);
+      detail::st_word(&dst[22], pk_dst[11]);
+      detail::st_word(&dst[24], pk_dst[12]);
+      detail::st_word(&dst[26], pk_dst[13]);
+      detail::st_word(&dst[28], pk_dst[14]);
+      detail::st_word(&dst[30], pk_dst[15]);
+    } else {  // words::both
+      unsigned src_w[16];
+      src_w[0] = detail::ld_word(&src[0]);
+      src_w[1] = detail::ld_word(&src[2]);
+      src_w[2] = detail::ld_word(&src[4]);
+      src_w[3] = detail::ld_word(&src[6]);
+      src_w[4] = detail::ld_word(&src[8]);
+      src_w[5] = detail::ld_word(&src[10]);
+      src_w[6] = detail::ld_word(&src[12]);
+      src_w[7] = detail::ld_word(&src[14]);
+      src_w[8] = detail::ld_word(&src[16]);
+      src_w[9] = detail::ld_word(&src[18]);
+      src_w[10] = detail::ld_word(&src[20]);
+      src_w[11] = detail::ld_word(&src[22]);
+      src_w[12] = detail::ld_word(&src[24]);
+      src_w[13] = detail::ld_word(&src[26]);
+      src_w[14] = detail::ld_word(&src[28]);
+      src_w[15] = detail::ld_word(&src[30]);
+      unsigned pk_dst[16];
+      wf_epi_f16_shfl_packed16(src_w, pk_dst);
+      detail::st_word(&dst[0], pk_dst[0]);
+      detail::st_word(&dst[2], pk_dst[1]);
+      detail::st_word(&dst[4], pk_dst[2]);
+      detail::st_word(&dst[6], pk_dst[3]);
+      detail::st_word(&dst[8], pk_dst[4]);
+      detail::st_word(&dst[10], pk_dst[5]);
+      detail::st_word(&dst[12], pk_dst[6]);
+      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_word(&dst[16], pk_dst[8]);
+      detail::st_word(&dst[18], pk_dst[9]);
+      detail::st_word(&dst[20], pk_dst[10]);
+      detail::st_word(&dst[22], pk_dst[11]);
+      detail::st_word(&dst[24], pk_dst[12]);
+      detail::st_word(&dst[26], pk_dst[13]);
+      detail::st_word(&dst[28], pk_dst[14]);
+      detail::st_word(&dst[30], pk_dst[15]);
+    }
   } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
@@ -735,10 +858,10 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
 // the destination registers on return. The body is wf_epi_f16_shfl's on the same values (after the
 // compiler's scalar replacement of the arrays, one set of registers); a source value dies at
 // its last use.
-template <typename T>
+template <typename T, words kWords = words::automatic>
 __device__ __forceinline__ void wf_epi_f16_shfl_inplace(T (&x)[32]) {
   T y[32];
-  wf_epi_f16_shfl<T>(x, y);
+  wf_epi_f16_shfl<T, kWords>(x, y);
 #pragma unroll
   for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
 }
@@ -984,7 +1107,7 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed8_inplace(unsigned (&x)[8]
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0xa7e04f8faea8
+#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x56a7bcf9927d
 #error "warpforge: two headers define wf_epi_f16_shfl differently; emit one of them with another --prefix"
 #endif
 

@@ -1,4 +1,4 @@
-use crate::element::{body, body_via_packed, word_pun, VIA_PACKED_MIN_ELEMS};
+use crate::element::{body, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS};
 use crate::ident::ident_for;
 use crate::render::env;
 use crate::{body_packed, EmitError};
@@ -27,6 +27,11 @@ pub struct EmittedHelper {
     /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
     /// words (see [`body_packed`]).
     pub packed: Vec<PackedForm>,
+    /// Element widths (bits: 8, 16) whose element form takes the caller's
+    /// `warpforge::words` choice of arrays held as 32-bit words (the
+    /// template parameter `kWords`; [`element_word_choices`]); the other
+    /// widths ignore it.
+    pub word_choices: Vec<u32>,
     /// The helper's source text.
     pub code: String,
 }
@@ -63,6 +68,12 @@ impl EmittedHelper {
     /// destination hold the same number of registers.
     pub fn has_inplace(&self) -> bool {
         self.src_regs == self.dst_regs
+    }
+
+    /// Whether the element form for `bits`-bit elements takes the caller's
+    /// `warpforge::words` choice ([`EmittedHelper::word_choices`]).
+    pub fn takes_words(&self, bits: u32) -> bool {
+        self.word_choices.contains(&bits)
     }
 
     /// The packed form for `bits`, if any.
@@ -135,9 +146,14 @@ pub fn emit_helper_widths_as(
     let mut element_words: Vec<u32> = Vec::new();
     // Whether any width's plan uses shared memory: then every form takes `smem`.
     let any_smem = variants.iter().any(|(_, c)| c.plan.smem_elems > 0);
+    // Widths whose element form takes the caller's choice of arrays held as
+    // words (`warpforge::words`), and what `automatic` is for each.
+    let mut word_choices: Vec<(u32, &'static str)> = Vec::new();
     for (bits, ch) in variants {
         let threads = 32 * conv.num_warps;
-        let b = match element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)? {
+        let auto = element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)?;
+        let auto_words = auto.is_some();
+        let mut b = match auto {
             Some((b, prmt)) => {
                 element_words.push(*bits);
                 let why = match synth::plan::resident_ctas_by_form(&ch.plan, *bits, threads) {
@@ -153,15 +169,11 @@ pub fn emit_helper_widths_as(
             }
             None => body(&conv.name, &ch.plan)?,
         };
-        if word_pun(&ch.plan) {
-            element_words.push(*bits);
-            let count = |pat: &str| b.iter().filter(|l| l.contains(pat)).count();
-            form_notes.push(format!(
-                "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy); prmt build the plan's words from them and the destination words from the plan's (a select that feeds one folds into a lane-dependent selector): predicted per thread {} shfl + {} sel + {} prmt",
-                count("detail::shfl_"),
-                count(" ? "),
-                count("__byte_perm(")
-            ));
+        if let Some(choice) = element_word_choices(
+            &conv.name, &ident, *bits, &ch.plan, any_smem, &b, auto_words,
+        )? {
+            word_choices.push((*bits, if auto_words { "both" } else { "none" }));
+            b = choice;
         }
         let specific = ch.plan.elem_bits != 0;
         match groups.iter_mut().find(|g| g.1 == b) {
@@ -349,6 +361,7 @@ pub fn emit_helper_widths_as(
         notes => plan.notes,
         others => others,
         form_notes => form_notes,
+        words_line => words_line(&word_choices),
         stages => stages.join(" -> "),
         cost => chosen.cost.to_string(),
         smem => smem_elems > 0,
@@ -369,6 +382,7 @@ pub fn emit_helper_widths_as(
         widths,
         threads: 32 * conv.num_warps,
         packed: packed_bits,
+        word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
     })
 }
@@ -426,7 +440,113 @@ fn element_via_packed(
         &ps,
         &pd,
         smem,
+        Words::BOTH,
     )))
+}
+
+/// The element form's body for `bits`-bit elements with the caller's choice
+/// of which arrays move as natural 32-bit words (the helper's template
+/// parameter `warpforge::words kWords`): `if constexpr` branches for
+/// `none` (element by element, [`body`]), `src`, `dst` and `both` (through
+/// the packed form, [`body_via_packed`] with [`Words`]), `automatic` taking
+/// `auto_body` (the emitter's own choice, `auto_words`: both arrays as words,
+/// else none). `None` where the choice does not apply and the parameter is
+/// ignored: 32/64-bit elements, plans that move nothing (renames), plans
+/// without a packed form for `bits`, and 8-bit plans that pack bytes
+/// themselves ([`word_pun`]: their element form always reads words).
+///
+/// Why a caller's choice: the words of an array cost the caller a `prmt`
+/// extract and insert per element it works on, and save one register per
+/// element pair it holds. Measured with `warpforge bench` on an H100
+/// (`results/resources_h100.md`, sixth pass): holding the caller's
+/// loop-carried array (the one it does no per-element work on) as words
+/// took `transpose_f16_256x256` (32 warps) from 1.248x to 1.088x Triton's
+/// time and `attn:114` from 1.078x to 1.021x, where holding the other array,
+/// or both, was slower (1.42-1.80x, 1.22-1.52x); a helper cannot tell
+/// which array that is, since the same helper is the forward call of one
+/// loop and the reverse call of another.
+fn element_word_choices(
+    name: &str,
+    ident: &str,
+    bits: u32,
+    plan: &synth::plan::Plan,
+    smem: bool,
+    auto_body: &[String],
+    auto_words: bool,
+) -> Result<Option<Vec<String>>, EmitError> {
+    let moves = matches!(
+        plan.kind,
+        synth::plan::Kind::Shuffle | synth::plan::Kind::Shared
+    );
+    if !(bits == 8 || bits == 16)
+        || !moves
+        || word_pun(plan)
+        || body_packed(name, plan, bits)?.is_none()
+    {
+        return Ok(None);
+    }
+    let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
+    let via = |w: Words| {
+        body_via_packed(
+            &format!("{ident}_packed{bits}"),
+            bits,
+            plan.src_regs,
+            plan.dst_regs,
+            &ps,
+            &pd,
+            smem,
+            w,
+        )
+        .0
+    };
+    let none = if auto_words {
+        body(name, plan)?
+    } else {
+        auto_body.to_vec()
+    };
+    let mut branches: Vec<(&str, Vec<String>)> = vec![("none", none)];
+    for (n, w) in Words::CHOICES {
+        let b = if w == Words::BOTH && auto_words {
+            auto_body.to_vec()
+        } else {
+            via(w)
+        };
+        branches.push((n, b));
+    }
+    let mut out = vec![format!(
+        "constexpr words kW = kWords == words::automatic ? words::{} : kWords;",
+        if auto_words { "both" } else { "none" }
+    )];
+    let last = branches.len() - 1;
+    for (i, (n, b)) in branches.into_iter().enumerate() {
+        out.push(match i {
+            0 => format!("if constexpr (kW == words::{n}) {{"),
+            _ if i == last => format!("}} else {{  // words::{n}"),
+            _ => format!("}} else if constexpr (kW == words::{n}) {{"),
+        });
+        out.extend(b.into_iter().map(|l| format!("  {l}")));
+    }
+    out.push("}".into());
+    Ok(Some(out))
+}
+
+/// The header line that says for which element widths the element form
+/// takes the caller's `warpforge::words` choice and what `automatic` is for
+/// each (empty when no width does): `element form's warpforge::words:
+/// 8-bit (automatic = both), 16-bit (automatic = none); other widths ignore
+/// it`.
+fn words_line(choices: &[(u32, &str)]) -> String {
+    if choices.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = choices
+        .iter()
+        .map(|(b, a)| format!("{b}-bit (automatic = {a})"))
+        .collect();
+    format!(
+        "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): {}; other widths ignore it",
+        parts.join(", ")
+    )
 }
 
 /// The header line that states the scratch of every element width (empty

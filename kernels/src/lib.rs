@@ -49,7 +49,7 @@ pub use helper::{
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
 pub use packed::body_packed;
 pub use render::{
-    emit_bench_kernel, emit_bench_kernel_packed, emit_loop_kernel, emit_loop_kernel_inplace,
-    emit_test_kernel, emit_test_kernel_inplace, emit_test_kernel_packed,
-    emit_test_kernel_packed_inplace,
+    emit_bench_kernel, emit_bench_kernel_carried, emit_bench_kernel_packed, emit_loop_kernel,
+    emit_loop_kernel_inplace, emit_loop_kernel_words, emit_test_kernel, emit_test_kernel_inplace,
+    emit_test_kernel_packed, emit_test_kernel_packed_inplace, emit_test_kernel_words,
 };

@@ -48,7 +48,28 @@ pub(crate) fn env() -> Environment<'static> {
 /// The verification kernel wrapping `h` for element type `ctype`, named
 /// `kernel` (`extern "C"`, arguments `(const T* in, T* out)`).
 pub fn emit_test_kernel(h: &EmittedHelper, ctype: &str, kernel: &str) -> Result<String, EmitError> {
-    test_kernel(h, ctype, kernel, false)
+    test_kernel(h, ctype, kernel, false, None)
+}
+
+/// [`emit_test_kernel`] with the element form's `warpforge::words` choice
+/// named (`none`, `src`, `dst` or `both`: which arrays move as natural 32-bit
+/// words); the kernel loads (stores) an array held as words by words, as a
+/// caller that names the choice holds it (read element by element, NVVM
+/// kept part of a 128-element `dst` written by words in local memory:
+/// `matmul:75`, 2 LDL + 2 STL at 40 registers on an H100). `None` when the
+/// helper's element form for `ctype`'s width (`bits`) takes no such choice
+/// ([`EmittedHelper::takes_words`]).
+pub fn emit_test_kernel_words(
+    h: &EmittedHelper,
+    ctype: &str,
+    bits: u32,
+    kernel: &str,
+    words: &str,
+) -> Result<Option<String>, EmitError> {
+    if !h.takes_words(bits) {
+        return Ok(None);
+    }
+    test_kernel(h, ctype, kernel, false, Some((words, bits))).map(Some)
 }
 
 /// [`emit_test_kernel`] through the in-place form `<ident>_inplace` (one
@@ -62,7 +83,7 @@ pub fn emit_test_kernel_inplace(
     if !h.has_inplace() {
         return Ok(None);
     }
-    test_kernel(h, ctype, kernel, true).map(Some)
+    test_kernel(h, ctype, kernel, true, None).map(Some)
 }
 
 fn test_kernel(
@@ -70,9 +91,17 @@ fn test_kernel(
     ctype: &str,
     kernel: &str,
     inplace: bool,
+    words: Option<(&str, u32)>,
 ) -> Result<String, EmitError> {
+    // an array held as words is loaded (stored) by words, as the caller
+    // that names the choice holds it
+    let held = |side: &str| words.is_some_and(|(w, _)| w == side || w == "both");
     Ok(env().get_template("test_kernel")?.render(context! {
         inplace => inplace,
+        words => words.map(|w| w.0),
+        words_src => held("src"),
+        words_dst => held("dst"),
+        per => words.map_or(1, |w| 32 / w.1),
         ident => h.ident,
         ctype => ctype,
         kernel => kernel,
@@ -99,7 +128,25 @@ pub fn emit_loop_kernel(
     kernel: &str,
     max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
-    loop_kernel(h, ctype, packed, kernel, false, max_registers)
+    loop_kernel(h, ctype, packed, kernel, false, max_registers, None)
+}
+
+/// [`emit_loop_kernel`] of the element form with its `warpforge::words`
+/// choice named (see [`emit_test_kernel_words`]): the loop carries the
+/// source array, so `src` is the choice a caller of this loop would make.
+/// `None` when the element form for `bits` takes no such choice.
+pub fn emit_loop_kernel_words(
+    h: &EmittedHelper,
+    ctype: &str,
+    bits: u32,
+    kernel: &str,
+    words: &str,
+    max_registers: Option<u32>,
+) -> Result<Option<String>, EmitError> {
+    if !h.takes_words(bits) {
+        return Ok(None);
+    }
+    loop_kernel(h, ctype, None, kernel, false, max_registers, Some(words))
 }
 
 /// [`emit_loop_kernel`] through the in-place form (`<ident>_inplace` or
@@ -115,7 +162,7 @@ pub fn emit_loop_kernel_inplace(
     if !h.has_inplace() {
         return Ok(None);
     }
-    loop_kernel(h, ctype, packed, kernel, true, max_registers)
+    loop_kernel(h, ctype, packed, kernel, true, max_registers, None)
 }
 
 fn loop_kernel(
@@ -125,12 +172,19 @@ fn loop_kernel(
     kernel: &str,
     inplace: bool,
     max_registers: Option<u32>,
+    words: Option<&str>,
 ) -> Result<Option<String>, EmitError> {
     let sfx = if inplace { "_inplace" } else { "" };
     let (vt, call, per) = match packed {
         None => (
             ctype.to_string(),
-            format!("warpforge::{}{sfx}<{ctype}>", h.ident),
+            format!(
+                "warpforge::{}{sfx}<{ctype}{}>",
+                h.ident,
+                words
+                    .map(|w| format!(", warpforge::words::{w}"))
+                    .unwrap_or_default()
+            ),
             1,
         ),
         Some(bits) => {
@@ -286,8 +340,47 @@ pub fn emit_bench_kernel(
     kernel: &str,
     max_registers: Option<u32>,
 ) -> Result<String, EmitError> {
+    bench_kernel(fwd, bwd, ctype, kernel, max_registers, None)
+}
+
+/// [`emit_bench_kernel`] with the element forms told which array the loop
+/// carries: the tile `a` (the forward call's source, the reverse call's
+/// destination, on which the loop does no per-element work) moves as natural
+/// 32-bit words (`warpforge::words::src` on the forward helper,
+/// `warpforge::words::dst` on the reverse), the per-element array `b` element
+/// by element. `bits` is the element width; `None` when neither helper's
+/// element form takes the choice for it ([`EmittedHelper::takes_words`]).
+pub fn emit_bench_kernel_carried(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+    max_registers: Option<u32>,
+) -> Result<Option<String>, EmitError> {
+    if !fwd.takes_words(bits) && !bwd.takes_words(bits) {
+        return Ok(None);
+    }
+    bench_kernel(fwd, bwd, ctype, kernel, max_registers, Some(("src", "dst"))).map(Some)
+}
+
+fn bench_kernel(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    ctype: &str,
+    kernel: &str,
+    max_registers: Option<u32>,
+    words: Option<(&str, &str)>,
+) -> Result<String, EmitError> {
     Ok(env().get_template("bench_kernel")?.render(context! {
-        iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
+        iters_doc => format!(
+            "{} -> xor 1 -> {}{}",
+            fwd.name,
+            bwd.name,
+            if words.is_some() { " (the carried tile as words)" } else { "" }
+        ),
+        fwd_words => words.map(|w| w.0),
+        bwd_words => words.map(|w| w.1),
         kernel => kernel,
         ctype => ctype,
         threads => fwd.threads,

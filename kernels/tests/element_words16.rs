@@ -33,10 +33,46 @@ fn element_form(h: &kernels::EmittedHelper) -> Vec<&str> {
     code[at..].lines().take_while(|l| *l != "}").collect()
 }
 
+/// The lines of the element form's branch for the `warpforge::words`
+/// choice `choice` (`none`, `src`, `dst`, `both`), from the `if constexpr`
+/// that opens it to the line that closes it.
+fn branch<'a>(body: &[&'a str], choice: &str) -> Vec<&'a str> {
+    let open = body
+        .iter()
+        .position(|l| {
+            let t = l.trim();
+            t.ends_with(&format!("(kW == words::{choice}) {{"))
+                || t == format!("}} else {{  // words::{choice}")
+        })
+        .unwrap_or_else(|| panic!("a branch for words::{choice}:\n{}", body.join("\n")));
+    let indent = body[open].len() - body[open].trim_start().len();
+    body[open + 1..]
+        .iter()
+        .take_while(|l| {
+            !(l.len() - l.trim_start().len() == indent && l.trim_start().starts_with('}'))
+        })
+        .copied()
+        .collect()
+}
+
+/// What `automatic` is in the element form's body (`none` or `both`).
+fn automatic<'a>(body: &[&'a str]) -> &'a str {
+    let l = body
+        .iter()
+        .find(|l| l.contains("kWords == words::automatic ? words::"))
+        .expect("the automatic choice");
+    let at = l.find("? words::").unwrap() + "? words::".len();
+    let rest = &l[at..];
+    &rest[..rest.find(' ').unwrap()]
+}
+
 #[test]
 fn one_cta_element_form_moves_natural_words_through_the_packed_form() {
     let h = helper("tests/data/stress_w16.ttgir", "epilogue_f16_256x128");
-    let body = element_form(&h);
+    let all = element_form(&h);
+    assert_eq!(automatic(&all), "both");
+    assert!(h.takes_words(16));
+    let body = branch(&all, "both");
     let call = format!("{}_packed16(src_w, pk_dst, smem);", h.ident);
     assert!(body.iter().any(|l| l.trim() == call), "{}", body.join("\n"));
     // every natural word in and out, one 4-byte memcpy each, no reordering
@@ -69,7 +105,9 @@ fn element_forms_that_keep_two_ctas_stay_element_by_element() {
         ("tests/data/stress_w32.ttgir", "transpose_f16_256x256"),
     ] {
         let h = helper(file, name);
-        let body = element_form(&h);
+        let all = element_form(&h);
+        assert_eq!(automatic(&all), "none", "{name}");
+        let body = branch(&all, "none");
         assert!(
             !body.iter().any(|l| l.contains("_packed16(")),
             "{name}: {}",
@@ -81,4 +119,72 @@ fn element_forms_that_keep_two_ctas_stay_element_by_element() {
         );
         assert!(!h.code.contains("held as 32-bit words"), "{name}");
     }
+}
+
+/// The caller's choice (`warpforge::words`): `src` reads the source as
+/// natural words and writes each destination element out of the packed
+/// form's words; `dst` packs the source element by element and writes the
+/// destination as natural words; `none` is the element-by-element body.
+/// `transpose_f16_256x256` (32 warps) with the loop-carried tile held as
+/// words: 0.984x Triton's time in `warpforge bench` on an H100 against
+/// 1.248x element by element (`results/resources_h100.md`, seventh pass).
+#[test]
+fn the_caller_names_the_array_held_as_words() {
+    let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
+    // emitted for its own width (16-bit) only
+    assert!(h.takes_words(16) && !h.takes_words(32));
+    let all = element_form(&h);
+    let call = format!("{}_packed16(", h.ident);
+    // src: every natural source word by memcpy, every destination element by shift
+    let src = branch(&all, "src");
+    for k in 0..32 {
+        let ld = format!("src_w[{k}] = detail::ld_word(&src[{}]);", 2 * k);
+        assert!(src.iter().any(|l| l.trim() == ld), "{ld}");
+    }
+    assert!(src.iter().any(|l| l.contains(&call)));
+    for r in 0..64 {
+        let st = format!("dst[{r}] = detail::from_u32<T>(pk_dst[");
+        assert!(src.iter().any(|l| l.trim().starts_with(&st)), "dst[{r}]");
+    }
+    assert!(!src.iter().any(|l| l.contains("detail::st_word(")));
+    // dst: source words packed from elements, every natural destination word by memcpy
+    let dst = branch(&all, "dst");
+    assert!(dst.iter().any(|l| l
+        .trim()
+        .starts_with("const unsigned pk_src[32] = {detail::to_u32(src[")));
+    assert!(!dst.iter().any(|l| l.contains("detail::ld_word(")));
+    for k in 0..32 {
+        let st = format!("detail::st_word(&dst[{}], ", 2 * k);
+        assert!(dst.iter().any(|l| l.trim().starts_with(&st)), "{st}");
+    }
+    // both: words on both sides; none: no packed form at all
+    let both = branch(&all, "both");
+    assert!(both.iter().any(|l| l.contains("detail::ld_word(")));
+    assert!(both.iter().any(|l| l.contains("detail::st_word(")));
+    let none = branch(&all, "none");
+    assert!(!none.iter().any(|l| l.contains(&call)));
+    // the header says which widths take the choice and what automatic is
+    assert!(h.code.contains(
+        "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it"
+    ), "{}", h.code.lines().filter(|l| l.contains("warpforge::words")).collect::<Vec<_>>().join("\n"));
+    // the in-place form passes the choice on
+    assert!(h
+        .code
+        .contains(&format!("{}<T, kWords>(x, y, smem);", h.ident)));
+}
+
+/// A 32-bit conversion's element form takes no choice: no branches, the
+/// parameter is there (every helper has the same signature) and ignored.
+#[test]
+fn widths_without_words_ignore_the_choice() {
+    let h = helper(
+        "corpus/ttgir/colsum_trans_fp32_64x64_w4_sm80.ttgir",
+        "colsum_trans",
+    );
+    let all = element_form(&h);
+    assert!(!all.iter().any(|l| l.contains("kW ==")));
+    assert!(all[0].contains("(const T (&src)"));
+    assert!(h
+        .code
+        .contains("template <typename T, words kWords = words::automatic>"));
 }

@@ -17,8 +17,9 @@ pub mod junit;
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use kernels::{
-    emit_loop_kernel, emit_loop_kernel_inplace, emit_test_kernel, emit_test_kernel_inplace,
-    emit_test_kernel_packed, emit_test_kernel_packed_inplace, EmittedHelper,
+    emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_words, emit_test_kernel,
+    emit_test_kernel_inplace, emit_test_kernel_packed, emit_test_kernel_packed_inplace,
+    emit_test_kernel_words, EmittedHelper,
 };
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
@@ -92,11 +93,13 @@ impl DType {
 }
 
 /// How a report names a [`CaseResult::form`] after the dtype: nothing for
-/// the element form, ` packed`, ` in place`, ` packed in place`.
+/// the element form, ` packed`, ` in place`, ` packed in place`,
+/// ` words::src` (and the other `warpforge::words` choices).
 pub fn form_suffix(form: &str) -> String {
     match form {
         "elements" => String::new(),
         "elements in place" => " in place".into(),
+        f if f.starts_with("elements words::") => format!(" {}", &f["elements ".len()..]),
         f => format!(" {f}"),
     }
 }
@@ -503,33 +506,45 @@ pub fn sass_of(cubin: &[u8]) -> Option<(String, BTreeMap<String, SassCounts>)> {
 }
 
 /// One form of a helper: the templated element form or the packed form on
-/// 32-bit words, each out of place (`src`, `dst`) or in place (one array).
+/// 32-bit words, each out of place (`src`, `dst`) or in place (one array);
+/// the element form out of place also with each `warpforge::words` choice
+/// its width takes (`words`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Form {
     packed: bool,
     inplace: bool,
+    words: Option<&'static str>,
 }
 
+/// The `warpforge::words` choices checked on every element form that takes
+/// them ([`EmittedHelper::takes_words`]).
+const WORDS: [&str; 4] = ["none", "src", "dst", "both"];
+
 impl Form {
-    /// `elements`, `packed`, `elements in place` or `packed in place`
-    /// ([`CaseResult::form`]).
+    /// `elements`, `packed`, `elements in place`, `packed in place` or
+    /// `elements words::<choice>` ([`CaseResult::form`]).
     fn name(self) -> &'static str {
-        match (self.packed, self.inplace) {
-            (false, false) => "elements",
-            (true, false) => "packed",
-            (false, true) => "elements in place",
-            (true, true) => "packed in place",
+        match (self.packed, self.inplace, self.words) {
+            (false, false, Some("none")) => "elements words::none",
+            (false, false, Some("src")) => "elements words::src",
+            (false, false, Some("dst")) => "elements words::dst",
+            (false, false, Some(_)) => "elements words::both",
+            (false, false, None) => "elements",
+            (true, false, _) => "packed",
+            (false, true, _) => "elements in place",
+            (true, true, _) => "packed in place",
         }
     }
 }
 
 fn kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
     format!(
-        "wf_test_{}_{}{}{}",
+        "wf_test_{}_{}{}{}{}",
         &h.ident[3..],
         d.name(),
         if f.packed { "_packed" } else { "" },
-        if f.inplace { "_inplace" } else { "" }
+        if f.inplace { "_inplace" } else { "" },
+        f.words.map(|w| format!("_w{w}")).unwrap_or_default()
     )
 }
 
@@ -538,8 +553,9 @@ fn loop_kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
 }
 
 /// The forms of `h` checked with `d`: the templated helper, its packed form
-/// where it has one for `d`'s width, and the in-place form of each where
-/// source and destination hold the same registers.
+/// where it has one for `d`'s width, the in-place form of each where
+/// source and destination hold the same registers, and the element form
+/// with each `warpforge::words` choice where it takes them for `d`'s width.
 fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
     let mut v = vec![false];
     if h.packed_form(d.bits()).is_some() {
@@ -550,15 +566,24 @@ fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
     } else {
         &[false]
     };
-    inplace
+    let mut out: Vec<Form> = inplace
         .iter()
         .flat_map(|&i| {
             v.iter().map(move |&p| Form {
                 packed: p,
                 inplace: i,
+                words: None,
             })
         })
-        .collect()
+        .collect();
+    if h.takes_words(d.bits()) {
+        out.extend(WORDS.iter().map(|&w| Form {
+            packed: false,
+            inplace: false,
+            words: Some(w),
+        }));
+    }
+    out
 }
 
 /// The cap a loop kernel of `threads` threads is compiled under: the
@@ -605,7 +630,10 @@ pub fn verify_on_gpu(
                 for f in forms(c.helper, d) {
                     let name = kernel_name(c.helper, d, f);
                     let k = match (f.packed, f.inplace) {
-                        (false, false) => Some(emit_test_kernel(c.helper, ct, &name)?),
+                        (false, false) => match f.words {
+                            Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
+                            None => Some(emit_test_kernel(c.helper, ct, &name)?),
+                        },
                         (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
                         (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
                         (true, true) => {
@@ -616,7 +644,9 @@ pub fn verify_on_gpu(
                     let bits = f.packed.then_some(d.bits());
                     let name = loop_kernel_name(c.helper, d, f);
                     let cap = loop_cap(max_registers, c.helper.threads);
-                    let k = if f.inplace {
+                    let k = if let Some(w) = f.words {
+                        emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
+                    } else if f.inplace {
                         emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
                     } else {
                         emit_loop_kernel(c.helper, ct, bits, &name, cap)?
@@ -732,12 +762,18 @@ pub fn verify_on_gpu(
                 }
             });
             let per_elem = d.bits().div_ceil(32);
-            let n = c.helper.src_regs.max(c.helper.dst_regs);
-            let data_regs = if packed {
-                n * d.bits() / 32
-            } else {
-                n * per_elem
+            // an array held as words (the packed form's, or an element
+            // form's `warpforge::words` choice) takes a register per word
+            let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
+            let side = |regs: u32, held: bool| {
+                if packed || held {
+                    regs * d.bits() / 32
+                } else {
+                    regs * per_elem
+                }
             };
+            let data_regs =
+                side(c.helper.src_regs, words("src")).max(side(c.helper.dst_regs, words("dst")));
             results.push(CaseResult {
                 form: form.name(),
                 ctype: ctype(d, half).to_string(),

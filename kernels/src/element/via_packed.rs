@@ -1,5 +1,6 @@
-//! The element form of 8-bit data through the packed form: the caller's
-//! `T` arrays are read and written as natural 32-bit words (`memcpy`,
+//! The element form of 8/16-bit data through the packed form: the caller's
+//! `T` arrays (both, or the one the caller names: [`Words`]) are read and
+//! written as natural 32-bit words (`memcpy`,
 //! element `r` in slot `r % p` of word `r / p`, `p = 32 / bits`), `prmt`
 //! programs reorder those words into the packed form's word order
 //! ([`synth::plan::pack::PackMap`]) and back, and the packed form does the
@@ -23,13 +24,55 @@ use synth::plan::pack::{PackMap, Piece};
 /// NVVM already folds the caller's per-element work into words.
 pub const VIA_PACKED_MIN_ELEMS: u32 = super::PUN_MIN_ELEMS;
 
-/// The statements of the element form for `bits`-bit elements (8 or 16; the
-/// emitter uses it for 8, see `helper::element_via_packed`) that
-/// calls `packed` (the packed form's name), whose source words are packed by
-/// `src_map` and destination words by `dst_map`; `src_regs`/`dst_regs`
-/// elements per thread (multiples of `32 / bits`); `smem` whether the packed
-/// form takes the scratch pointer. Returns the lines and the number of
-/// `prmt` they contain (what the form costs beyond the packed form).
+/// Which of the element form's two arrays move as natural 32-bit words:
+/// `src` read by a 4-byte `memcpy` per word, `dst` written by one; an
+/// array that does not is read (written) element by element, each packed
+/// into (taken out of) the packed form's words by shifts. The C++ side is
+/// `warpforge::words` (the helper's second template parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Words {
+    pub src: bool,
+    pub dst: bool,
+}
+
+impl Words {
+    /// Both arrays as words.
+    pub const BOTH: Words = Words {
+        src: true,
+        dst: true,
+    };
+    /// The explicit choices a caller can name, as `warpforge::words`
+    /// enumerators (`none` is the element-by-element body, not this
+    /// module's).
+    pub const CHOICES: [(&'static str, Words); 3] = [
+        (
+            "src",
+            Words {
+                src: true,
+                dst: false,
+            },
+        ),
+        (
+            "dst",
+            Words {
+                src: false,
+                dst: true,
+            },
+        ),
+        ("both", Words::BOTH),
+    ];
+}
+
+/// The statements of the element form for `bits`-bit elements (8 or 16)
+/// that calls `packed` (the packed form's name), whose source words are
+/// packed by `src_map` and destination words by `dst_map`; `src_regs` /
+/// `dst_regs` elements per thread (multiples of `32 / bits`); `smem`
+/// whether the packed form takes the scratch pointer; `words` which arrays
+/// move as natural words (a `prmt` program reorders them to and from the
+/// packed form's word order; the other array's elements are packed and
+/// unpacked by shifts, as the element-by-element body does). Returns the
+/// lines and the number of `prmt` they contain (what the form costs beyond
+/// the packed form).
 pub(crate) fn body_via_packed(
     packed: &str,
     bits: u32,
@@ -38,30 +81,13 @@ pub(crate) fn body_via_packed(
     src_map: &PackMap,
     dst_map: &PackMap,
     smem: bool,
+    words: Words,
 ) -> (Vec<String>, usize) {
     let per = 32 / bits;
     let (sw, dw) = (src_regs / per, dst_regs / per);
-    let mut out = vec![format!("unsigned src_w[{sw}];")];
-    out.extend(load_natural_words("src_w", sw, per));
+    let mut out = Vec::new();
     let mut temps = 0usize;
-    // Packed source word k, slot s: register r = src_map.register(k, s),
-    // which sits in natural word r / per, slot r % per.
-    let src_words: Vec<Vec<Piece<String>>> = (0..sw)
-        .map(|k| {
-            (0..per)
-                .map(|s| {
-                    let r = src_map.register(k, s);
-                    Piece {
-                        key: format!("src_w[{}]", r / per),
-                        slot: r % per,
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let before = out.len();
-    let ps = prmt_program(&mut out, &mut temps, &src_words, bits);
-    let mut prmt = out.len() - before;
+    let mut prmt = 0usize;
     // Where the packed order is the natural one, the words pass as they are.
     let natural = |names: &[String], array: &str| {
         names
@@ -69,12 +95,49 @@ pub(crate) fn body_via_packed(
             .enumerate()
             .all(|(k, n)| *n == format!("{array}[{k}]"))
     };
-    let src_arg = if natural(&ps, "src_w") {
-        "src_w"
+    let src_arg = if words.src {
+        out.push(format!("unsigned src_w[{sw}];"));
+        out.extend(load_natural_words("src_w", sw, per));
+        // Packed source word k, slot s: register r = src_map.register(k, s),
+        // which sits in natural word r / per, slot r % per.
+        let src_words: Vec<Vec<Piece<String>>> = (0..sw)
+            .map(|k| {
+                (0..per)
+                    .map(|s| {
+                        let r = src_map.register(k, s);
+                        Piece {
+                            key: format!("src_w[{}]", r / per),
+                            slot: r % per,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let before = out.len();
+        let ps = prmt_program(&mut out, &mut temps, &src_words, bits);
+        prmt += out.len() - before;
+        if natural(&ps, "src_w") {
+            "src_w"
+        } else {
+            out.push(format!(
+                "const unsigned pk_src[{sw}] = {{{}}};",
+                ps.join(", ")
+            ));
+            "pk_src"
+        }
     } else {
+        // Packed source word k from the elements it holds.
+        let ws: Vec<String> = (0..sw)
+            .map(|k| {
+                let vals: Vec<String> = (0..per)
+                    .map(|s| format!("src[{}]", src_map.register(k, s)))
+                    .collect();
+                super::words::pack_words(&vals, bits).remove(0)
+            })
+            .collect();
         out.push(format!(
             "const unsigned pk_src[{sw}] = {{{}}};",
-            ps.join(", ")
+            ws.join(", ")
         ));
         "pk_src"
     };
@@ -83,25 +146,35 @@ pub(crate) fn body_via_packed(
         "{packed}({src_arg}, pk_dst{});",
         if smem { ", smem" } else { "" }
     ));
-    // Natural destination word j, slot s: register r = j * per + s, which
-    // the packed form left in word/slot dst_map.word_slot(r).
-    let dst_words: Vec<Vec<Piece<String>>> = (0..dw)
-        .map(|j| {
-            (0..per)
-                .map(|s| {
-                    let (w, sl) = dst_map.word_slot(j * per + s);
-                    Piece {
-                        key: format!("pk_dst[{w}]"),
-                        slot: sl,
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let before = out.len();
-    let ds = prmt_program(&mut out, &mut temps, &dst_words, bits);
-    prmt += out.len() - before;
-    out.extend(store_natural_words(&ds, per));
+    if words.dst {
+        // Natural destination word j, slot s: register r = j * per + s, which
+        // the packed form left in word/slot dst_map.word_slot(r).
+        let dst_words: Vec<Vec<Piece<String>>> = (0..dw)
+            .map(|j| {
+                (0..per)
+                    .map(|s| {
+                        let (w, sl) = dst_map.word_slot(j * per + s);
+                        Piece {
+                            key: format!("pk_dst[{w}]"),
+                            slot: sl,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let before = out.len();
+        let ds = prmt_program(&mut out, &mut temps, &dst_words, bits);
+        prmt += out.len() - before;
+        out.extend(store_natural_words(&ds, per));
+    } else {
+        // Each destination element out of the word and slot it was left in.
+        for r in 0..dst_regs {
+            let (w, sl) = dst_map.word_slot(r);
+            let word = format!("pk_dst[{w}]");
+            let e = super::words::unpack_words(std::slice::from_ref(&word), bits, per as usize);
+            out.push(format!("dst[{r}] = {};", e[sl as usize]));
+        }
+    }
     (out, prmt)
 }
 
