@@ -188,3 +188,80 @@ fn widths_without_words_ignore_the_choice() {
         .code
         .contains("template <typename T, words kWords = words::automatic>"));
 }
+
+/// Planned at every width (as `warpforge emit` plans), the 32-warp
+/// transpose's element form takes the choice at 8 and 16 bits, with
+/// `automatic` words for 8-bit data and elements for 16-bit, and ignores it
+/// at 32 and 64 bits; its 8-bit `none` branch is the element-by-element
+/// body (no packed form called).
+#[test]
+fn every_width_says_whether_it_takes_the_choice() {
+    use synth::plan::shared::SharedOptions;
+    use synth::search::plan_all_widths;
+    let p = format!(
+        "{}/../tests/data/stress_w32.ttgir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let f = parse_ttgir(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let conv = Conversion::from_op(&f.converts[0]).unwrap();
+    let v = plan_all_widths(
+        &conv,
+        StrategyChoice::Auto,
+        &Weights::default(),
+        &SharedOptions::default(),
+    )
+    .unwrap();
+    let h = kernels::emit_helper_widths(&conv, &v).unwrap();
+    assert_eq!(h.word_choices, vec![8, 16]);
+    assert!(h
+        .code
+        .contains("8-bit (automatic = both), 16-bit (automatic = none); other widths ignore it"));
+    let all = element_form(&h);
+    let autos: Vec<&str> = all
+        .iter()
+        .filter(|l| l.contains("kWords == words::automatic ? words::"))
+        .map(|l| l.trim())
+        .collect();
+    assert_eq!(
+        autos,
+        vec![
+            "constexpr words kW = kWords == words::automatic ? words::both : kWords;",
+            "constexpr words kW = kWords == words::automatic ? words::none : kWords;"
+        ]
+    );
+    // the 8-bit branches come first: its none branch calls no packed form
+    let none8 = branch(&all, "none");
+    assert!(!none8.iter().any(|l| l.contains("_packed8(")));
+    let both8 = branch(&all, "both");
+    assert!(both8.iter().any(|l| l.contains("_packed8(")));
+}
+
+/// `warpforge bench`'s `carried` timing kernel names the loop-carried tile
+/// `a` on both calls: the forward helper reads it as words (`src`), the
+/// reverse writes it as words (`dst`); none for helpers without the choice.
+#[test]
+fn the_carried_bench_kernel_names_the_tile_it_carries() {
+    let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
+    let k = kernels::emit_bench_kernel_carried(&h, &h, 16, "unsigned short", "k", None)
+        .unwrap()
+        .expect("a carried kernel");
+    assert!(k.contains(&format!(
+        "{}<unsigned short, warpforge::words::src>(a, b, wf_smem);",
+        h.ident
+    )));
+    assert!(k.contains(&format!(
+        "{}<unsigned short, warpforge::words::dst>(b, a, wf_smem);",
+        h.ident
+    )));
+    let plain = kernels::emit_bench_kernel(&h, &h, "unsigned short", "k", None).unwrap();
+    assert!(!plain.contains("warpforge::words::"));
+    let f32 = helper(
+        "corpus/ttgir/colsum_trans_fp32_64x64_w4_sm80.ttgir",
+        "colsum_trans",
+    );
+    assert!(
+        kernels::emit_bench_kernel_carried(&f32, &f32, 32, "float", "k", None)
+            .unwrap()
+            .is_none()
+    );
+}

@@ -1069,6 +1069,61 @@ pub fn cluster_ctas(an: &Analysis) -> u32 {
 mod tests {
     use super::*;
 
+    /// The 32-warp f16 transpose of `tests/data/stress_w32.ttgir`, emitted
+    /// for its own width (16-bit).
+    fn transpose16() -> EmittedHelper {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/stress_w32.ttgir"
+        );
+        let f = synth::parse::parse_ttgir(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let conv = synth::plan::Conversion::from_op(&f.converts[0]).unwrap();
+        let ch = synth::search::plan_conversion(
+            &conv,
+            synth::plan::StrategyChoice::Auto,
+            &synth::search::Weights::default(),
+        )
+        .unwrap();
+        kernels::emit_helper(&conv, &ch).unwrap()
+    }
+
+    #[test]
+    fn every_words_choice_is_a_form_where_the_width_takes_it() {
+        let h = transpose16();
+        let names: Vec<&str> = forms(&h, DType::F16).iter().map(|f| f.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "elements",
+                "packed",
+                "elements in place",
+                "packed in place",
+                "elements words::none",
+                "elements words::src",
+                "elements words::dst",
+                "elements words::both"
+            ]
+        );
+        // distinct kernels, and a report suffix each
+        let kernels: std::collections::BTreeSet<String> = forms(&h, DType::F16)
+            .into_iter()
+            .map(|f| kernel_name(&h, DType::F16, f))
+            .collect();
+        assert_eq!(kernels.len(), 8);
+        assert_eq!(form_suffix("elements words::src"), " words::src");
+        // the test kernel names the choice and moves the words array by words
+        let k = emit_test_kernel_words(&h, "__half", 16, "k", "src")
+            .unwrap()
+            .unwrap();
+        assert!(k.contains("<__half, warpforge::words::src>(src, dst"));
+        assert!(k.contains("warpforge::detail::st_word(&src[k * 2u], w);"));
+        assert!(!k.contains("ld_word(&dst"));
+        // a width the helper was not planned for takes no choice
+        assert!(emit_test_kernel_words(&h, "int", 32, "k", "src")
+            .unwrap()
+            .is_none());
+    }
+
     #[test]
     fn counts_sass_opcodes() {
         let dump = "\n\t\tFunction : wf_test_x_i32\n\
