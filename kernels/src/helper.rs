@@ -344,6 +344,18 @@ pub fn emit_helper_widths_as(
             });
         }
     }
+    // where the own width's element form is predicted over the launch
+    // bounds' register limit, the words line says what avoids the spill
+    let over_limit = word_choices
+        .iter()
+        .any(|(b, _)| *b == own_bits)
+        .then(|| {
+            let threads = 32 * conv.num_warps;
+            let e = synth::plan::element_form_peak(plan, own_bits, threads).peak;
+            let limit = synth::plan::register_limit(threads);
+            (e > limit).then_some((own_bits, e, limit, threads))
+        })
+        .flatten();
     let code = env().get_template("helper")?.render(context! {
         packed => packed,
         bound_line => bound_line,
@@ -361,7 +373,7 @@ pub fn emit_helper_widths_as(
         notes => plan.notes,
         others => others,
         form_notes => form_notes,
-        words_line => words_line(&word_choices),
+        words_line => words_line(&word_choices, over_limit),
         stages => stages.join(" -> "),
         cost => chosen.cost.to_string(),
         smem => smem_elems > 0,
@@ -535,7 +547,14 @@ fn element_word_choices(
 /// each (empty when no width does): `element form's warpforge::words:
 /// 8-bit (automatic = both), 16-bit (automatic = none); other widths ignore
 /// it`.
-fn words_line(choices: &[(u32, &str)]) -> String {
+///
+/// `over_limit` (`bits`, predicted element-form peak with `automatic`,
+/// launch-bounds limit, threads) adds what avoids the spill where that peak
+/// is over the limit: `words::src` / `::dst` on the array the caller
+/// carries, or the packed form (the 32-warp 256x256 f16 transpose: ~80
+/// against 64; 1.248x Triton with `automatic`, 0.984x told which array the
+/// loop carries, `results/resources_h100.md`, seventh pass).
+fn words_line(choices: &[(u32, &str)], over_limit: Option<(u32, u32, u32, u32)>) -> String {
     if choices.is_empty() {
         return String::new();
     }
@@ -543,10 +562,16 @@ fn words_line(choices: &[(u32, &str)]) -> String {
         .iter()
         .map(|(b, a)| format!("{b}-bit (automatic = {a})"))
         .collect();
-    format!(
+    let mut s = format!(
         "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): {}; other widths ignore it",
         parts.join(", ")
-    )
+    );
+    if let Some((bits, peak, limit, threads)) = over_limit {
+        s += &format!(
+            ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} that __launch_bounds__({threads}) allows: name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form"
+        );
+    }
+    s
 }
 
 /// The header line that states the scratch of every element width (empty

@@ -89,6 +89,8 @@ fn one_cta_element_form_moves_natural_words_through_the_packed_form() {
         "16-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through"
     ));
     assert!(h.code.contains("held as 32-bit words"));
+    // predicted within its limit: no warning
+    assert!(!h.code.contains("With automatic the"));
     assert!(h.code.contains(
         "one register per element (~80) would leave 1 CTA of 512 threads resident per SM, words 2"
     ));
@@ -167,6 +169,10 @@ fn the_caller_names_the_array_held_as_words() {
     assert!(h.code.contains(
         "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it"
     ), "{}", h.code.lines().filter(|l| l.contains("warpforge::words")).collect::<Vec<_>>().join("\n"));
+    // with automatic its element form is predicted over the limit: the header says what avoids it
+    assert!(h.code.contains(
+        "With automatic the 16-bit element form is predicted at ~80 registers, over the 64 that __launch_bounds__(1024) allows: name the array you carry"
+    ));
     // the in-place form passes the choice on
     assert!(h
         .code
