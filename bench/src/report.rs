@@ -375,22 +375,13 @@ pub fn forms_section(rows: &[Row]) -> String {
             }
         }
     };
-    let mut worst: Vec<(&str, f64, String)> = Vec::new();
+    const FORMS: [&str; 3] = ["elements", "carried", "packed"];
+    let cells: Vec<Vec<(String, Option<f64>)>> = rows
+        .iter()
+        .map(|r| FORMS.iter().map(|f| cell(r, f)).collect())
+        .collect();
     let mut body = String::new();
-    for r in &rows {
-        let cells: Vec<(String, Option<f64>)> = ["elements", "carried", "packed"]
-            .iter()
-            .map(|f| cell(r, f))
-            .collect();
-        for (f, c) in ["elements", "carried", "packed"].iter().zip(&cells) {
-            if let Some(x) = c.1 {
-                match worst.iter_mut().find(|w| w.0 == *f) {
-                    Some(w) if w.1 >= x => {}
-                    Some(w) => *w = (f, x, format!("{}:{}", short(&r.file), r.name)),
-                    None => worst.push((f, x, format!("{}:{}", short(&r.file), r.name))),
-                }
-            }
-        }
+    for (r, c) in rows.iter().zip(&cells) {
         body += &format!(
             "| `{}:{}` | {} | {} | {} | {} | {} | {} |\n",
             short(&r.file),
@@ -398,11 +389,24 @@ pub fn forms_section(rows: &[Row]) -> String {
             r.dtype,
             r.warps,
             chosen_form(r, "elements").map_or("-".into(), |k| k.strategy.clone()),
-            cells[0].0,
-            cells[1].0,
-            cells[2].0
+            c[0].0,
+            c[1].0,
+            c[2].0
         );
     }
+    // each form's largest ratio and the first conversion that has it
+    let worst: Vec<(&str, f64, String)> = FORMS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let (r, x) = rows
+                .iter()
+                .zip(&cells)
+                .filter_map(|(r, c)| c[i].1.map(|x| (r, x)))
+                .reduce(|a, b| if b.1 > a.1 { b } else { a })?;
+            Some((*f, x, format!("{}:{}", short(&r.file), r.name)))
+        })
+        .collect();
     let mut s = String::from("\n## Forms of the chosen plan (8/16-bit data)\n\nEach form's time over Triton's, its loop kernel's registers and in-loop spills: the element form as emitted (`warpforge::words::automatic`), the element form told that the loop carries its source tile (`carried`: `warpforge::words::src` forward, `::dst` back, that tile held as 32-bit words), and the packed form.\n\n");
     for (f, x, at) in &worst {
         s += &format!("- worst {f}: {x:.3}x (`{at}`)\n");
@@ -678,5 +682,33 @@ mod spill_tests {
             r.max_registers = None;
         }
         assert!(!spills_beyond_triton(&rows).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod forms_tests {
+    use super::*;
+
+    /// The "Forms of the chosen plan" section rebuilt from the committed
+    /// rows of the seventh pass (H100) is the section `warpforge bench`
+    /// wrote with them, worst lines included.
+    #[test]
+    fn forms_section_of_the_committed_run() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/resources/");
+        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench_h100_seventh.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let md = std::fs::read_to_string(format!("{dir}bench_h100_seventh.md")).unwrap();
+        let at = md.find("\n## Forms of the chosen plan").unwrap();
+        let end = md.find("\n## Every candidate").unwrap();
+        let got = forms_section(&rows);
+        assert_eq!(got.trim_end(), md[at..end].trim_end());
+        assert!(got.contains(
+            "- worst carried: 1.014x (`mmepi_fp16_64x64x32_w4_sm80.ttgir:mm_epilogue:97`)"
+        ));
+        assert!(forms_section(&[]).is_empty());
     }
 }

@@ -400,10 +400,8 @@ pub fn emit_helper_widths_as(
 }
 
 /// The element form's body for `bits`-bit elements through the packed form
-/// ([`body_via_packed`]) and its `prmt` count, where `plan` has a packed
-/// form for `bits`, does not already read the arrays as natural words
-/// ([`word_pun`]), moves data (a shuffle or shared-memory plan; renames
-/// cost nothing element by element), and holds at least
+/// ([`body_via_packed`], both arrays as words) and its `prmt` count, where
+/// the plan can go that way ([`goes_through_packed`]) and holds at least
 /// [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side, and `bits` is
 /// 8, or 16 where one register per element would leave one CTA of `threads`
 /// resident per SM and words two or more
@@ -429,22 +427,43 @@ fn element_via_packed(
     smem: bool,
     threads: u32,
 ) -> Result<Option<(Vec<String>, usize)>, EmitError> {
-    // Renames cost nothing in either form; only data movement goes through words.
+    let words = bits == 8 || synth::plan::element_form_holds_words(plan, bits, threads);
+    if !words
+        || plan.src_regs.min(plan.dst_regs) < VIA_PACKED_MIN_ELEMS
+        || !goes_through_packed(name, plan, bits)?
+    {
+        return Ok(None);
+    }
+    Ok(Some(via_packed(ident, bits, plan, smem, Words::BOTH)))
+}
+
+/// Whether the element form of `plan` for `bits`-bit elements can go
+/// through its packed form ([`body_via_packed`]): 8/16-bit elements, a plan
+/// that moves data (a shuffle or shared-memory plan; renames cost nothing
+/// element by element) and has a packed form for `bits`, and that does not
+/// already read the arrays as natural words itself ([`word_pun`]).
+fn goes_through_packed(name: &str, plan: &synth::plan::Plan, bits: u32) -> Result<bool, EmitError> {
     let moves = matches!(
         plan.kind,
         synth::plan::Kind::Shuffle | synth::plan::Kind::Shared
     );
-    let words = bits == 8 || synth::plan::element_form_holds_words(plan, bits, threads);
-    if !words
-        || !moves
-        || word_pun(plan)
-        || plan.src_regs.min(plan.dst_regs) < VIA_PACKED_MIN_ELEMS
-        || body_packed(name, plan, bits)?.is_none()
-    {
-        return Ok(None);
-    }
+    Ok((bits == 8 || bits == 16)
+        && moves
+        && !word_pun(plan)
+        && body_packed(name, plan, bits)?.is_some())
+}
+
+/// [`body_via_packed`] for `plan`'s packed form `{ident}_packed{bits}`,
+/// with `words` the arrays held as natural words.
+fn via_packed(
+    ident: &str,
+    bits: u32,
+    plan: &synth::plan::Plan,
+    smem: bool,
+    words: Words,
+) -> (Vec<String>, usize) {
     let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
-    Ok(Some(body_via_packed(
+    body_via_packed(
         &format!("{ident}_packed{bits}"),
         bits,
         plan.src_regs,
@@ -452,8 +471,8 @@ fn element_via_packed(
         &ps,
         &pd,
         smem,
-        Words::BOTH,
-    )))
+        words,
+    )
 }
 
 /// The element form's body for `bits`-bit elements with the caller's choice
@@ -470,13 +489,13 @@ fn element_via_packed(
 /// Why a caller's choice: the words of an array cost the caller a `prmt`
 /// extract and insert per element it works on, and save one register per
 /// element pair it holds. Measured with `warpforge bench` on an H100
-/// (`results/resources_h100.md`, sixth pass): holding the caller's
-/// loop-carried array (the one it does no per-element work on) as words
-/// took `transpose_f16_256x256` (32 warps) from 1.248x to 1.088x Triton's
-/// time and `attn:114` from 1.078x to 1.021x, where holding the other array,
-/// or both, was slower (1.42-1.80x, 1.22-1.52x); a helper cannot tell
-/// which array that is, since the same helper is the forward call of one
-/// loop and the reverse call of another.
+/// (`results/resources_h100.md`, sixth and seventh passes): holding the
+/// caller's loop-carried array (the one it does no per-element work on) as
+/// words (`bench`'s `carried` form) took `transpose_f16_256x256` (32 warps)
+/// from 1.248x to 0.984x Triton's time and `attn:114` from 1.078x to
+/// 0.986x, where holding the other array, or both, was slower (1.42-1.80x,
+/// 1.22-1.52x); a helper cannot tell which array that is, since the same
+/// helper is the forward call of one loop and the reverse call of another.
 fn element_word_choices(
     name: &str,
     ident: &str,
@@ -486,31 +505,10 @@ fn element_word_choices(
     auto_body: &[String],
     auto_words: bool,
 ) -> Result<Option<Vec<String>>, EmitError> {
-    let moves = matches!(
-        plan.kind,
-        synth::plan::Kind::Shuffle | synth::plan::Kind::Shared
-    );
-    if !(bits == 8 || bits == 16)
-        || !moves
-        || word_pun(plan)
-        || body_packed(name, plan, bits)?.is_none()
-    {
+    if !goes_through_packed(name, plan, bits)? {
         return Ok(None);
     }
-    let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
-    let via = |w: Words| {
-        body_via_packed(
-            &format!("{ident}_packed{bits}"),
-            bits,
-            plan.src_regs,
-            plan.dst_regs,
-            &ps,
-            &pd,
-            smem,
-            w,
-        )
-        .0
-    };
+    let via = |w: Words| via_packed(ident, bits, plan, smem, w).0;
     let none = if auto_words {
         body(name, plan)?
     } else {
