@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: build test demo verify-gpu bench bench-triton results fuzz fmt clean examples
+.PHONY: build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -25,6 +25,17 @@ test:
 	 exit $$(cat $(OUT)/test.rc)
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
+	@$(MAKE) --no-print-directory verify-resources
+
+# No GPU needed: every corpus and stress helper's check and loop kernels
+# compiled by NVRTC 13.0 for sm_90 (`verify --compile-only`), failing a
+# helper whose loop kernel spills where its data leaves room or whose
+# scratch exceeds the target's. Fetches NVIDIA's NVRTC, header, cuobjdump
+# and nvdisasm wheels into $(OUT)/cuda-tools once (CUDA_TOOLS=DIR to use
+# another copy); without network, a visible skip.
+verify-resources: build
+	@mkdir -p $(OUT)
+	@./scripts/verify_resources.sh $(BIN) $(OUT) $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,
 # toString, JSON and Gluon layouts, format detection):

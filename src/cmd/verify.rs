@@ -26,6 +26,14 @@ pub(crate) struct VerifyArgs {
     /// Demand the GPU: fail when none is present.
     #[arg(long)]
     gpu: bool,
+    /// No GPU needed: compile every check and loop kernel the GPU check
+    /// would run with NVRTC for `--sm` and judge each helper's registers
+    /// and spills (from ptxas; SASS with cuobjdump) as `--gpu` does, and
+    /// its scratch against the target's shared memory; nothing runs, the
+    /// proof stays the CPU simulator's. Needs libnvrtc (a CUDA toolkit, or
+    /// the `nvidia-cuda-nvrtc` wheel's lib directory on LD_LIBRARY_PATH).
+    #[arg(long, conflicts_with_all = ["cpu", "gpu"])]
+    compile_only: bool,
     /// Element types for the GPU check: i8, f8E4M3FN, f8E5M2, i16, f16, bf16, i32, f32, i64, f64
     /// (8- and 16-bit types check the packed form too) [default: i8,f16,i32,i64]
     #[arg(long, value_delimiter = ',', conflicts_with = "cpu")]
@@ -118,7 +126,7 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     // CPU proof of every helper (the search already proved the chosen plans;
     // run them again here so the report says what was checked)
     let cpu: Vec<CpuProof> = planned.conversions.iter().map(CpuProof::of).collect();
-    let use_gpu = if a.cpu {
+    let use_gpu = if a.cpu || a.compile_only {
         false
     } else {
         match verify::probe_gpu() {
@@ -136,6 +144,14 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
             &emitted,
             &dts,
             a.input.max_registers,
+        )?)
+    } else if a.compile_only {
+        Some(compiled(
+            &planned.conversions,
+            &emitted,
+            &dts,
+            a.input.max_registers,
+            a.input.sm,
         )?)
     } else {
         None
@@ -162,6 +178,8 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         planned.conversions.len(),
         if use_gpu {
             "CPU simulator + GPU"
+        } else if a.compile_only {
+            "CPU simulator + registers and spills compiled"
         } else {
             "CPU simulator"
         }
@@ -192,6 +210,33 @@ fn on_gpu(
         gpu_desc(&r.gpu, "driver"),
         r.compile_seconds
     );
+    for n in &r.notes {
+        note!("warpforge: note: {n}");
+    }
+    Ok(r)
+}
+
+/// `verify --compile-only`: the GPU check's module compiled for `sm`
+/// (`verify::compile_only`), no GPU.
+fn compiled(
+    planned: &[Planned],
+    emitted: &pipeline::Emitted,
+    dts: &[DType],
+    max_registers: Option<u32>,
+    sm: u32,
+) -> Result<GpuReport> {
+    let cases: Vec<GpuCase> = planned
+        .iter()
+        .zip(&emitted.helpers)
+        .map(|(p, h)| GpuCase {
+            helper: h,
+            analysis: &p.chosen.analysis,
+        })
+        .collect();
+    let target = ((sm / 10) as i32, (sm % 10) as i32);
+    let r = verify::compile_only(&emitted.header, &cases, dts, max_registers, target)
+        .map_err(|e| anyhow!("--compile-only: {e}"))?;
+    note!("warpforge: module compiled in {:.2} s", r.compile_seconds);
     for n in &r.notes {
         note!("warpforge: note: {n}");
     }
@@ -276,11 +321,12 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
     }
     for c in gpu_cases {
         line += &format!(
-            " | gpu {}{} {}",
+            " | {} {}{} {}",
+            if c.compiled_only { "sm" } else { "gpu" },
             c.dtype.name(),
             &*form_suffix(c.form),
             if c.ok() {
-                "ok".to_string()
+                if c.compiled_only { "compiled" } else { "ok" }.to_string()
             } else {
                 format!(
                     "FAILED ({} mismatches; {})",
@@ -378,7 +424,11 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
                 c.dtype.name(),
                 &*form_suffix(c.form),
                 c.ctype,
-                if c.ok() { "pass" } else { "FAIL" },
+                match (c.ok(), c.compiled_only) {
+                    (true, true) => "compiled",
+                    (true, false) => "pass",
+                    (false, _) => "FAIL",
+                },
                 c.slots_checked,
                 k.shfl,
                 k.sel,

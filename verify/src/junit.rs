@@ -65,7 +65,13 @@ pub fn cpu_case(file: &str, name: &str, bits: u32, result: &Result<u64, String>)
 /// memory where its data fits the register budget
 /// ([`CaseResult::spill_problem`]) fails with the counts, registers and limit.
 pub fn gpu_case(file: &str, c: &CaseResult) -> TestCase {
-    let what = format!("{} gpu {}{}", c.name, c.dtype.name(), &*form_suffix(c.form));
+    let what = format!(
+        "{} {} {}{}",
+        c.name,
+        if c.compiled_only { "compiled" } else { "gpu" },
+        c.dtype.name(),
+        &*form_suffix(c.form)
+    );
     let spills = c.sass.as_ref().map(|s| (s.ldl, s.stl));
     let outcome = if !c.ok() {
         let first = c.first_error.clone().unwrap_or_default();

@@ -187,6 +187,10 @@ pub struct CaseResult {
     /// Threads per CTA: the launch bounds of the one-shot check kernel
     /// (always) and of the loop kernel (without `max_registers`).
     pub threads: u32,
+    /// Compiled only (`verify --compile-only`, [`compile_only`]): nothing
+    /// ran, so no slot was checked; registers and spills are ptxas's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub compiled_only: bool,
 }
 
 /// Registers and local-memory traffic of a register-budget loop kernel.
@@ -217,7 +221,11 @@ pub use synth::plan::register_limit;
 
 impl CaseResult {
     /// Every slot matched.
+    /// Compiled only: the kernels compiled and it could launch.
     pub fn ok(&self) -> bool {
+        if self.compiled_only {
+            return self.first_error.is_none();
+        }
         self.mismatches == 0 && self.slots_checked > 0
     }
 
@@ -357,7 +365,23 @@ pub fn compile_cubin(
     sm: (i32, i32),
     includes: &[String],
 ) -> Result<Vec<u8>, VerifyError> {
+    compile_cubin_logged(src, sm, includes).map(|(c, _)| c)
+}
+
+/// [`compile_cubin`] with ptxas's verbose report (`--ptxas-options=-v`):
+/// the CUBIN and NVRTC's program log, which holds ptxas's lines per kernel
+/// ([`ptxas_resources`]). Needs only libnvrtc, no GPU or driver.
+pub fn compile_cubin_logged(
+    src: &str,
+    sm: (i32, i32),
+    includes: &[String],
+) -> Result<(Vec<u8>, String), VerifyError> {
     use cudarc::nvrtc::{result, sys};
+    if !unsafe { sys::is_culib_present() } {
+        return Err(VerifyError::Compile(
+            "the NVRTC library (libnvrtc) was not found".into(),
+        ));
+    }
     let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
     let name = CString::new("warpforge_verify.cu").unwrap();
     let prog = result::create_program(&csrc, Some(&name))
@@ -366,19 +390,20 @@ pub fn compile_cubin(
         format!("--gpu-architecture=sm_{}{}", sm.0, sm.1),
         "-std=c++17".to_string(),
         "-lineinfo".to_string(),
+        "--ptxas-options=-v".to_string(),
     ];
     for i in includes {
         opts.push(format!("--include-path={i}"));
     }
     let res = unsafe { result::compile_program(prog, &opts) };
+    let log = unsafe { result::get_program_log(prog) }
+        .map(|l| {
+            unsafe { CStr::from_ptr(l.as_ptr()) }
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
     if let Err(e) = res {
-        let log = unsafe { result::get_program_log(prog) }
-            .map(|l| {
-                unsafe { CStr::from_ptr(l.as_ptr()) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
         unsafe {
             let _ = result::destroy_program(prog);
         }
@@ -396,7 +421,59 @@ pub fn compile_cubin(
         let _ = result::destroy_program(prog);
         buf
     };
-    Ok(cubin)
+    Ok((cubin, log))
+}
+
+/// What ptxas reports for one kernel (`--ptxas-options=-v`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PtxasResources {
+    /// `Used N registers`.
+    pub registers: u32,
+    /// `N bytes spill stores`, `N bytes spill loads`.
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+}
+
+/// Per kernel, ptxas's verbose report in an NVRTC log: the
+/// `Compiling entry function 'NAME'` line opens a kernel, its `bytes spill
+/// stores, ... spill loads` and `Used N registers` lines fill it. Lines
+/// that do not parse are skipped (a kernel missing from the map had none).
+pub fn ptxas_resources(log: &str) -> BTreeMap<String, PtxasResources> {
+    let mut out: BTreeMap<String, PtxasResources> = BTreeMap::new();
+    let mut cur: Option<String> = None;
+    let num_before = |line: &str, word: &str| -> Option<u32> {
+        let i = line.find(word)?;
+        line[..i].split_whitespace().last()?.parse().ok()
+    };
+    for line in log.lines() {
+        if let Some(i) = line.find("Compiling entry function '") {
+            let rest = &line[i + "Compiling entry function '".len()..];
+            cur = rest.split('\'').next().map(str::to_string);
+            if let Some(k) = &cur {
+                out.entry(k.clone()).or_default();
+            }
+            continue;
+        }
+        let Some(r) = cur.as_ref().and_then(|k| out.get_mut(k)) else {
+            continue;
+        };
+        if let Some(n) = num_before(line, "bytes spill stores") {
+            r.spill_store_bytes = n;
+        }
+        if let Some(n) = num_before(line, "bytes spill loads") {
+            r.spill_load_bytes = n;
+        }
+        if let Some(i) = line.find("Used ") {
+            if let Some(n) = line[i + 5..]
+                .split_whitespace()
+                .next()
+                .and_then(|t| t.parse().ok())
+            {
+                r.registers = n;
+            }
+        }
+    }
+    out
 }
 
 /// Count SASS opcodes per function in `cuobjdump -sass` output; spills
@@ -593,6 +670,95 @@ fn loop_cap(max_registers: Option<u32>, threads: u32) -> Option<u32> {
     max_registers.map(|_| synth::plan::capped_register_limit(max_registers, threads))
 }
 
+/// The CUDA module that checks every case for every dtype: `header`, then
+/// per case, dtype and form ([`forms`]) a one-shot check kernel and a
+/// register-budget loop kernel. `half`: f16 as `__half` (with
+/// `cuda_fp16.h`), else as its 16-bit payload. Cluster cases are left out
+/// below sm_90 (their PTX would fail the whole module). Loop kernels are
+/// compiled under `__maxnreg__` with `max_registers`, else under their
+/// launch bounds.
+fn module_source(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+    half: bool,
+) -> Result<String, VerifyError> {
+    let mut src = String::new();
+    if half {
+        src.push_str("#include <cuda_fp16.h>\n");
+    }
+    if cases.iter().any(|c| cluster_ctas(c.analysis) > 1) {
+        // the helper's own contract check: trap on another cluster size
+        src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
+    }
+    src.push_str(header);
+    for c in cases
+        .iter()
+        .filter(|c| cluster_ctas(c.analysis) == 1 || sm.0 >= 9)
+    {
+        for &d in dtypes {
+            let ct = ctype(d, half);
+            for f in forms(c.helper, d) {
+                let name = kernel_name(c.helper, d, f);
+                let k = match (f.packed, f.inplace) {
+                    (false, false) => match f.words {
+                        Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
+                        None => Some(emit_test_kernel(c.helper, ct, &name)?),
+                    },
+                    (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
+                    (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
+                    (true, true) => emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?,
+                };
+                src.push_str(&k.unwrap_or_default());
+                let bits = f.packed.then_some(d.bits());
+                let name = loop_kernel_name(c.helper, d, f);
+                let cap = loop_cap(max_registers, c.helper.threads);
+                let k = if let Some(w) = f.words {
+                    emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
+                } else if f.inplace {
+                    emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
+                } else {
+                    emit_loop_kernel(c.helper, ct, bits, &name, cap)?
+                };
+                src.push_str(&k.unwrap_or_default());
+            }
+        }
+    }
+    Ok(src)
+}
+
+/// Compile [`module_source`] with NVRTC for `sm`, with `cuda_fp16.h` when
+/// `dtypes` has f16 and it compiles here (else f16 as its 16-bit payload,
+/// with a note): the source, the CUBIN, whether f16 is `__half`, and
+/// ptxas's per-kernel resources ([`ptxas_resources`]).
+fn compile_module(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+    notes: &mut Vec<String>,
+) -> Result<(String, Vec<u8>, bool, BTreeMap<String, PtxasResources>), VerifyError> {
+    let includes = cuda_include_dirs();
+    let build = |half: bool| module_source(header, cases, dtypes, max_registers, sm, half);
+    let want_half = dtypes.contains(&DType::F16);
+    match build(want_half).and_then(|s| compile_cubin_logged(&s, sm, &includes).map(|c| (s, c))) {
+        Ok((s, (c, log))) => Ok((s, c, want_half, ptxas_resources(&log))),
+        Err(e) if want_half => {
+            notes.push(format!(
+                "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
+                e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
+            ));
+            let s = build(false)?;
+            let (c, log) = compile_cubin_logged(&s, sm, &includes)?;
+            Ok((s, c, false, ptxas_resources(&log)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Compile every case for every dtype into one module, run, compare. With
 /// `max_registers = Some(n)` the register-budget loop kernels are compiled
 /// under `__maxnreg__(n)` (the limit of a kernel that keeps registers of
@@ -607,73 +773,9 @@ pub fn verify_on_gpu(
 ) -> Result<GpuReport, VerifyError> {
     let gpu = probe_gpu()?;
     let mut notes = Vec::new();
-    let includes = cuda_include_dirs();
-    let build = |half: bool| -> Result<String, VerifyError> {
-        let mut src = String::new();
-        if half {
-            src.push_str("#include <cuda_fp16.h>\n");
-        }
-        if cases.iter().any(|c| cluster_ctas(c.analysis) > 1) {
-            // the helper's own contract check: trap on another cluster size
-            src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
-        }
-        src.push_str(header);
-        // a device below sm_90 has no clusters: cluster cases are not
-        // compiled (their PTX would fail the whole module) and are reported
-        // as unable to launch
-        for c in cases
-            .iter()
-            .filter(|c| cluster_ctas(c.analysis) == 1 || gpu.sm.0 >= 9)
-        {
-            for &d in dtypes {
-                let ct = ctype(d, half);
-                for f in forms(c.helper, d) {
-                    let name = kernel_name(c.helper, d, f);
-                    let k = match (f.packed, f.inplace) {
-                        (false, false) => match f.words {
-                            Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
-                            None => Some(emit_test_kernel(c.helper, ct, &name)?),
-                        },
-                        (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
-                        (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
-                        (true, true) => {
-                            emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?
-                        }
-                    };
-                    src.push_str(&k.unwrap_or_default());
-                    let bits = f.packed.then_some(d.bits());
-                    let name = loop_kernel_name(c.helper, d, f);
-                    let cap = loop_cap(max_registers, c.helper.threads);
-                    let k = if let Some(w) = f.words {
-                        emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
-                    } else if f.inplace {
-                        emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
-                    } else {
-                        emit_loop_kernel(c.helper, ct, bits, &name, cap)?
-                    };
-                    src.push_str(&k.unwrap_or_default());
-                }
-            }
-        }
-        Ok(src)
-    };
     let t0 = std::time::Instant::now();
-    let want_half = dtypes.contains(&DType::F16);
-    let (src, cubin, half) = match build(want_half)
-        .and_then(|s| compile_cubin(&s, gpu.sm, &includes).map(|c| (s, c)))
-    {
-        Ok((s, c)) => (s, c, want_half),
-        Err(e) if want_half => {
-            notes.push(format!(
-                "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
-                e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
-            ));
-            let s = build(false)?;
-            let c = compile_cubin(&s, gpu.sm, &includes)?;
-            (s, c, false)
-        }
-        Err(e) => return Err(e),
-    };
+    let (src, cubin, half, _) =
+        compile_module(header, cases, dtypes, max_registers, gpu.sm, &mut notes)?;
     let compile_seconds = t0.elapsed().as_secs_f64();
     let sass = sass_of(&cubin);
     if sass.is_none() {
@@ -691,7 +793,6 @@ pub fn verify_on_gpu(
             .iter()
             .flat_map(|&d| forms(c.helper, d).into_iter().map(move |p| (d, p)))
         {
-            let packed = form.packed;
             let kn = kernel_name(c.helper, d, form);
             let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
             // a case that cannot launch here is a failed case, and the
@@ -740,6 +841,7 @@ pub fn verify_on_gpu(
                 reg_limit: 0,
                 max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
+                compiled_only: false,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             let regs_of = |name: &str| {
@@ -761,19 +863,7 @@ pub fn verify_on_gpu(
                     stl_in_loop: s.map_or(0, |s| s.stl_in_loop),
                 }
             });
-            let per_elem = d.bits().div_ceil(32);
-            // an array held as words (the packed form's, or an element
-            // form's `warpforge::words` choice) takes a register per word
-            let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
-            let side = |regs: u32, held: bool| {
-                if packed || held {
-                    regs * d.bits() / 32
-                } else {
-                    regs * per_elem
-                }
-            };
-            let data_regs =
-                side(c.helper.src_regs, words("src")).max(side(c.helper.dst_regs, words("dst")));
+            let data_regs = data_registers(c.helper, d, form);
             results.push(CaseResult {
                 form: form.name(),
                 ctype: ctype(d, half).to_string(),
@@ -790,6 +880,160 @@ pub fn verify_on_gpu(
     }
     Ok(GpuReport {
         gpu,
+        compile_seconds,
+        cases: results,
+        notes,
+        source: src,
+        sass_text: sass.as_ref().map(|(t, _)| t.clone()).unwrap_or_default(),
+    })
+}
+
+/// 32-bit registers the data of `form` takes for `d`: the larger side, one
+/// register per element (two per 64-bit element), or one per word for an
+/// array held as words (the packed form's, or an element form's
+/// `warpforge::words` choice).
+fn data_registers(h: &EmittedHelper, d: DType, form: Form) -> u32 {
+    let per_elem = d.bits().div_ceil(32);
+    let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
+    let side = |regs: u32, held: bool| {
+        if form.packed || held {
+            regs * d.bits() / 32
+        } else {
+            regs * per_elem
+        }
+    };
+    side(h.src_regs, words("src")).max(side(h.dst_regs, words("dst")))
+}
+
+/// `verify --compile-only`: what a kernel pays for each helper, without a
+/// GPU. Compiles the module [`verify_on_gpu`] would run (every one-shot
+/// check and register-budget loop kernel, per dtype and form) with NVRTC
+/// for `sm` and reads each kernel's registers and spills from ptxas
+/// (`--ptxas-options=-v`), and, where `cuobjdump` runs, its SASS counts
+/// with the spills inside the loop body ([`count_sass`]). Without
+/// `cuobjdump`, any spill of a loop kernel counts as in its loop body (a
+/// note says so). A helper whose scratch exceeds the target's per-block
+/// shared memory (`synth::plan::smem_limit`) is reported as unable to
+/// launch. Nothing runs: every case has `compiled_only` set and no slot
+/// checked; the proof stays the CPU simulator's. Errors: no libnvrtc, a
+/// module that does not compile.
+pub fn compile_only(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+) -> Result<GpuReport, VerifyError> {
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(VerifyError::Compile(
+            "the NVRTC library (libnvrtc) was not found (set LD_LIBRARY_PATH to a CUDA toolkit's or the nvidia-cuda-nvrtc wheel's lib directory)".into(),
+        ));
+    }
+    let (mut maj, mut min) = (0, 0);
+    unsafe {
+        cudarc::nvrtc::sys::nvrtcVersion(&mut maj, &mut min);
+    }
+    let mut notes = vec![format!(
+        "compiled only for sm_{}{} (NVRTC {maj}.{min}): nothing ran; registers and spills are ptxas's",
+        sm.0, sm.1
+    )];
+    let t0 = std::time::Instant::now();
+    let (src, cubin, half, ptxas) =
+        compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
+    let compile_seconds = t0.elapsed().as_secs_f64();
+    let sass = sass_of(&cubin);
+    if sass.is_none() {
+        notes.push(
+            "cuobjdump not found or failed: no SASS counts, and a loop kernel's spills all count as in its loop body".into(),
+        );
+    }
+    let target = (sm.0 * 10 + sm.1) as u32;
+    let max_smem = synth::plan::smem_limit(target);
+    let mut results = Vec::new();
+    for c in cases {
+        for (d, form) in dtypes
+            .iter()
+            .flat_map(|&d| forms(c.helper, d).into_iter().map(move |p| (d, p)))
+        {
+            let kn = kernel_name(c.helper, d, form);
+            let ln = loop_kernel_name(c.helper, d, form);
+            let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
+            let cluster = cluster_ctas(c.analysis);
+            let first_error = if smem > max_smem {
+                Some(format!(
+                    "cannot launch: needs {smem} bytes of shared memory per block, sm_{}{} allows {max_smem}",
+                    sm.0, sm.1
+                ))
+            } else if cluster > 1 && sm.0 < 9 {
+                Some(format!(
+                    "cannot launch: a cluster of {cluster} CTAs needs sm_90 or later, the target is sm_{}{}",
+                    sm.0, sm.1
+                ))
+            } else if !ptxas.contains_key(&kn) {
+                Some(format!("ptxas reported no kernel `{kn}`"))
+            } else {
+                None
+            };
+            let counts = |k: &str| sass.as_ref().and_then(|(_, m)| m.get(k).cloned());
+            let loop_kernel = ptxas.get(&ln).map(|p| match counts(&ln) {
+                Some(s) => LoopCost {
+                    registers: p.registers as i32,
+                    ldl: s.ldl,
+                    stl: s.stl,
+                    ldl_in_loop: s.ldl_in_loop,
+                    stl_in_loop: s.stl_in_loop,
+                },
+                None => {
+                    // bytes, not instructions: a nonzero count says only
+                    // that it spills, and where is unknown
+                    let (l, st) = (
+                        p.spill_load_bytes.div_ceil(4),
+                        p.spill_store_bytes.div_ceil(4),
+                    );
+                    LoopCost {
+                        registers: p.registers as i32,
+                        ldl: l,
+                        stl: st,
+                        ldl_in_loop: l,
+                        stl_in_loop: st,
+                    }
+                }
+            });
+            let sass_counts = counts(&kn).or_else(|| {
+                ptxas.get(&kn).map(|p| SassCounts {
+                    ldl: p.spill_load_bytes.div_ceil(4),
+                    stl: p.spill_store_bytes.div_ceil(4),
+                    ..SassCounts::default()
+                })
+            });
+            results.push(CaseResult {
+                name: c.helper.name.clone(),
+                ident: c.helper.ident.clone(),
+                dtype: d,
+                form: form.name(),
+                ctype: ctype(d, half).to_string(),
+                passes: 0,
+                slots_checked: 0,
+                mismatches: 0,
+                first_error,
+                sass: sass_counts,
+                registers: ptxas.get(&kn).map(|p| p.registers as i32),
+                loop_kernel,
+                data_regs: data_registers(c.helper, d, form),
+                reg_limit: synth::plan::capped_register_limit(max_registers, c.helper.threads),
+                max_registers: loop_cap(max_registers, c.helper.threads),
+                threads: c.helper.threads,
+                compiled_only: true,
+            });
+        }
+    }
+    Ok(GpuReport {
+        gpu: GpuInfo {
+            name: "none (compiled only)".into(),
+            sm,
+            driver_version: 0,
+            nvrtc_version: (maj, min),
+        },
         compile_seconds,
         cases: results,
         notes,
@@ -902,6 +1146,7 @@ fn run_case(
         reg_limit: 0,
         max_registers: None,
         threads: c.helper.threads,
+        compiled_only: false,
     })
 }
 
@@ -1149,6 +1394,34 @@ mod tests {
     /// Spills before a loop, inside its body (between the backward branch's
     /// target and the branch) and after it are told apart, as in the h2h
     /// loop kernel of `warp_local_f32_64x64` (all 306 outside the loop).
+    #[test]
+    fn reads_ptxas_registers_and_spills_per_kernel() {
+        // NVRTC 13.0's log with --ptxas-options=-v, two kernels
+        let log = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'wf_loop_a' for 'sm_90'\n\
+ptxas info    : Function properties for wf_loop_a\n\
+ptxas         .     80 bytes stack frame, 72 bytes spill stores, 88 bytes spill loads\n\
+ptxas info    : Used 64 registers, used 1 barriers\n\
+ptxas info    : Compiling entry function 'wf_check_b' for 'sm_90'\n\
+ptxas info    : Function properties for wf_check_b\n\
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 32 registers, used 0 barriers, 4 bytes cmem[0]\n";
+        let r = ptxas_resources(log);
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r["wf_loop_a"],
+            PtxasResources {
+                registers: 64,
+                spill_store_bytes: 72,
+                spill_load_bytes: 88
+            }
+        );
+        assert_eq!(r["wf_check_b"].registers, 32);
+        assert_eq!(r["wf_check_b"].spill_store_bytes, 0);
+        // a log without ptxas lines names no kernel
+        assert!(ptxas_resources("nvrtc: warning: something").is_empty());
+    }
+
     #[test]
     fn counts_spills_inside_loop_bodies() {
         let dump = "		Function : wf_loop
