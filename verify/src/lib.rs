@@ -729,10 +729,19 @@ fn module_source(
     Ok(src)
 }
 
+/// A compiled check module ([`compile_module`]).
+struct CompiledModule {
+    source: String,
+    cubin: Vec<u8>,
+    /// f16 as `__half` (else as its 16-bit payload).
+    half: bool,
+    /// ptxas's report per kernel ([`ptxas_resources`]).
+    ptxas: BTreeMap<String, PtxasResources>,
+}
+
 /// Compile [`module_source`] with NVRTC for `sm`, with `cuda_fp16.h` when
 /// `dtypes` has f16 and it compiles here (else f16 as its 16-bit payload,
-/// with a note): the source, the CUBIN, whether f16 is `__half`, and
-/// ptxas's per-kernel resources ([`ptxas_resources`]).
+/// with a note).
 fn compile_module(
     header: &str,
     cases: &[GpuCase],
@@ -740,20 +749,30 @@ fn compile_module(
     max_registers: Option<u32>,
     sm: (i32, i32),
     notes: &mut Vec<String>,
-) -> Result<(String, Vec<u8>, bool, BTreeMap<String, PtxasResources>), VerifyError> {
+) -> Result<CompiledModule, VerifyError> {
     let includes = cuda_include_dirs();
     let build = |half: bool| module_source(header, cases, dtypes, max_registers, sm, half);
     let want_half = dtypes.contains(&DType::F16);
     match build(want_half).and_then(|s| compile_cubin_logged(&s, sm, &includes).map(|c| (s, c))) {
-        Ok((s, (c, log))) => Ok((s, c, want_half, ptxas_resources(&log))),
+        Ok((source, (cubin, log))) => Ok(CompiledModule {
+            source,
+            cubin,
+            half: want_half,
+            ptxas: ptxas_resources(&log),
+        }),
         Err(e) if want_half => {
             notes.push(format!(
                 "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
                 e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
             ));
             let s = build(false)?;
-            let (c, log) = compile_cubin_logged(&s, sm, &includes)?;
-            Ok((s, c, false, ptxas_resources(&log)))
+            let (cubin, log) = compile_cubin_logged(&s, sm, &includes)?;
+            Ok(CompiledModule {
+                source: s,
+                cubin,
+                half: false,
+                ptxas: ptxas_resources(&log),
+            })
         }
         Err(e) => Err(e),
     }
@@ -774,8 +793,12 @@ pub fn verify_on_gpu(
     let gpu = probe_gpu()?;
     let mut notes = Vec::new();
     let t0 = std::time::Instant::now();
-    let (src, cubin, half, _) =
-        compile_module(header, cases, dtypes, max_registers, gpu.sm, &mut notes)?;
+    let CompiledModule {
+        source: src,
+        cubin,
+        half,
+        ..
+    } = compile_module(header, cases, dtypes, max_registers, gpu.sm, &mut notes)?;
     let compile_seconds = t0.elapsed().as_secs_f64();
     let sass = sass_of(&cubin);
     if sass.is_none() {
@@ -938,8 +961,12 @@ pub fn compile_only(
         sm.0, sm.1
     )];
     let t0 = std::time::Instant::now();
-    let (src, cubin, half, ptxas) =
-        compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
+    let CompiledModule {
+        source: src,
+        cubin,
+        half,
+        ptxas,
+    } = compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
     let compile_seconds = t0.elapsed().as_secs_f64();
     let sass = sass_of(&cubin);
     if sass.is_none() {
