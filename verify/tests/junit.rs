@@ -99,7 +99,44 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         reg_limit: 255,
         max_registers: None,
         threads: 128,
+        compiled_only: false,
     }
+}
+
+/// `verify --compile-only` cases: nothing ran, so one that compiled passes
+/// without a checked slot and is named `compiled`; a loop that spills
+/// still fails as `spill`, and one that cannot launch as `launch`.
+#[test]
+fn compiled_only_cases_pass_without_slots_and_still_fail_on_spills() {
+    use verify::LoopCost;
+    let mut r = gpu_result(u64::MAX, 0);
+    r.compiled_only = true;
+    r.passes = 0;
+    r.first_error = None;
+    assert!(r.ok(), "compiled, nothing ran: no slot is claimed");
+    let mut spilling = r.clone();
+    spilling.loop_kernel = Some(LoopCost {
+        registers: 255,
+        ldl: 2,
+        stl: 2,
+        ldl_in_loop: 2,
+        stl_in_loop: 2,
+    });
+    let mut unlaunchable = r.clone();
+    unlaunchable.first_error = Some("cannot launch: needs 262144 bytes".into());
+    assert!(!unlaunchable.ok());
+    let got = parse_cases(&to_xml(
+        "s",
+        &[
+            gpu_case("a.mlir", &r),
+            gpu_case("a.mlir", &spilling),
+            gpu_case("a.mlir", &unlaunchable),
+        ],
+    ));
+    assert_eq!(got[0].0, "f:7 compiled f16 packed");
+    assert!(got[0].1.is_none(), "{:?}", got[0].1);
+    assert_eq!(got[1].1.as_ref().unwrap().0, "spill");
+    assert_eq!(got[2].1.as_ref().unwrap().0, "launch");
 }
 
 #[test]
