@@ -207,6 +207,18 @@ pub struct LoopCost {
 }
 
 impl LoopCost {
+    /// The cost of a loop kernel of `registers` registers (the driver's
+    /// `CU_FUNC_ATTRIBUTE_NUM_REGS` or ptxas's `-v` report) whose SASS
+    /// counted `s` ([`count_sass`]); no SASS: no spill seen.
+    pub fn of(registers: i32, s: Option<&SassCounts>) -> LoopCost {
+        LoopCost {
+            registers,
+            ldl: s.map_or(0, |s| s.ldl),
+            stl: s.map_or(0, |s| s.stl),
+            ldl_in_loop: s.map_or(0, |s| s.ldl_in_loop),
+            stl_in_loop: s.map_or(0, |s| s.stl_in_loop),
+        }
+    }
     /// Spill instructions inside the loop body.
     pub fn spills_in_loop(&self) -> u32 {
         self.ldl_in_loop + self.stl_in_loop
@@ -821,15 +833,9 @@ pub fn verify_on_gpu(
             // a case that cannot launch here is a failed case, and the
             // rest of the file still runs
             let cluster = cluster_ctas(c.analysis);
-            let r = if smem > max_smem {
-                Err(format!(
-                    "cannot launch: needs {smem} bytes of shared memory per block, the device allows {max_smem}"
-                ))
-            } else if cluster > 1 && gpu.sm.0 < 9 {
-                Err(format!(
-                    "cannot launch: a cluster of {cluster} CTAs needs sm_90 or later, the device is sm_{}{}",
-                    gpu.sm.0, gpu.sm.1
-                ))
+            let r = if let Some(why) = launch_refusal(smem, max_smem, cluster, gpu.sm, "the device")
+            {
+                Err(why)
             } else {
                 module
                     .load_function(&kn)
@@ -877,14 +883,7 @@ pub fn verify_on_gpu(
             };
             let ln = loop_kernel_name(c.helper, d, form);
             let loop_kernel = regs_of(&ln).map(|registers| {
-                let s = sass.as_ref().and_then(|(_, m)| m.get(&ln));
-                LoopCost {
-                    registers,
-                    ldl: s.map_or(0, |s| s.ldl),
-                    stl: s.map_or(0, |s| s.stl),
-                    ldl_in_loop: s.map_or(0, |s| s.ldl_in_loop),
-                    stl_in_loop: s.map_or(0, |s| s.stl_in_loop),
-                }
+                LoopCost::of(registers, sass.as_ref().and_then(|(_, m)| m.get(&ln)))
             });
             let data_regs = data_registers(c.helper, d, form);
             results.push(CaseResult {
@@ -909,6 +908,33 @@ pub fn verify_on_gpu(
         source: src,
         sass_text: sass.as_ref().map(|(t, _)| t.clone()).unwrap_or_default(),
     })
+}
+
+/// Why a helper's kernels cannot launch on `what` (`the device`, or `the
+/// target` for [`compile_only`]) of compute capability `sm` with
+/// `max_smem` bytes of shared memory per block: its `smem` bytes of scratch
+/// exceed that, or it runs in clusters of `cluster` CTAs (distributed
+/// shared memory) before sm_90. `None`: it can launch.
+fn launch_refusal(
+    smem: u64,
+    max_smem: u64,
+    cluster: u32,
+    sm: (i32, i32),
+    what: &str,
+) -> Option<String> {
+    if smem > max_smem {
+        Some(format!(
+            "cannot launch: needs {smem} bytes of shared memory per block, {what} (sm_{}{}) allows {max_smem}",
+            sm.0, sm.1
+        ))
+    } else if cluster > 1 && sm.0 < 9 {
+        Some(format!(
+            "cannot launch: a cluster of {cluster} CTAs needs sm_90 or later, {what} is sm_{}{}",
+            sm.0, sm.1
+        ))
+    } else {
+        None
+    }
 }
 
 /// 32-bit registers the data of `form` takes for `d`: the larger side, one
@@ -986,30 +1012,17 @@ pub fn compile_only(
             let ln = loop_kernel_name(c.helper, d, form);
             let smem = c.helper.smem_bytes(d.bits()).unwrap_or(0);
             let cluster = cluster_ctas(c.analysis);
-            let first_error = if smem > max_smem {
-                Some(format!(
-                    "cannot launch: needs {smem} bytes of shared memory per block, sm_{}{} allows {max_smem}",
-                    sm.0, sm.1
-                ))
-            } else if cluster > 1 && sm.0 < 9 {
-                Some(format!(
-                    "cannot launch: a cluster of {cluster} CTAs needs sm_90 or later, the target is sm_{}{}",
-                    sm.0, sm.1
-                ))
-            } else if !ptxas.contains_key(&kn) {
-                Some(format!("ptxas reported no kernel `{kn}`"))
-            } else {
-                None
-            };
+            let first_error =
+                if let Some(why) = launch_refusal(smem, max_smem, cluster, sm, "the target") {
+                    Some(why)
+                } else if !ptxas.contains_key(&kn) {
+                    Some(format!("ptxas reported no kernel `{kn}`"))
+                } else {
+                    None
+                };
             let counts = |k: &str| sass.as_ref().and_then(|(_, m)| m.get(k).cloned());
             let loop_kernel = ptxas.get(&ln).map(|p| match counts(&ln) {
-                Some(s) => LoopCost {
-                    registers: p.registers as i32,
-                    ldl: s.ldl,
-                    stl: s.stl,
-                    ldl_in_loop: s.ldl_in_loop,
-                    stl_in_loop: s.stl_in_loop,
-                },
+                Some(s) => LoopCost::of(p.registers as i32, Some(&s)),
                 None => {
                     // bytes, not instructions: a nonzero count says only
                     // that it spills, and where is unknown
