@@ -38,6 +38,8 @@ fn verify_cpu_passes_every_corpus_file() {
         "tests/data/same_cta_split.mlir",
         "tests/data/cluster_same_cta.mlir",
         "tests/data/byte_transpose.mlir",
+        // 140 conversions of Triton's Gluon layout tests (test_lowerings.py)
+        "tests/data/triton_lowerings.ttgir",
     ] {
         let o = run(&["verify", "--cpu", "--json", "--ttgir", f]);
         assert!(o.status.success(), "{f}: {}", stderr(&o));
@@ -2733,4 +2735,25 @@ fn draw_smem_marks_the_conflicting_lanes() {
         svg.contains(r#"data-elements="256" data-shape="8x32""#),
         "{svg}"
     );
+}
+
+#[test]
+fn source_over_the_register_limit_moves_as_words() {
+    // 16 warps (128 registers): 128 halves per thread in the source, 32 in
+    // the destination; the 16-bit element form's automatic choice holds the
+    // source as words, the header says why
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/triton_lowerings.ttgir",
+        "--name",
+        "m2m_m3w28n64k32_m3w82n32k32_128x128_f16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(h.contains("kWords == words::automatic ? words::src"), "{h}");
+    assert!(h.contains(
+        "the src array's 128 elements, one register each, would exceed the 128 registers __launch_bounds__(512) allows less 16"
+    ));
+    assert!(h.contains("16-bit (automatic = src)"), "{h}");
 }

@@ -143,7 +143,7 @@ pub fn emit_helper_widths_as(
     // What the element form costs beyond its plan, per width.
     let mut form_notes: Vec<String> = Vec::new();
     // Widths whose element form moves the caller's arrays as 32-bit words.
-    let mut element_words: Vec<u32> = Vec::new();
+    let mut element_words: Vec<(u32, synth::plan::HeldWords)> = Vec::new();
     // Whether any width's plan uses shared memory: then every form takes `smem`.
     let any_smem = variants.iter().any(|(_, c)| c.plan.smem_elems > 0);
     // Widths whose element form takes the caller's choice of arrays held as
@@ -152,18 +152,28 @@ pub fn emit_helper_widths_as(
     for (bits, ch) in variants {
         let threads = 32 * conv.num_warps;
         let auto = element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)?;
-        let auto_words = auto.is_some();
+        let auto_words = auto.as_ref().map_or(synth::plan::HeldWords::NONE, |a| a.2);
         let mut b = match auto {
-            Some((b, prmt)) => {
-                element_words.push(*bits);
+            Some((b, prmt, held)) => {
+                element_words.push((*bits, held));
+                let limit = synth::plan::register_limit(threads);
                 let why = match synth::plan::resident_ctas_by_form(&ch.plan, *bits, threads) {
-                    Some((1, p)) if *bits == 16 => format!(
+                    Some((1, p)) if *bits == 16 && held == synth::plan::HeldWords::BOTH => format!(
                         " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {p})"
+                    ),
+                    _ if *bits == 16 => format!(
+                        " (the {} array's {} elements, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the other array moves element by element)",
+                        held.name(),
+                        if held.src { ch.plan.src_regs } else { ch.plan.dst_regs }
                     ),
                     _ => String::new(),
                 };
+                let arrays = match held.name() {
+                    "both" => "the arrays move".to_string(),
+                    side => format!("the {side} array moves"),
+                };
                 form_notes.push(format!(
-                    "{bits}-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through {ident}_packed{bits}{why}, {prmt} prmt per thread reorder them to and from its word order"
+                    "{bits}-bit elements in this form: {arrays} as natural 32-bit words (memcpy) through {ident}_packed{bits}{why}, {prmt} prmt per thread reorder them to and from its word order"
                 ));
                 b
             }
@@ -172,7 +182,7 @@ pub fn emit_helper_widths_as(
         if let Some(choice) = element_word_choices(
             &conv.name, &ident, *bits, &ch.plan, any_smem, &b, auto_words,
         )? {
-            word_choices.push((*bits, if auto_words { "both" } else { "none" }));
+            word_choices.push((*bits, auto_words.name()));
             b = choice;
         }
         let specific = ch.plan.elem_bits != 0;
@@ -294,7 +304,10 @@ pub fn emit_helper_widths_as(
         plan,
         own_bits,
         conv.num_warps,
-        element_words.contains(&own_bits),
+        element_words
+            .iter()
+            .find(|(b, _)| *b == own_bits)
+            .map_or(synth::plan::HeldWords::NONE, |w| w.1),
     );
     let bound_line = if lb.score > 0.0 {
         format!(
@@ -400,12 +413,14 @@ pub fn emit_helper_widths_as(
 }
 
 /// The element form's body for `bits`-bit elements through the packed form
-/// ([`body_via_packed`], both arrays as words) and its `prmt` count, where
-/// the plan can go that way ([`goes_through_packed`]) and holds at least
-/// [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side, and `bits` is
-/// 8, or 16 where one register per element would leave one CTA of `threads`
-/// resident per SM and words two or more
-/// ([`synth::plan::element_form_holds_words`]); `None` otherwise (the
+/// ([`body_via_packed`]), its `prmt` count and which arrays it holds as
+/// words, where the plan can go that way ([`goes_through_packed`]) and holds
+/// at least [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side, and
+/// `bits` is 8 (both arrays), or 16 where
+/// [`synth::plan::element_form_words`] holds either array as words (both
+/// where one register per element would leave one CTA of `threads`
+/// resident per SM and words two or more; the source over the register
+/// limit less 16 where the destination is within it); `None` otherwise (the
 /// element-by-element body).
 ///
 /// Measured on an H100 (`results/resources_h100.md`): 8-bit, in the
@@ -426,15 +441,24 @@ fn element_via_packed(
     plan: &synth::plan::Plan,
     smem: bool,
     threads: u32,
-) -> Result<Option<(Vec<String>, usize)>, EmitError> {
-    let words = bits == 8 || synth::plan::element_form_holds_words(plan, bits, threads);
-    if !words
+) -> Result<Option<(Vec<String>, usize, synth::plan::HeldWords)>, EmitError> {
+    let held = if bits == 8 {
+        synth::plan::HeldWords::BOTH
+    } else {
+        synth::plan::element_form_words(plan, bits, threads)
+    };
+    if !held.any()
         || plan.src_regs.min(plan.dst_regs) < VIA_PACKED_MIN_ELEMS
         || !goes_through_packed(name, plan, bits)?
     {
         return Ok(None);
     }
-    Ok(Some(via_packed(ident, bits, plan, smem, Words::BOTH)))
+    let words = Words {
+        src: held.src,
+        dst: held.dst,
+    };
+    let (b, prmt) = via_packed(ident, bits, plan, smem, words);
+    Ok(Some((b, prmt, held)))
 }
 
 /// Whether the element form of `plan` for `bits`-bit elements can go
@@ -480,8 +504,8 @@ fn via_packed(
 /// parameter `warpforge::words kWords`): `if constexpr` branches for
 /// `none` (element by element, [`body`]), `src`, `dst` and `both` (through
 /// the packed form, [`body_via_packed`] with [`Words`]), `automatic` taking
-/// `auto_body` (the emitter's own choice, `auto_words`: both arrays as words,
-/// else none). `None` where the choice does not apply and the parameter is
+/// `auto_body` (the emitter's own choice, `auto_words`: which arrays it
+/// holds as words, [`synth::plan::element_form_words`]). `None` where the choice does not apply and the parameter is
 /// ignored: 32/64-bit elements, plans that move nothing (renames), plans
 /// without a packed form for `bits`, and 8-bit plans that pack bytes
 /// themselves ([`word_pun`]: their element form always reads words).
@@ -503,20 +527,20 @@ fn element_word_choices(
     plan: &synth::plan::Plan,
     smem: bool,
     auto_body: &[String],
-    auto_words: bool,
+    auto_words: synth::plan::HeldWords,
 ) -> Result<Option<Vec<String>>, EmitError> {
     if !goes_through_packed(name, plan, bits)? {
         return Ok(None);
     }
     let via = |w: Words| via_packed(ident, bits, plan, smem, w).0;
-    let none = if auto_words {
+    let none = if auto_words.any() {
         body(name, plan)?
     } else {
         auto_body.to_vec()
     };
     let mut branches: Vec<(&str, Vec<String>)> = vec![("none", none)];
     for (n, w) in Words::CHOICES {
-        let b = if w == Words::BOTH && auto_words {
+        let b = if n == auto_words.name() {
             auto_body.to_vec()
         } else {
             via(w)
@@ -525,7 +549,7 @@ fn element_word_choices(
     }
     let mut out = vec![format!(
         "constexpr words kW = kWords == words::automatic ? words::{} : kWords;",
-        if auto_words { "both" } else { "none" }
+        auto_words.name()
     )];
     let last = branches.len() - 1;
     for (i, (n, b)) in branches.into_iter().enumerate() {
@@ -599,23 +623,32 @@ fn scratch_line(widths: &[WidthScratch], smem_elems: u64) -> String {
 /// The header line that states the predicted register peak of the own
 /// width's plan in each form and the limit the launch bounds set
 /// (docs/ARCHITECTURE.md 4.6; [`synth::plan::peak_registers`]). Where the
-/// element form moves the arrays as 32-bit words (`element_words`, see
-/// [`synth::plan::element_form_holds_words`]) its peak is the packed form's
+/// element form moves the arrays as 32-bit words (`held`, see
+/// [`synth::plan::element_form_words`]) its peak counts them as the packed form's
 /// and the line says what one register per element would have left
 /// resident; otherwise, where the element form's predicted registers leave
 /// fewer CTAs resident per SM than the packed form's (at most 4 of them),
 /// both counts ([`synth::plan::resident_ctas_by_form`]).
-fn register_line(plan: &synth::plan::Plan, bits: u32, warps: u32, element_words: bool) -> String {
-    use synth::plan::{peak_registers, register_limit, resident_ctas_by_form};
+fn register_line(
+    plan: &synth::plan::Plan,
+    bits: u32,
+    warps: u32,
+    held: synth::plan::HeldWords,
+) -> String {
+    use synth::plan::{peak_registers, peak_registers_held, register_limit, resident_ctas_by_form};
     let threads = 32 * warps;
     let limit = register_limit(threads);
-    let e = peak_registers(plan, bits, element_words);
-    let mut s =
-        format!(
+    let e = peak_registers_held(plan, bits, held);
+    let element_words = held == synth::plan::HeldWords::BOTH;
+    let mut s = format!(
         "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data{})",
         e.peak,
         e.data,
-        if element_words { ", held as 32-bit words" } else { "" }
+        match held.name() {
+            "none" => String::new(),
+            "both" => ", held as 32-bit words".to_string(),
+            side => format!(", the {side} array held as 32-bit words"),
+        }
     );
     let mut occupancy = String::new();
     if bits < 32 && plan.packed_form(bits) {

@@ -1,15 +1,16 @@
 //! Which element forms of 16-bit data hold the caller's arrays as 32-bit
-//! words (`synth::plan::element_form_holds_words`): only where one register
+//! words (`synth::plan::element_form_words`): both where one register
 //! per element would leave one CTA resident per SM, words two or more, and
-//! the words need no reordering. Measured on an H100 (`warpforge bench`,
+//! the words need no reordering; else the source where its elements alone
+//! exceed the register limit less 16 while the destination's do not. Measured on an H100 (`warpforge bench`,
 //! `results/resources_h100.md`, fourth and sixth passes): words took
 //! `stress_w16`'s `epilogue_f16_256x128` from 1.18x to 1.03x Triton's time
 //! and made the other three conversions below slower.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{
-    element_form_holds_words, element_form_peak, peak_registers, resident_ctas_by_form, Conversion,
-    StrategyChoice,
+    element_form_holds_words, element_form_peak, element_form_words, peak_registers,
+    resident_ctas_by_form, Conversion, HeldWords, StrategyChoice,
 };
 use synth::search::{plan_conversion, Weights};
 
@@ -80,4 +81,48 @@ fn one_cta_either_way_stays_elements() {
     let (plan, threads) = chosen("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
     assert_eq!(resident_ctas_by_form(&plan, 16, threads), Some((1, 1)));
     assert!(!element_form_holds_words(&plan, 16, threads));
+}
+
+#[test]
+fn one_array_over_the_limit_holds_words() {
+    // Triton's Gluon test_convert_mma2mma_layouts, 16 warps (128 registers
+    // per thread): mma v3 [2, 8] n64 -> [8, 2] n32 of 128x128 f16 holds 128
+    // halves per thread in the source (the warps broadcast) and 32 in the
+    // destination. One register per source element is over the limit less
+    // 16: the source moves as words, the destination element by element
+    let (plan, threads) = chosen(
+        "tests/data/triton_lowerings.ttgir",
+        "m2m_m3w28n64k32_m3w82n32k32_128x128",
+    );
+    assert_eq!(threads, 512);
+    assert_eq!((plan.src_regs, plan.dst_regs), (128, 32));
+    let held = element_form_words(&plan, 16, threads);
+    assert_eq!(
+        held,
+        HeldWords {
+            src: true,
+            dst: false
+        }
+    );
+    assert_eq!(held.name(), "src");
+    // the predicted peak counts the source as 64 words
+    assert_eq!(element_form_peak(&plan, 16, threads).data, 64);
+    // the reverse conversion (32 halves to 128) stays element by element:
+    // its destination over the limit is what a caller would work on
+    let (rev, _) = chosen(
+        "tests/data/triton_lowerings.ttgir",
+        "m2m_m3w82n32k32_m3w28n64k32_128x128",
+    );
+    assert_eq!((rev.src_regs, rev.dst_regs), (32, 128));
+    assert_eq!(element_form_words(&rev, 16, threads), HeldWords::NONE);
+    // 32-bit elements have no words to hold
+    assert_eq!(element_form_words(&plan, 32, threads), HeldWords::NONE);
+}
+
+#[test]
+fn both_arrays_over_the_limit_stay_elements() {
+    // 32 warps: 64 halves per thread on both sides at a 64-register limit;
+    // one of the two is the array a caller works on, so neither is words
+    let (plan, threads) = chosen("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
+    assert_eq!(element_form_words(&plan, 16, threads), HeldWords::NONE);
 }

@@ -124,10 +124,50 @@ pub fn resident_ctas_by_form(plan: &Plan, bits: u32, threads: u32) -> Option<(u3
 /// `kernels`' `PUN_MIN_ELEMS` and `VIA_PACKED_MIN_ELEMS` for 8-bit data).
 pub const WORDS_MIN_ELEMS: u32 = 16;
 
-/// Whether the element form (`T (&src)[N]`) of `plan` for `bits`-bit
-/// elements in CTAs of `threads` threads moves the caller's arrays as
+/// Which arrays of an element form (`T (&src)[N]`) move as the caller's
 /// natural 32-bit words (a 4-byte `memcpy` per word) rather than element by
-/// element, so that they take the packed form's registers.
+/// element; NVVM's scalar replacement then keeps such an array in 32-bit
+/// registers (two 16-bit or four 8-bit elements each) across the caller's
+/// code, its loop-carried values included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HeldWords {
+    /// The source array (`src`).
+    pub src: bool,
+    /// The destination array (`dst`).
+    pub dst: bool,
+}
+
+impl HeldWords {
+    /// Both arrays as words.
+    pub const BOTH: HeldWords = HeldWords {
+        src: true,
+        dst: true,
+    };
+    /// Neither: element by element.
+    pub const NONE: HeldWords = HeldWords {
+        src: false,
+        dst: false,
+    };
+    /// Either array as words.
+    pub fn any(self) -> bool {
+        self.src || self.dst
+    }
+    /// The `warpforge::words` enumerator of this choice (`none`, `src`,
+    /// `dst`, `both`).
+    pub fn name(self) -> &'static str {
+        match (self.src, self.dst) {
+            (false, false) => "none",
+            (true, false) => "src",
+            (false, true) => "dst",
+            (true, true) => "both",
+        }
+    }
+}
+
+/// Which arrays the element form (`T (&src)[N]`) of `plan` for `bits`-bit
+/// elements in CTAs of `threads` threads moves as the caller's natural
+/// 32-bit words ([`HeldWords`]), so that they take the packed form's
+/// registers.
 ///
 /// 8-bit: with at least [`WORDS_MIN_ELEMS`] elements per thread on each side,
 /// where the plan moves data and has a packed form (the element form goes
@@ -136,11 +176,16 @@ pub const WORDS_MIN_ELEMS: u32 = 16;
 ///
 /// 16-bit: where the plan moves data (shuffles or shared
 /// memory) with at least [`WORDS_MIN_ELEMS`] elements per thread on each
-/// side, has a packed form whose words are the natural pairs on both sides
-/// (element `2k` and `2k + 1` in word `k`, [`super::pack::PackMap::is_lowest`]:
-/// no `prmt` reorders the caller's words), and one register per element is
-/// predicted to leave a single CTA resident per SM by registers where the
-/// packed form's registers leave two or more ([`resident_ctas_by_form`]).
+/// side and has a packed form: where its words are the natural pairs on both
+/// sides (element `2k` and `2k + 1` in word `k`,
+/// [`super::pack::PackMap::is_lowest`]: no `prmt` reorders the caller's
+/// words), both arrays where one register per
+/// element is predicted to leave a single CTA resident per SM by registers
+/// where the packed form's registers leave two or more
+/// ([`resident_ctas_by_form`]); else, in any word order (`prmt` reorder the
+/// words where they are not the natural pairs), the source array where its
+/// elements alone, one register each, exceed the launch bounds' limit less
+/// 16 ([`register_limit`]) while the destination's stay within it.
 ///
 /// Why one CTA: a shared-memory round trip waits at CTA-wide barriers
 /// (`bar.sync`), and with one resident CTA nothing else runs on the SM while
@@ -158,22 +203,60 @@ pub const WORDS_MIN_ELEMS: u32 = 16;
 /// 0.803x -> 0.939x), and at 32 warps (one CTA either way, the data alone at
 /// the 64-register limit) holding 4 to 32 of the 32 pairs as words took
 /// `transpose_f16_256x256` from 1.25x to 1.39-1.69x.
-pub fn element_form_holds_words(plan: &Plan, bits: u32, threads: u32) -> bool {
+/// Why the source over the limit: its spills are certain, and a kernel
+/// keeps the tile it converts (an accumulator, a loop-carried tile) across
+/// its loop together with state of its own, where ptxas can give up on
+/// registers altogether. Measured with the reference harness h2h on an H100
+/// over conversions of Triton's Gluon tests (`tests/data/triton_lowerings.ttgir`,
+/// `results/resources_h100.md`, ninth pass), element by element against
+/// this rule in one run: a 16-warp mma v3 -> mma v3 conversion of 128 halves
+/// per thread to 32 44.1x -> 1.41x Triton's time (32 registers and 2,599
+/// `LDL`/`STL` element by element: ptxas's fallback), a 4-warp dot operand
+/// conversion of 256 halves to 64 38.9x -> 0.80x, two more 1.56x -> 1.01x
+/// and 0.84x -> 0.74x. The price is paid where the caller works on that
+/// array element by element (h2h's reverse call converts its worked array
+/// back): 11 such rows 0.78-1.16x -> 1.00-1.36x. Holding a destination
+/// over the limit as words as well cost those rows more (1.17-1.59x) for
+/// little more gain, and where both arrays are over the limit (the 32-warp
+/// 256x256 transpose: 64 halves at 64 registers) words on both took it
+/// from 1.41x to 1.52x in h2h: those stay element by element (the header
+/// names `warpforge::words` for the caller who knows which array it
+/// carries).
+pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     let moves = matches!(plan.kind, Kind::Shuffle | Kind::Shared);
     if plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS {
-        return false;
+        return HeldWords::NONE;
     }
     if bits == 8 {
-        return (moves && plan.packed_form(8)) || byte_words_in_natural_order(plan);
+        let w = (moves && plan.packed_form(8)) || byte_words_in_natural_order(plan);
+        return if w { HeldWords::BOTH } else { HeldWords::NONE };
     }
-    if bits != 16 || !moves {
-        return false;
-    }
-    if !matches!(resident_ctas_by_form(plan, bits, threads), Some((1, p)) if p >= 2) {
-        return false;
+    if bits != 16 || !moves || !plan.packed_form(bits) {
+        return HeldWords::NONE;
     }
     let (src, dst) = super::pack::plan_maps(plan, bits);
-    src.is_lowest() && dst.is_lowest()
+    let natural = src.is_lowest() && dst.is_lowest();
+    if natural && matches!(resident_ctas_by_form(plan, bits, threads), Some((1, p)) if p >= 2) {
+        return HeldWords::BOTH;
+    }
+    // one register per element on a side over the limit less 16: spills
+    // certain on that side, words even where prmt reorder them
+    let spare = register_limit(threads).saturating_sub(16);
+    let over = |elems: u32| data_registers(elems, bits, false) > spare;
+    if over(plan.src_regs) && !over(plan.dst_regs) {
+        HeldWords {
+            src: true,
+            dst: false,
+        }
+    } else {
+        HeldWords::NONE
+    }
+}
+
+/// Whether the element form of `plan` holds either array as words
+/// ([`element_form_words`]).
+pub fn element_form_holds_words(plan: &Plan, bits: u32, threads: u32) -> bool {
+    element_form_words(plan, bits, threads).any()
 }
 
 /// Whether `plan` packs 8-bit elements into words itself (its first
@@ -198,7 +281,25 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 /// ([`element_form_holds_words`]), else one register per element
 /// ([`peak_registers`] with `packed = false`).
 pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
-    peak_registers(plan, bits, element_form_holds_words(plan, bits, threads))
+    peak_registers_held(plan, bits, element_form_words(plan, bits, threads))
+}
+
+/// The predicted register peak of `plan`'s element form for `bits`-bit
+/// elements with the arrays `held` as words packed as the packed form's
+/// (two 16-bit or four 8-bit elements per register) and the others one
+/// register per element: the larger side's data plus the overhead of the
+/// packed form where either array is words, else of the element form.
+pub fn peak_registers_held(plan: &Plan, bits: u32, held: HeldWords) -> RegisterPeak {
+    let data = data_registers(plan.src_regs, bits, held.src).max(data_registers(
+        plan.dst_regs,
+        bits,
+        held.dst,
+    ));
+    let packed = held.any() && bits < 32;
+    RegisterPeak {
+        data,
+        peak: data + overhead(plan.kind, packed),
+    }
 }
 
 #[cfg(test)]
