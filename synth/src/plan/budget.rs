@@ -215,7 +215,7 @@ impl HeldWords {
 /// conversion of 256 halves to 64 38.9x -> 0.80x, two more 1.56x -> 1.01x
 /// and 0.84x -> 0.74x. The price is paid where the caller works on that
 /// array element by element (h2h's reverse call converts its worked array
-/// back): 11 such rows 0.78-1.16x -> 1.00-1.36x. Holding a destination
+/// back): 11 such rows 0.78-1.16x -> 1.00-1.39x. Holding a destination
 /// over the limit as words as well cost those rows more (1.17-1.59x) for
 /// little more gain, and where both arrays are over the limit (the 32-warp
 /// 256x256 transpose: 64 halves at 64 registers) words on both took it
