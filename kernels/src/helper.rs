@@ -1,4 +1,4 @@
-use crate::element::{body, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS};
+use crate::element::{body, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES};
 use crate::ident::ident_for;
 use crate::render::env;
 use crate::{body_packed, EmitError};
@@ -453,11 +453,7 @@ fn element_via_packed(
     {
         return Ok(None);
     }
-    let words = Words {
-        src: held.src,
-        dst: held.dst,
-    };
-    let (b, prmt) = via_packed(ident, bits, plan, smem, words);
+    let (b, prmt) = via_packed(ident, bits, plan, smem, held);
     Ok(Some((b, prmt, held)))
 }
 
@@ -539,8 +535,9 @@ fn element_word_choices(
         auto_body.to_vec()
     };
     let mut branches: Vec<(&str, Vec<String>)> = vec![("none", none)];
-    for (n, w) in Words::CHOICES {
-        let b = if n == auto_words.name() {
+    for w in WORD_CHOICES {
+        let n = w.name();
+        let b = if w == auto_words {
             auto_body.to_vec()
         } else {
             via(w)

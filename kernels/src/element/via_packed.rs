@@ -28,40 +28,24 @@ pub const VIA_PACKED_MIN_ELEMS: u32 = super::PUN_MIN_ELEMS;
 /// `src` read by a 4-byte `memcpy` per word, `dst` written by one; an
 /// array that does not is read (written) element by element, each packed
 /// into (taken out of) the packed form's words by shifts. The C++ side is
-/// `warpforge::words` (the helper's second template parameter).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Words {
-    pub src: bool,
-    pub dst: bool,
-}
+/// `warpforge::words` (the helper's second template parameter). The same
+/// choice the planner makes for `automatic` ([`synth::plan::HeldWords`]).
+pub type Words = synth::plan::HeldWords;
 
-impl Words {
-    /// Both arrays as words.
-    pub const BOTH: Words = Words {
+/// The explicit choices a caller can name that go through the packed form,
+/// as `warpforge::words` enumerators (`none` is the element-by-element
+/// body, not this module's).
+pub const WORD_CHOICES: [Words; 3] = [
+    Words {
         src: true,
+        dst: false,
+    },
+    Words {
+        src: false,
         dst: true,
-    };
-    /// The explicit choices a caller can name, as `warpforge::words`
-    /// enumerators (`none` is the element-by-element body, not this
-    /// module's).
-    pub const CHOICES: [(&'static str, Words); 3] = [
-        (
-            "src",
-            Words {
-                src: true,
-                dst: false,
-            },
-        ),
-        (
-            "dst",
-            Words {
-                src: false,
-                dst: true,
-            },
-        ),
-        ("both", Words::BOTH),
-    ];
-}
+    },
+    Words::BOTH,
+];
 
 /// The statements of the element form for `bits`-bit elements (8 or 16)
 /// that calls `packed` (the packed form's name), whose source words are
