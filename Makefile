@@ -27,15 +27,16 @@ test:
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
 	@$(MAKE) --no-print-directory verify-resources
 
-# No GPU needed: every corpus and stress helper's check and loop kernels
-# compiled by NVRTC 13.0 for sm_90 (`verify --compile-only`), failing a
+# No GPU needed: every corpus, stress and Triton-test (tests/data/triton_lowerings.ttgir)
+# helper's check and loop kernels compiled by NVRTC 13.0 for sm_90
+# (`verify --compile-only`, one process per file, JOBS at a time), failing a
 # helper whose loop kernel spills where its data leaves room or whose
 # scratch exceeds the target's. Fetches NVIDIA's NVRTC, header, cuobjdump
 # and nvdisasm wheels into $(OUT)/cuda-tools once (CUDA_TOOLS=DIR to use
 # another copy); without network, a visible skip.
 verify-resources: build
 	@mkdir -p $(OUT)
-	@./scripts/verify_resources.sh $(BIN) $(OUT) $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
+	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,
 # toString, JSON and Gluon layouts, format detection):

@@ -352,10 +352,13 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
                 l.spills_in_loop(),
                 match (l.spills_in_loop() > 0, c.spills_excused()) {
                     (true, true) => format!("; data alone {} registers", c.data_regs),
-                    (true, false) => " SPILLS".to_string(),
+                    (true, false) if c.spill_problem().is_some() => " SPILLS".to_string(),
                     _ => String::new(),
                 }
             );
+        }
+        if let Some(n) = c.occupancy_note() {
+            line += &format!(" ({n})");
         }
     }
     line
@@ -412,6 +415,9 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
                 lp.ldl + lp.stl > 0,
             ) {
                 (Some(_), _, _) => " SPILLS".to_string(),
+                (None, _, _) if c.occupancy_note().is_some() => {
+                    format!(" ({})", c.occupancy_note().unwrap_or_default())
+                }
                 (None, true, _) => " (data alone over limit - 16)".to_string(),
                 (None, false, true) => format!(
                     " (none in the loop body: {} outside it)",

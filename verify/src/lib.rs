@@ -191,6 +191,37 @@ pub struct CaseResult {
     /// ran, so no slot was checked; registers and spills are ptxas's.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub compiled_only: bool,
+    /// The names of the case's one-shot check kernel and its loop kernel in
+    /// the module ([`GpuReport::source`]).
+    #[serde(skip)]
+    pub kernels: [String; 2],
+    /// Where the kernel that fails the budget spilled with 16 or more
+    /// registers of its limit unused ([`CaseResult::spill_by_choice`]):
+    /// ptxas's compile of the same kernel under `__launch_bounds__(threads,
+    /// 1)` ([`recheck_min_blocks`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy_spill: Option<MinBlocksRecheck>,
+}
+
+/// A kernel that spilled although 16 or more registers of its limit were
+/// unused: ptxas, told only the CTA size (`__launch_bounds__(threads)`),
+/// may hold a kernel under a lower register count to fit more CTAs per SM
+/// and spill for it (a one-warp words::dst loop kernel of Triton's
+/// `test_convert_warp_local_layouts` at 168 of 255 registers, a 4-warp
+/// i8 one-shot kernel at 48). The same kernel under
+/// `__launch_bounds__(threads, 1)` (one CTA per SM is enough: CUDA C++
+/// Programming Guide, "Launch Bounds") says whether the helper fits its
+/// limit without spilling.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MinBlocksRecheck {
+    /// Which kernel spilled: `loop` or `one-shot`.
+    pub kernel: &'static str,
+    /// Registers it spilled at under `__launch_bounds__(threads)`.
+    pub registers: u32,
+    /// ptxas's registers under `__launch_bounds__(threads, 1)`.
+    pub min_blocks_registers: u32,
+    /// ptxas's spill stores plus spill loads there, in bytes.
+    pub min_blocks_spill_bytes: u32,
 }
 
 /// Registers and local-memory traffic of a register-budget loop kernel.
@@ -248,18 +279,20 @@ impl CaseResult {
         self.data_regs + 16 > self.reg_limit
     }
 
-    /// Why this case's kernels fail their register budget, if they do: the
-    /// loop kernel spills in its loop body although the data alone leaves
-    /// 16 of its limit (`reg_limit`: the launch bounds', or the cap) spare,
-    /// or the one-shot kernel spills although the data alone leaves 16 of
-    /// its launch bounds' limit spare.
-    pub fn spill_problem(&self) -> Option<String> {
+    /// The kernel that fails the register budget, if one does: the loop
+    /// kernel spills in its loop body although the data alone leaves 16 of
+    /// its limit (`reg_limit`: the launch bounds', or the cap) spare, or the
+    /// one-shot kernel spills although the data alone leaves 16 of its
+    /// launch bounds' limit spare. Returns which (`loop`, `one-shot`), what
+    /// it did, its limit, where the limit comes from and its registers.
+    fn budget_spill(&self) -> Option<(&'static str, String, u32, String, u32)> {
         let launch = register_limit(self.threads);
         let bounds = format!("the launch bounds at {} threads", self.threads);
         let lp = self.loop_kernel.as_ref().filter(|l| l.spills_in_loop() > 0);
         let one = self.sass.as_ref().filter(|s| s.ldl + s.stl > 0);
-        let (what, limit, source) = match (lp, one) {
-            (Some(l), _) if !self.spills_excused() => (
+        match (lp, one) {
+            (Some(l), _) if !self.spills_excused() => Some((
+                "loop",
                 format!(
                     "the loop kernel spills in its loop body ({} LDL, {} STL; {} more outside it) at {} registers",
                     l.ldl_in_loop,
@@ -273,8 +306,10 @@ impl CaseResult {
                 } else {
                     bounds
                 },
-            ),
-            (_, Some(s)) if self.data_regs + 16 <= launch => (
+                l.registers.max(0) as u32,
+            )),
+            (_, Some(s)) if self.data_regs + 16 <= launch => Some((
+                "one-shot",
                 format!(
                     "the one-shot kernel spills ({} LDL, {} STL) at {} registers",
                     s.ldl,
@@ -283,14 +318,135 @@ impl CaseResult {
                 ),
                 launch,
                 bounds,
+                self.registers.unwrap_or(0).max(0) as u32,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The kernel that fails the budget ([`CaseResult::spill_problem`]
+    /// before any recheck) spilled with 16 or more registers of its limit
+    /// unused, under its launch bounds (not a `--max-registers` cap): ptxas
+    /// chose to, and [`recheck_min_blocks`] asks it again. Returns which
+    /// kernel (`loop`, `one-shot`) and its registers.
+    pub fn spill_by_choice(&self) -> Option<(&'static str, u32)> {
+        let (kind, _, limit, _, regs) = self.budget_spill()?;
+        if kind == "loop" && self.max_registers.is_some() {
+            return None;
+        }
+        (regs + 16 <= limit).then_some((kind, regs))
+    }
+
+    /// Why this case's kernels fail their register budget, if they do
+    /// ([`CaseResult::budget_spill`]), unless the kernel spilled by choice
+    /// and compiles without a spill under `__launch_bounds__(threads, 1)`
+    /// ([`CaseResult::occupancy_spill`]): then the helper fits its limit.
+    pub fn spill_problem(&self) -> Option<String> {
+        let (kind, what, limit, source, _) = self.budget_spill()?;
+        if let Some(r) = &self.occupancy_spill {
+            if r.kernel == kind && r.min_blocks_spill_bytes == 0 {
+                return None;
+            }
+        }
+        let again = match &self.occupancy_spill {
+            Some(r) if r.kernel == kind => format!(
+                "; under __launch_bounds__({}, 1) still {} bytes of spills at {} registers",
+                self.threads, r.min_blocks_spill_bytes, r.min_blocks_registers
             ),
-            _ => return None,
+            _ => String::new(),
         };
         Some(format!(
-            "{what}; limit {limit} per thread ({source}) would leave {} for the helper beyond its {} data registers",
+            "{what}; limit {limit} per thread ({source}) would leave {} for the helper beyond its {} data registers{again}",
             limit - self.data_regs,
             self.data_regs
         ))
+    }
+
+    /// One clause for reports where the kernel spilled by choice and has
+    /// no spill under `__launch_bounds__(threads, 1)`.
+    pub fn occupancy_note(&self) -> Option<String> {
+        let r = self.occupancy_spill.as_ref()?;
+        (r.min_blocks_spill_bytes == 0).then(|| {
+            format!(
+                "ptxas spilled the {} kernel at {} registers to fit more CTAs per SM; under __launch_bounds__({}, 1): {} registers, no spill",
+                r.kernel, r.registers, self.threads, r.min_blocks_registers
+            )
+        })
+    }
+}
+
+/// The CUDA text of kernel `name` in a module `source` built by
+/// [`module_source`] (from its `extern "C"` line to the next kernel's),
+/// with its `__launch_bounds__(threads)` made `__launch_bounds__(threads,
+/// 1)`. `None`: no such kernel under those launch bounds (a loop kernel
+/// under `__maxnreg__`).
+fn kernel_min_blocks_text(source: &str, name: &str, threads: u32) -> Option<String> {
+    let bounds = format!("__launch_bounds__({threads})");
+    let decl = format!("extern \"C\" __global__ void {bounds} {name}(");
+    let i = source.find(&decl)?;
+    let body = i + decl.len();
+    let end = source[body..]
+        .find("extern \"C\" __global__")
+        .map_or(source.len(), |j| body + j);
+    Some(source[i..end].replacen(&bounds, &format!("__launch_bounds__({threads}, 1)"), 1))
+}
+
+/// Ask ptxas again about every case whose failing kernel spilled with
+/// registers to spare ([`CaseResult::spill_by_choice`]): compile those
+/// kernels, with the module's header, under `__launch_bounds__(threads, 1)`
+/// and record registers and spill bytes in
+/// [`CaseResult::occupancy_spill`]. A compile error leaves the cases as
+/// they were, with a note.
+fn recheck_min_blocks(
+    source: &str,
+    results: &mut [CaseResult],
+    sm: (i32, i32),
+    includes: &[String],
+    notes: &mut Vec<String>,
+) {
+    let todo: Vec<(usize, &'static str, u32, String)> = results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let (kind, regs) = c.spill_by_choice()?;
+            let name = &c.kernels[usize::from(kind == "loop")];
+            Some((i, kind, regs, name.clone()))
+        })
+        .collect();
+    if todo.is_empty() {
+        return;
+    }
+    let Some(first) = source.find("extern \"C\" __global__") else {
+        return;
+    };
+    let mut src = source[..first].to_string();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, _, _, name) in &todo {
+        if seen.insert(name.clone()) {
+            if let Some(k) = kernel_min_blocks_text(source, name, results[*i].threads) {
+                src.push_str(&k);
+            }
+        }
+    }
+    let ptxas = match compile_cubin_logged(&src, sm, includes) {
+        Ok((_, log)) => ptxas_resources(&log),
+        Err(e) => {
+            notes.push(format!(
+                "the kernels that spilled with registers to spare did not compile again under __launch_bounds__(threads, 1): {}",
+                e.to_string().lines().next().unwrap_or_default()
+            ));
+            return;
+        }
+    };
+    for (i, kind, regs, name) in todo {
+        if let Some(p) = ptxas.get(&name) {
+            results[i].occupancy_spill = Some(MinBlocksRecheck {
+                kernel: kind,
+                registers: regs,
+                min_blocks_registers: p.registers,
+                min_blocks_spill_bytes: p.spill_store_bytes + p.spill_load_bytes,
+            });
+        }
     }
 }
 
@@ -871,6 +1027,8 @@ pub fn verify_on_gpu(
                 max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
                 compiled_only: false,
+                kernels: Default::default(),
+                occupancy_spill: None,
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             let regs_of = |name: &str| {
@@ -896,10 +1054,12 @@ pub fn verify_on_gpu(
                 reg_limit: synth::plan::capped_register_limit(max_registers, c.helper.threads),
                 max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
+                kernels: [kn.clone(), ln.clone()],
                 ..r
             });
         }
     }
+    recheck_min_blocks(&src, &mut results, gpu.sm, &cuda_include_dirs(), &mut notes);
     Ok(GpuReport {
         gpu,
         compile_seconds,
@@ -1064,9 +1224,12 @@ pub fn compile_only(
                 max_registers: loop_cap(max_registers, c.helper.threads),
                 threads: c.helper.threads,
                 compiled_only: true,
+                kernels: [kn.clone(), ln.clone()],
+                occupancy_spill: None,
             });
         }
     }
+    recheck_min_blocks(&src, &mut results, sm, &cuda_include_dirs(), &mut notes);
     Ok(GpuReport {
         gpu: GpuInfo {
             name: "none (compiled only)".into(),
@@ -1187,6 +1350,8 @@ fn run_case(
         max_registers: None,
         threads: c.helper.threads,
         compiled_only: false,
+        kernels: Default::default(),
+        occupancy_spill: None,
     })
 }
 
@@ -1488,5 +1653,100 @@ ptxas info    : Used 32 registers, used 0 barriers, 4 bytes cmem[0]\n";
             stl_in_loop: c.stl_in_loop,
         };
         assert_eq!((l.spills_in_loop(), l.spills_outside_loop()), (3, 3));
+    }
+
+    /// A compiled-only case of `threads` threads whose loop kernel used
+    /// `loop_regs` registers with `in_loop` spill instructions in its body,
+    /// and whose data alone needs `data_regs`.
+    fn spilling_case(threads: u32, data_regs: u32, loop_regs: i32, in_loop: u32) -> CaseResult {
+        CaseResult {
+            name: "c".into(),
+            ident: "wf_c".into(),
+            dtype: DType::F16,
+            form: "elements words::dst",
+            ctype: "__half".into(),
+            passes: 0,
+            slots_checked: 0,
+            mismatches: 0,
+            first_error: None,
+            sass: Some(SassCounts::default()),
+            registers: Some(40),
+            loop_kernel: Some(LoopCost {
+                registers: loop_regs,
+                ldl: in_loop,
+                stl: in_loop,
+                ldl_in_loop: in_loop,
+                stl_in_loop: in_loop,
+            }),
+            data_regs,
+            reg_limit: register_limit(threads),
+            max_registers: None,
+            threads,
+            compiled_only: true,
+            kernels: ["wf_test_c".into(), "wf_test_c_loop".into()],
+            occupancy_spill: None,
+        }
+    }
+
+    /// ptxas held a one-warp loop kernel at 168 of 255 registers and
+    /// spilled (Triton's warp-local tests, `words::dst`): a spill by
+    /// choice, which fails until the recheck under
+    /// `__launch_bounds__(32, 1)` finds none; one at the limit, or under a
+    /// `--max-registers` cap, is never asked again.
+    #[test]
+    fn a_spill_with_registers_to_spare_is_asked_again() {
+        let mut c = spilling_case(32, 128, 168, 11);
+        assert_eq!(c.spill_by_choice(), Some(("loop", 168)));
+        assert!(c.spill_problem().is_some());
+        c.occupancy_spill = Some(MinBlocksRecheck {
+            kernel: "loop",
+            registers: 168,
+            min_blocks_registers: 186,
+            min_blocks_spill_bytes: 0,
+        });
+        assert_eq!(c.spill_problem(), None);
+        assert!(c
+            .occupancy_note()
+            .unwrap()
+            .contains("186 registers, no spill"));
+        // still spilling with one CTA per SM: a failure that says so
+        c.occupancy_spill.as_mut().unwrap().min_blocks_spill_bytes = 24;
+        assert!(c.spill_problem().unwrap().contains("still 24 bytes"));
+        assert_eq!(c.occupancy_note(), None);
+        // a recheck of the other kernel does not excuse this one
+        c.occupancy_spill = Some(MinBlocksRecheck {
+            kernel: "one-shot",
+            registers: 40,
+            min_blocks_registers: 48,
+            min_blocks_spill_bytes: 0,
+        });
+        assert!(c.spill_problem().is_some());
+        // at the limit: out of registers, not a choice
+        assert_eq!(spilling_case(32, 128, 250, 11).spill_by_choice(), None);
+        // under a --max-registers cap the cap is what is tested
+        let mut capped = spilling_case(32, 64, 96, 4);
+        capped.max_registers = Some(128);
+        capped.reg_limit = 128;
+        assert_eq!(capped.spill_by_choice(), None);
+        // the data alone over the limit less 16: no failure to ask about
+        assert_eq!(spilling_case(32, 250, 255, 11).spill_by_choice(), None);
+    }
+
+    /// The recheck compiles one kernel of the module with one CTA per SM
+    /// allowed: its text up to the next kernel, launch bounds rewritten.
+    #[test]
+    fn a_kernel_is_cut_from_its_module_with_min_blocks_one() {
+        let m = "#include \"h.cuh\"\n// check a\nextern \"C\" __global__ void __launch_bounds__(128) wf_a(int* p) { p[0] = 1; }// loop a\n\
+extern \"C\" __global__ void __launch_bounds__(128) wf_a_loop(int* p) { p[1] = 2; }\n";
+        let a = kernel_min_blocks_text(m, "wf_a", 128).unwrap();
+        assert!(
+            a.starts_with("extern \"C\" __global__ void __launch_bounds__(128, 1) wf_a(int* p)")
+        );
+        assert!(!a.contains("wf_a_loop"));
+        let l = kernel_min_blocks_text(m, "wf_a_loop", 128).unwrap();
+        assert!(l.contains("__launch_bounds__(128, 1) wf_a_loop") && l.ends_with("}\n"));
+        // other launch bounds (a loop kernel under __maxnreg__): not found
+        assert_eq!(kernel_min_blocks_text(m, "wf_a", 256), None);
+        assert_eq!(kernel_min_blocks_text(m, "wf_b", 128), None);
     }
 }

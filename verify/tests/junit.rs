@@ -100,6 +100,8 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         max_registers: None,
         threads: 128,
         compiled_only: false,
+        kernels: Default::default(),
+        occupancy_spill: None,
     }
 }
 
