@@ -269,7 +269,9 @@ fn print_results(
     for (p, proof) in planned.iter().zip(cpu) {
         let gpu_cases = cases_of(gpu, p);
         // spills fail a case unless the data alone leaves under 16
-        // registers of the launch bounds' limit (then they are the tile's)
+        // registers of the launch bounds' limit (then they are the tile's),
+        // or ptxas spilled with registers to spare and the kernel has none
+        // under __launch_bounds__(threads, 1) (CaseResult::spill_problem)
         let spills = gpu_cases.iter().any(|c| c.spill_problem().is_some());
         let gpu_ok = gpu_cases.iter().all(|c| c.ok());
         let verified = proof.ok() && gpu_ok && !spills;

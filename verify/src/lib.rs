@@ -195,12 +195,12 @@ pub struct CaseResult {
     /// the module ([`GpuReport::source`]).
     #[serde(skip)]
     pub kernels: [String; 2],
-    /// Where the kernel that fails the budget spilled with 16 or more
-    /// registers of its limit unused ([`CaseResult::spill_by_choice`]):
+    /// For each kernel that fails the budget after spilling with 16 or
+    /// more registers of its limit unused ([`CaseResult::spills_by_choice`]):
     /// ptxas's compile of the same kernel under `__launch_bounds__(threads,
     /// 1)` ([`recheck_min_blocks`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub occupancy_spill: Option<MinBlocksRecheck>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub occupancy_spill: Vec<MinBlocksRecheck>,
 }
 
 /// A kernel that spilled although 16 or more registers of its limit were
@@ -279,99 +279,114 @@ impl CaseResult {
         self.data_regs + 16 > self.reg_limit
     }
 
-    /// The kernel that fails the register budget, if one does: the loop
-    /// kernel spills in its loop body although the data alone leaves 16 of
-    /// its limit (`reg_limit`: the launch bounds', or the cap) spare, or the
-    /// one-shot kernel spills although the data alone leaves 16 of its
-    /// launch bounds' limit spare. Returns which (`loop`, `one-shot`), what
-    /// it did, its limit, where the limit comes from and its registers.
-    fn budget_spill(&self) -> Option<(&'static str, String, u32, String, u32)> {
+    /// The kernels that fail the register budget, loop kernel first: the
+    /// loop kernel spills in its loop body although the data alone leaves
+    /// 16 of its limit (`reg_limit`: the launch bounds', or the cap) spare;
+    /// the one-shot kernel spills although the data alone leaves 16 of its
+    /// launch bounds' limit spare. Each: which (`loop`, `one-shot`), what
+    /// it did, its limit, where the limit comes from, its registers.
+    fn budget_spills(&self) -> Vec<(&'static str, String, u32, String, u32)> {
         let launch = register_limit(self.threads);
         let bounds = format!("the launch bounds at {} threads", self.threads);
-        let lp = self.loop_kernel.as_ref().filter(|l| l.spills_in_loop() > 0);
-        let one = self.sass.as_ref().filter(|s| s.ldl + s.stl > 0);
-        match (lp, one) {
-            (Some(l), _) if !self.spills_excused() => Some((
-                "loop",
-                format!(
-                    "the loop kernel spills in its loop body ({} LDL, {} STL; {} more outside it) at {} registers",
-                    l.ldl_in_loop,
-                    l.stl_in_loop,
-                    l.spills_outside_loop(),
-                    l.registers
-                ),
-                self.reg_limit,
-                if self.max_registers.is_some() {
-                    "--max-registers".to_string()
-                } else {
-                    bounds
-                },
-                l.registers.max(0) as u32,
-            )),
-            (_, Some(s)) if self.data_regs + 16 <= launch => Some((
-                "one-shot",
-                format!(
-                    "the one-shot kernel spills ({} LDL, {} STL) at {} registers",
-                    s.ldl,
-                    s.stl,
-                    self.registers.unwrap_or(0)
-                ),
-                launch,
-                bounds,
-                self.registers.unwrap_or(0).max(0) as u32,
-            )),
-            _ => None,
+        let mut out = Vec::new();
+        if let Some(l) = self.loop_kernel.as_ref().filter(|l| l.spills_in_loop() > 0) {
+            if !self.spills_excused() {
+                out.push((
+                    "loop",
+                    format!(
+                        "the loop kernel spills in its loop body ({} LDL, {} STL; {} more outside it) at {} registers",
+                        l.ldl_in_loop,
+                        l.stl_in_loop,
+                        l.spills_outside_loop(),
+                        l.registers
+                    ),
+                    self.reg_limit,
+                    if self.max_registers.is_some() {
+                        "--max-registers".to_string()
+                    } else {
+                        bounds.clone()
+                    },
+                    l.registers.max(0) as u32,
+                ));
+            }
         }
+        if let Some(s) = self.sass.as_ref().filter(|s| s.ldl + s.stl > 0) {
+            if self.data_regs + 16 <= launch {
+                out.push((
+                    "one-shot",
+                    format!(
+                        "the one-shot kernel spills ({} LDL, {} STL) at {} registers",
+                        s.ldl,
+                        s.stl,
+                        self.registers.unwrap_or(0)
+                    ),
+                    launch,
+                    bounds,
+                    self.registers.unwrap_or(0).max(0) as u32,
+                ));
+            }
+        }
+        out
     }
 
-    /// The kernel that fails the budget ([`CaseResult::spill_problem`]
-    /// before any recheck) spilled with 16 or more registers of its limit
-    /// unused, under its launch bounds (not a `--max-registers` cap): ptxas
-    /// chose to, and [`recheck_min_blocks`] asks it again. Returns which
-    /// kernel (`loop`, `one-shot`) and its registers.
-    pub fn spill_by_choice(&self) -> Option<(&'static str, u32)> {
-        let (kind, _, limit, _, regs) = self.budget_spill()?;
-        if kind == "loop" && self.max_registers.is_some() {
-            return None;
-        }
-        (regs + 16 <= limit).then_some((kind, regs))
+    /// The kernels that fail the budget ([`CaseResult::budget_spills`])
+    /// having spilled with 16 or more registers of their limit unused,
+    /// under their launch bounds (not a `--max-registers` cap): ptxas chose
+    /// to, and [`recheck_min_blocks`] asks it again. Each: which kernel
+    /// (`loop`, `one-shot`) and its registers.
+    pub fn spills_by_choice(&self) -> Vec<(&'static str, u32)> {
+        self.budget_spills()
+            .into_iter()
+            .filter(|(kind, _, limit, _, regs)| {
+                !(*kind == "loop" && self.max_registers.is_some()) && regs + 16 <= *limit
+            })
+            .map(|(kind, _, _, _, regs)| (kind, regs))
+            .collect()
+    }
+
+    /// The recheck of kernel `kind` (`loop`, `one-shot`), if it was made.
+    fn recheck(&self, kind: &str) -> Option<&MinBlocksRecheck> {
+        self.occupancy_spill.iter().find(|r| r.kernel == kind)
     }
 
     /// Why this case's kernels fail their register budget, if they do
-    /// ([`CaseResult::budget_spill`]), unless the kernel spilled by choice
-    /// and compiles without a spill under `__launch_bounds__(threads, 1)`
-    /// ([`CaseResult::occupancy_spill`]): then the helper fits its limit.
+    /// ([`CaseResult::budget_spills`]): the first failing kernel that did
+    /// not spill by choice, or did and still spills under
+    /// `__launch_bounds__(threads, 1)` ([`CaseResult::occupancy_spill`]).
+    /// `None`: every kernel fits its limit.
     pub fn spill_problem(&self) -> Option<String> {
-        let (kind, what, limit, source, _) = self.budget_spill()?;
-        if let Some(r) = &self.occupancy_spill {
-            if r.kernel == kind && r.min_blocks_spill_bytes == 0 {
-                return None;
-            }
-        }
-        let again = match &self.occupancy_spill {
-            Some(r) if r.kernel == kind => format!(
-                "; under __launch_bounds__({}, 1) still {} bytes of spills at {} registers",
-                self.threads, r.min_blocks_spill_bytes, r.min_blocks_registers
-            ),
-            _ => String::new(),
-        };
-        Some(format!(
-            "{what}; limit {limit} per thread ({source}) would leave {} for the helper beyond its {} data registers{again}",
-            limit - self.data_regs,
-            self.data_regs
-        ))
+        self.budget_spills().into_iter().find_map(|(kind, what, limit, source, _)| {
+            let again = match self.recheck(kind) {
+                Some(r) if r.min_blocks_spill_bytes == 0 => return None,
+                Some(r) => format!(
+                    "; under __launch_bounds__({}, 1) still {} bytes of spills at {} registers",
+                    self.threads, r.min_blocks_spill_bytes, r.min_blocks_registers
+                ),
+                None => String::new(),
+            };
+            Some(format!(
+                "{what}; limit {limit} per thread ({source}) would leave {} for the helper beyond its {} data registers{again}",
+                limit - self.data_regs,
+                self.data_regs
+            ))
+        })
     }
 
-    /// One clause for reports where the kernel spilled by choice and has
-    /// no spill under `__launch_bounds__(threads, 1)`.
+    /// For reports: each kernel that spilled by choice and has no spill
+    /// under `__launch_bounds__(threads, 1)`, in one clause.
     pub fn occupancy_note(&self) -> Option<String> {
-        let r = self.occupancy_spill.as_ref()?;
-        (r.min_blocks_spill_bytes == 0).then(|| {
-            format!(
-                "ptxas spilled the {} kernel at {} registers to fit more CTAs per SM; under __launch_bounds__({}, 1): {} registers, no spill",
-                r.kernel, r.registers, self.threads, r.min_blocks_registers
-            )
-        })
+        let notes: Vec<String> = self
+            .occupancy_spill
+            .iter()
+            .filter(|r| r.min_blocks_spill_bytes == 0)
+            .map(|r| {
+                format!(
+                    "ptxas spilled the {} kernel at {} registers to fit more CTAs per SM; under __launch_bounds__({}, 1): {} registers, no spill",
+                    r.kernel, r.registers, self.threads, r.min_blocks_registers
+                )
+            })
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 
@@ -392,7 +407,7 @@ fn kernel_min_blocks_text(source: &str, name: &str, threads: u32) -> Option<Stri
 }
 
 /// Ask ptxas again about every case whose failing kernel spilled with
-/// registers to spare ([`CaseResult::spill_by_choice`]): compile those
+/// registers to spare ([`CaseResult::spills_by_choice`]): compile those
 /// kernels, with the module's header, under `__launch_bounds__(threads, 1)`
 /// and record registers and spill bytes in
 /// [`CaseResult::occupancy_spill`]. A compile error leaves the cases as
@@ -407,10 +422,15 @@ fn recheck_min_blocks(
     let todo: Vec<(usize, &'static str, u32, String)> = results
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| {
-            let (kind, regs) = c.spill_by_choice()?;
-            let name = &c.kernels[usize::from(kind == "loop")];
-            Some((i, kind, regs, name.clone()))
+        .flat_map(|(i, c)| {
+            c.spills_by_choice().into_iter().map(move |(kind, regs)| {
+                (
+                    i,
+                    kind,
+                    regs,
+                    c.kernels[usize::from(kind == "loop")].clone(),
+                )
+            })
         })
         .collect();
     if todo.is_empty() {
@@ -440,7 +460,7 @@ fn recheck_min_blocks(
     };
     for (i, kind, regs, name) in todo {
         if let Some(p) = ptxas.get(&name) {
-            results[i].occupancy_spill = Some(MinBlocksRecheck {
+            results[i].occupancy_spill.push(MinBlocksRecheck {
                 kernel: kind,
                 registers: regs,
                 min_blocks_registers: p.registers,
@@ -1028,7 +1048,7 @@ pub fn verify_on_gpu(
                 threads: c.helper.threads,
                 compiled_only: false,
                 kernels: Default::default(),
-                occupancy_spill: None,
+                occupancy_spill: Vec::new(),
             });
             let sass_counts = sass.as_ref().and_then(|(_, m)| m.get(&kn).cloned());
             let regs_of = |name: &str| {
@@ -1225,7 +1245,7 @@ pub fn compile_only(
                 threads: c.helper.threads,
                 compiled_only: true,
                 kernels: [kn.clone(), ln.clone()],
-                occupancy_spill: None,
+                occupancy_spill: Vec::new(),
             });
         }
     }
@@ -1351,7 +1371,7 @@ fn run_case(
         threads: c.helper.threads,
         compiled_only: false,
         kernels: Default::default(),
-        occupancy_spill: None,
+        occupancy_spill: Vec::new(),
     })
 }
 
@@ -1684,7 +1704,7 @@ ptxas info    : Used 32 registers, used 0 barriers, 4 bytes cmem[0]\n";
             threads,
             compiled_only: true,
             kernels: ["wf_test_c".into(), "wf_test_c_loop".into()],
-            occupancy_spill: None,
+            occupancy_spill: Vec::new(),
         }
     }
 
@@ -1695,41 +1715,56 @@ ptxas info    : Used 32 registers, used 0 barriers, 4 bytes cmem[0]\n";
     /// `--max-registers` cap, is never asked again.
     #[test]
     fn a_spill_with_registers_to_spare_is_asked_again() {
+        let recheck = |kernel, registers, min_blocks_registers, bytes| MinBlocksRecheck {
+            kernel,
+            registers,
+            min_blocks_registers,
+            min_blocks_spill_bytes: bytes,
+        };
         let mut c = spilling_case(32, 128, 168, 11);
-        assert_eq!(c.spill_by_choice(), Some(("loop", 168)));
+        assert_eq!(c.spills_by_choice(), [("loop", 168)]);
         assert!(c.spill_problem().is_some());
-        c.occupancy_spill = Some(MinBlocksRecheck {
-            kernel: "loop",
-            registers: 168,
-            min_blocks_registers: 186,
-            min_blocks_spill_bytes: 0,
-        });
+        c.occupancy_spill = vec![recheck("loop", 168, 186, 0)];
         assert_eq!(c.spill_problem(), None);
         assert!(c
             .occupancy_note()
             .unwrap()
             .contains("186 registers, no spill"));
         // still spilling with one CTA per SM: a failure that says so
-        c.occupancy_spill.as_mut().unwrap().min_blocks_spill_bytes = 24;
+        c.occupancy_spill[0].min_blocks_spill_bytes = 24;
         assert!(c.spill_problem().unwrap().contains("still 24 bytes"));
         assert_eq!(c.occupancy_note(), None);
         // a recheck of the other kernel does not excuse this one
-        c.occupancy_spill = Some(MinBlocksRecheck {
-            kernel: "one-shot",
-            registers: 40,
-            min_blocks_registers: 48,
-            min_blocks_spill_bytes: 0,
-        });
+        c.occupancy_spill = vec![recheck("one-shot", 40, 48, 0)];
         assert!(c.spill_problem().is_some());
+        // both kernels spill by choice: each is asked, and both must clear
+        let mut both = spilling_case(32, 128, 168, 11);
+        both.sass = Some(SassCounts {
+            ldl: 2,
+            stl: 2,
+            ..SassCounts::default()
+        });
+        assert_eq!(both.spills_by_choice(), [("loop", 168), ("one-shot", 40)]);
+        both.occupancy_spill = vec![recheck("loop", 168, 186, 0)];
+        assert!(both
+            .spill_problem()
+            .unwrap()
+            .starts_with("the one-shot kernel spills"));
+        both.occupancy_spill.push(recheck("one-shot", 40, 72, 0));
+        assert_eq!(both.spill_problem(), None);
         // at the limit: out of registers, not a choice
-        assert_eq!(spilling_case(32, 128, 250, 11).spill_by_choice(), None);
+        assert!(spilling_case(32, 128, 250, 11)
+            .spills_by_choice()
+            .is_empty());
         // under a --max-registers cap the cap is what is tested
         let mut capped = spilling_case(32, 64, 96, 4);
         capped.max_registers = Some(128);
         capped.reg_limit = 128;
-        assert_eq!(capped.spill_by_choice(), None);
+        assert!(capped.spills_by_choice().is_empty());
         // the data alone over the limit less 16: no failure to ask about
-        assert_eq!(spilling_case(32, 250, 255, 11).spill_by_choice(), None);
+        assert!(spilling_case(32, 250, 255, 11)
+            .spills_by_choice()
+            .is_empty());
     }
 
     /// The recheck compiles one kernel of the module with one CTA per SM

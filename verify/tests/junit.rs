@@ -101,7 +101,7 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         threads: 128,
         compiled_only: false,
         kernels: Default::default(),
-        occupancy_spill: None,
+        occupancy_spill: Vec::new(),
     }
 }
 
