@@ -50,6 +50,9 @@ pub struct CandidateCase {
     /// back: that tile held as 32-bit words, the per-element one element by
     /// element), else `elements`.
     pub form: &'static str,
+    /// Index of the candidate plan among the search's proven candidates:
+    /// the forms of one plan share it.
+    pub plan: usize,
 }
 
 /// One conversion with its candidates and the fixed backward helper.
@@ -262,6 +265,7 @@ pub fn build_cases(
                     ),
                     helper: helper.clone(),
                     form,
+                    plan: k,
                 });
             }
         }

@@ -19,7 +19,7 @@
 //! and 15%) is reported in-sample and leaving each conversion out of its
 //! own fit.
 
-use crate::report::Row;
+use crate::report::{CandidateRow, Row};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 use synth::cost_model::{CostModel, Weights, FEATURE_NAMES};
@@ -262,20 +262,84 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     (Weights::from_array(w), identified, r2)
 }
 
-/// The candidate `w` chooses in a row as the search does
-/// (`synth::search::consider`): candidates within the register cap the row
-/// was timed under (`spill` 0: the launch bounds' limit, or `bench
-/// --max-registers`) before those over it, then the lowest score, ties to
-/// the earlier.
-fn choose<'a>(r: &'a Row, w: &Weights) -> Option<&'a crate::report::CandidateRow> {
-    r.candidates
+/// The candidate plans of a row, each with its timed forms (`elements`,
+/// `carried`, `packed`): candidates of one plan share [`CandidateRow::plan`];
+/// rows written before it existed list a plan's forms one after another,
+/// the element form first (`bench::cases`), and are grouped so.
+fn plans(r: &Row) -> Vec<Vec<&CandidateRow>> {
+    let mut out: Vec<Vec<&CandidateRow>> = Vec::new();
+    for k in &r.candidates {
+        let starts = match out.last() {
+            None => true,
+            Some(p) => match (k.plan, p[0].plan) {
+                (Some(a), Some(b)) => a != b,
+                _ => {
+                    k.form == "elements" || k.form.is_empty() || p.iter().any(|x| x.form == k.form)
+                }
+            },
+        };
+        if starts {
+            out.push(vec![k]);
+        } else {
+            out.last_mut().expect("pushed above").push(k);
+        }
+    }
+    out
+}
+
+/// The form a plan is ranked in, as the search ranks it
+/// (`synth::cost_model::Weights::score_in`): the packed form where it was
+/// timed (8/16-bit data with a packed form), else the element form.
+fn ranked<'r>(plan: &[&'r CandidateRow]) -> &'r CandidateRow {
+    plan.iter()
+        .find(|k| k.form == "packed")
+        .copied()
+        .unwrap_or(plan[0])
+}
+
+/// The plan `w` chooses in a row as the search does
+/// (`synth::search::consider`): plans within the register cap the row was
+/// timed under (`spill` 0 in the ranked form: the launch bounds' limit, or
+/// `bench --max-registers`) before those over it, then the lowest score of
+/// the ranked form ([`ranked`]), ties to the earlier. Only plans with a
+/// timed form compete.
+fn choose<'r, 'a>(
+    plans: &'a [Vec<&'r CandidateRow>],
+    w: &Weights,
+) -> Option<&'a [&'r CandidateRow]> {
+    plans
         .iter()
-        .filter(|k| k.ns.is_some())
+        .filter(|p| p.iter().any(|k| k.ns.is_some()))
         .min_by(|a, b| {
+            let (a, b) = (ranked(a), ranked(b));
             (a.features.spill > 0.0)
                 .cmp(&(b.features.spill > 0.0))
                 .then(w.dot(&a.features).total_cmp(&w.dot(&b.features)))
         })
+        .map(|p| p.as_slice())
+}
+
+/// For each form the chosen plan was timed in: the chosen plan's candidate
+/// of that form and the fastest candidate of that form over all plans.
+/// One plan serves every form a caller may call (the element form, the
+/// element form told which array it carries, the packed form), so a choice
+/// is judged in each of them, against the fastest plan in the same form.
+fn judged<'r>(
+    plans: &[Vec<&'r CandidateRow>],
+    chosen: &[&'r CandidateRow],
+) -> Vec<(&'r CandidateRow, &'r CandidateRow)> {
+    chosen
+        .iter()
+        .filter(|c| c.ns.is_some())
+        .filter_map(|c| {
+            let fastest = plans
+                .iter()
+                .flatten()
+                .filter(|k| k.form == c.form && k.ns.is_some())
+                .min_by(|a, b| a.ns.unwrap().total_cmp(&b.ns.unwrap()))?;
+            Some((*c, *fastest))
+        })
+        .collect()
 }
 
 fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
@@ -287,13 +351,14 @@ fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
     };
     for (g, r) in rows.iter().enumerate() {
         let w = pick(g, r);
-        let (Some(c), Some(f)) = (
-            choose(r, &w),
-            r.candidates
-                .iter()
-                .filter(|k| k.ns.is_some())
-                .min_by(|a, b| a.ns.unwrap().total_cmp(&b.ns.unwrap())),
-        ) else {
+        let ps = plans(r);
+        let Some(chosen) = choose(&ps, &w) else {
+            continue;
+        };
+        // the form in which the choice is furthest from the fastest
+        let Some((c, f)) = judged(&ps, chosen).into_iter().max_by(|a, b| {
+            (a.0.ns.unwrap() / a.1.ns.unwrap()).total_cmp(&(b.0.ns.unwrap() / b.1.ns.unwrap()))
+        }) else {
             continue;
         };
         let (cn, fns) = (c.ns.unwrap(), f.ns.unwrap());
@@ -317,16 +382,20 @@ fn selection(rows: &[Row], pick: impl Fn(usize, &Row) -> Weights) -> Selection {
     s
 }
 
+/// Total regret of `w`'s choices: over conversions, the mean over the
+/// forms the chosen plan was timed in of `ln(ns(chosen) / ns(fastest))`
+/// in that form ([`judged`]).
 fn regret(rows: &[Row], w: &Weights) -> f64 {
     rows.iter()
         .filter_map(|r| {
-            let c = choose(r, w)?.ns?;
-            let f = r
-                .candidates
-                .iter()
-                .filter_map(|k| k.ns)
-                .fold(f64::INFINITY, f64::min);
-            Some((c / f).ln())
+            let ps = plans(r);
+            let j = judged(&ps, choose(&ps, w)?);
+            (!j.is_empty()).then(|| {
+                j.iter()
+                    .map(|(c, f)| (c.ns.unwrap() / f.ns.unwrap()).ln())
+                    .sum::<f64>()
+                    / j.len() as f64
+            })
         })
         .sum()
 }
@@ -363,6 +432,118 @@ fn refine(rows: &[Row], a: &Weights, b: &Weights, spill_fitted: bool) -> Weights
         }
     }
     best
+}
+
+/// Steps of [`refine_near`]: each weight scaled by 4/5 or 5/4, and where
+/// none of those lowers the objective, by 1/2 or 2 (to cross the plateaus
+/// of a regret that changes only where a choice flips).
+const NEAR_STEPS: [&[f64]; 2] = [&[0.8, 1.25], &[0.5, 2.0]];
+
+/// The penalised objective of [`refine_near`]: the mean regret per
+/// conversion plus `lambda * sum_i ln((w_i + 0.01) / (prior_i + 0.01))^2`.
+fn near_objective(rows: &[Row], n: f64, w: &Weights, prior: &Weights, lambda: f64) -> f64 {
+    let pen: f64 = w
+        .as_array()
+        .iter()
+        .zip(prior.as_array())
+        .map(|(a, b)| ((a + 0.01) / (b + 0.01)).ln().powi(2))
+        .sum();
+    regret(rows, w) / n + lambda * pen
+}
+
+/// Coordinate search from `prior` on the mean regret per conversion,
+/// penalised by `lambda` times the squared log distance of each weight from
+/// the prior's ([`near_objective`]), in steps of [`NEAR_STEPS`] (every weight
+/// but `spill`, which rows at the launch bounds' limits hardly identify: see
+/// [`SPILL`]). A ridge on the log weights: with many weights and conversions
+/// whose candidates differ in few of them, the unpenalised search
+/// ([`refine`]) drives weights to 0 or far out to fit single conversions,
+/// and chooses worse than the prior when each conversion is left out
+/// (`results/resources_h100.md`, eleventh pass).
+fn refine_near(rows: &[Row], prior: &Weights, lambda: f64) -> Weights {
+    let n = rows.len().max(1) as f64;
+    let mut best = *prior;
+    let mut r = near_objective(rows, n, &best, prior, lambda);
+    for _ in 0..60 {
+        let mut improved = false;
+        for steps in NEAR_STEPS {
+            for i in (0..NF).filter(|&i| i != SPILL) {
+                for f in steps {
+                    let mut v = best.as_array();
+                    v[i] *= f;
+                    let w = Weights::from_array(v);
+                    let rw = near_objective(rows, n, &w, prior, lambda);
+                    if rw < r - 1e-9 {
+                        best = w;
+                        r = rw;
+                        improved = true;
+                    }
+                }
+            }
+            if improved {
+                break;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
+
+/// Fit weights near `prior` ([`refine_near`] with `lambda`), for a prior
+/// whose units and choices should stay: the least-squares weights are
+/// computed and reported, not used. Leave-one-out selection refits without
+/// each conversion in the same way. Errors when no conversion has two timed
+/// candidates or `lambda` is negative or not finite.
+pub fn fit_near(rows: &[Row], prior: &Weights, lambda: f64) -> anyhow::Result<FitReport> {
+    anyhow::ensure!(
+        lambda.is_finite() && lambda >= 0.0,
+        "the penalty must be finite and non-negative, not {lambda}"
+    );
+    let s = samples(rows);
+    let informative = informative(rows)?;
+    let (w_ls, identified, r2) = fit_weights(&s, prior);
+    let w = refine_near(rows, prior, lambda);
+    let (a, b) = demeaned(&s);
+    // the residuals of the model's weights, scaled to the timings (only
+    // ratios of weights matter to the search)
+    let ps = &a * DVector::from_row_slice(&w.as_array());
+    let scale = if ps.norm_squared() > 0.0 {
+        (ps.dot(&b) / ps.norm_squared()).max(0.0)
+    } else {
+        0.0
+    };
+    let residuals = residuals(rows, &b, &(ps * scale));
+    let loo = selection(rows, |g, _| {
+        let others: Vec<Row> = rows
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != g)
+            .map(|(_, r)| r.clone())
+            .collect();
+        refine_near(&others, prior, lambda)
+    });
+    Ok(FitReport {
+        samples: s.len(),
+        conversions: informative,
+        identified: FEATURE_NAMES
+            .iter()
+            .zip(&identified)
+            .filter(|x| *x.1)
+            .map(|x| x.0.to_string())
+            .collect(),
+        r2_within: (r2 * 1000.0).round() / 1000.0,
+        weights_least_squares: w_ls,
+        weights: w,
+        regret_prior: regret(rows, prior),
+        regret_least_squares: regret(rows, &w_ls),
+        regret: regret(rows, &w),
+        selection_in_sample: selection(rows, |_, _| w),
+        selection_leave_one_out: loo,
+        selection_prior: selection(rows, |_, _| *prior),
+        residuals,
+    })
 }
 
 /// Conversions with at least two timed candidates (the ones that inform a
@@ -681,5 +862,125 @@ mod tests {
         let ps = &a * DVector::from_row_slice(&prior.as_array());
         let scale = (ps.dot(&b) / ps.norm_squared()).max(0.0);
         assert!((w.spill - prior.spill * scale).abs() < 1e-9, "{w:?}");
+    }
+    /// A row of candidates `(plan, form, shfl, sel, ns)`; `plan` None
+    /// writes the row as before plans were recorded.
+    fn form_row(name: &str, cands: &[(Option<usize>, &str, f64, f64, f64)]) -> Row {
+        let candidates: Vec<serde_json::Value> = cands
+            .iter()
+            .map(|&(plan, form, shfl, sel, ns)| {
+                let mut k = serde_json::json!({
+                    "strategy": format!("s{}", plan.unwrap_or(0)), "kind": "shuffle", "form": form,
+                    "cost": {"shfl": 0, "sel": 0, "prmt": 0, "sts": 0, "lds": 0, "bar": 0, "ldsm": 0, "stsm": 0},
+                    "features": {"shfl": shfl, "sel": sel, "prmt": 0.0, "smem": 0.0, "stsm": 0.0,
+                                 "wavefront": 0.0, "bar": 0.0, "bar_warp": 0.0, "spill": 0.0},
+                    "score": 0.0, "chosen": false, "wavefronts": 0, "min_wavefronts": 0,
+                    "bank_conflicts": 0, "ns": ns, "registers": 32, "sass": null
+                });
+                if let Some(p) = plan {
+                    k["plan"] = p.into();
+                }
+                k
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "file": "t", "name": name, "shape": [32, 32], "dtype": "f16", "bits": 16,
+            "warps": 1, "bwd": "b", "lower_bound": null, "candidates": candidates,
+            "chosen": {"strategy": "s0", "ns": null}, "fastest": {"strategy": "s0", "ns": null},
+            "triton": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_plans_forms_are_grouped_by_its_index_or_by_order_in_older_rows() {
+        let with = form_row(
+            "a",
+            &[
+                (Some(0), "elements", 1.0, 0.0, 10.0),
+                (Some(0), "packed", 1.0, 0.0, 8.0),
+                (Some(3), "elements", 2.0, 0.0, 9.0),
+                (Some(3), "carried", 2.0, 0.0, 9.0),
+                (Some(3), "packed", 2.0, 0.0, 7.0),
+            ],
+        );
+        let sizes: Vec<usize> = plans(&with).iter().map(|p| p.len()).collect();
+        assert_eq!(sizes, [2, 3]);
+        // the same without indices: a plan starts at its element form
+        let without = form_row(
+            "b",
+            &[
+                (None, "elements", 1.0, 0.0, 10.0),
+                (None, "packed", 1.0, 0.0, 8.0),
+                (None, "elements", 2.0, 0.0, 9.0),
+                (None, "carried", 2.0, 0.0, 9.0),
+                (None, "packed", 2.0, 0.0, 7.0),
+                (None, "", 3.0, 0.0, 9.0),
+                (None, "", 3.0, 0.0, 9.0),
+            ],
+        );
+        let sizes: Vec<usize> = plans(&without).iter().map(|p| p.len()).collect();
+        assert_eq!(sizes, [2, 3, 1, 1]);
+        // a plan is ranked in its packed form
+        assert_eq!(ranked(&plans(&with)[1]).form, "packed");
+    }
+
+    #[test]
+    fn a_choice_is_judged_in_every_form_against_the_fastest_plan_in_that_form() {
+        // plan 0 is ranked first (shfl 1 < 2): its packed form is the fastest
+        // packed, its element form 1.5x the fastest element form
+        let r = form_row(
+            "c",
+            &[
+                (Some(0), "elements", 1.0, 0.0, 15.0),
+                (Some(0), "packed", 1.0, 0.0, 8.0),
+                (Some(1), "elements", 2.0, 0.0, 10.0),
+                (Some(1), "packed", 2.0, 0.0, 9.0),
+            ],
+        );
+        let w = Weights::default();
+        let reg = regret(std::slice::from_ref(&r), &w);
+        assert!((reg - (1.5f64.ln() + 0.0) / 2.0).abs() < 1e-12, "{reg}");
+        let s = selection(std::slice::from_ref(&r), |_, _| w);
+        assert_eq!((s.conversions, s.within_5pct), (1, 0));
+        assert_eq!(s.misses[0].chosen, "s0");
+        assert_eq!(s.misses[0].fastest, "s1");
+        assert!((s.misses[0].slower_by - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_near_prior_fit_moves_only_the_weights_the_timings_ask_for() {
+        // in every conversion, plan 0 has 3 shuffles and plan 1 10 selects;
+        // the prior scores them 7.2 and 12.5 and chooses the shuffles, which
+        // measure slower
+        let prior = Weights::default();
+        let rows: Vec<Row> = (0..6)
+            .map(|g| {
+                form_row(
+                    &format!("c{g}"),
+                    &[
+                        (Some(0), "elements", 3.0, 0.0, 12.0 + g as f64),
+                        (Some(1), "elements", 0.0, 10.0, 10.0 + g as f64),
+                    ],
+                )
+            })
+            .collect();
+        assert!(regret(&rows, &prior) > 0.0);
+        let r = fit_near(&rows, &prior, 0.002).unwrap();
+        assert!(r.regret.abs() < 1e-12, "{r:?}");
+        assert!(
+            r.weights.dot(&rows[0].candidates[0].features)
+                > r.weights.dot(&rows[0].candidates[1].features)
+        );
+        // weights that do not separate these candidates stay the prior's
+        assert_eq!(r.weights.smem, prior.smem);
+        assert_eq!(r.weights.wavefront, prior.wavefront);
+        assert_eq!(r.weights.spill, prior.spill);
+        assert_eq!(r.selection_leave_one_out.within_5pct, 6);
+        // with a heavy penalty it stays at the prior
+        let stay = fit_near(&rows, &prior, 100.0).unwrap();
+        assert_eq!(stay.weights, prior);
+        let e = fit_near(&rows, &prior, -1.0).unwrap_err().to_string();
+        assert!(e.contains("non-negative"), "{e}");
     }
 }

@@ -144,13 +144,16 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     let (triton_version, mut triton) = triton_side(&a, &cases, &t, &gpu);
     let interleaved = a.triton_timing == TritonTiming::Interleaved;
     let (measured, failures) = time_all(&gpu, &cases, &compiled, &t, triton.as_mut(), interleaved)?;
-    let rows: Vec<Row> = cases
+    let mut rows: Vec<Row> = cases
         .iter()
         .zip(&measured)
         .map(|(c, (m, g))| {
             report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id)), g.as_ref())
         })
         .collect();
+    for n in report::recheck_occupancy(&mut rows, &cases, info.sm) {
+        note!("warpforge: register budget: {n}");
+    }
     let what = Harness {
         info: &info,
         sms: gpu.sms,

@@ -34,6 +34,13 @@ pub(crate) struct FitArgs {
     /// prior's units.
     #[arg(long, value_name = "FEATURE", value_parser = clap::builder::PossibleValuesParser::new(synth::cost_model::FEATURE_NAMES))]
     only: Option<String>,
+    /// Fit near the prior: a coordinate search from the prior's weights (steps
+    /// of 4/5 and 5/4, else 1/2 and 2) on the mean regret per conversion plus LAMBDA times
+    /// the squared log distance of each weight from the prior's (a ridge;
+    /// e.g. 0.002). Without it the weights are least squares refined without
+    /// a penalty, which can drive weights to 0 to fit single conversions.
+    #[arg(long, value_name = "LAMBDA", conflicts_with = "only")]
+    near_prior: Option<f64>,
 }
 
 pub(crate) fn run(a: FitArgs) -> Result<i32> {
@@ -76,7 +83,10 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
                 .expect("clap checked the name");
             bench::fit::fit_one(&rows, &prior, i).with_context(|| format!("--only {f}"))?
         }
-        None => bench::fit::fit(&rows, &prior)?,
+        None => match a.near_prior {
+            Some(l) => bench::fit::fit_near(&rows, &prior, l).context("--near-prior")?,
+            None => bench::fit::fit(&rows, &prior)?,
+        },
     };
     let source = format!(
         "warpforge fit --from {}{} ({} rows), {}, warpforge commit {}",
@@ -87,7 +97,9 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             .join(" "),
         a.only
             .as_ref()
-            .map_or(String::new(), |f| format!(" --only {f}")),
+            .map_or(String::new(), |f| format!(" --only {f}"))
+            + &a.near_prior
+                .map_or(String::new(), |l| format!(" --near-prior {l}")),
         rows.len(),
         super::today(),
         env!("WARPFORGE_COMMIT")

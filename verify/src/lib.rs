@@ -338,7 +338,8 @@ impl CaseResult {
         self.budget_spills()
             .into_iter()
             .filter(|(kind, _, limit, _, regs)| {
-                !(*kind == "loop" && self.max_registers.is_some()) && regs + 16 <= *limit
+                !(*kind == "loop" && self.max_registers.is_some())
+                    && regs + OCCUPANCY_SLACK <= *limit
             })
             .map(|(kind, _, _, _, regs)| (kind, regs))
             .collect()
@@ -406,6 +407,43 @@ fn kernel_min_blocks_text(source: &str, name: &str, threads: u32) -> Option<Stri
     Some(source[i..end].replacen(&bounds, &format!("__launch_bounds__({threads}, 1)"), 1))
 }
 
+/// Registers a kernel must leave unused of its limit for a spill to count
+/// as ptxas's occupancy choice (it held the kernel under fewer registers
+/// than the limit to fit more CTAs per SM) and be asked again under
+/// `__launch_bounds__(threads, 1)` ([`compile_min_blocks`]).
+pub const OCCUPANCY_SLACK: u32 = 16;
+
+/// Compile the kernels `(name, threads per CTA)` of a module `source` again,
+/// each under `__launch_bounds__(threads, 1)` (at most one CTA per SM asked
+/// of ptxas, so it has no occupancy to trade registers for), with the
+/// module's text before its first kernel (helpers, includes); ptxas's
+/// registers and spill bytes per kernel name. A kernel not declared
+/// `extern "C" __global__ void __launch_bounds__(threads) name(` in
+/// `source` is left out. Errors: the compile's first line (a module without
+/// kernels, NVRTC's message).
+pub fn compile_min_blocks(
+    source: &str,
+    kernels: &[(String, u32)],
+    sm: (i32, i32),
+    includes: &[String],
+) -> Result<BTreeMap<String, PtxasResources>, String> {
+    let first = source
+        .find("extern \"C\" __global__")
+        .ok_or_else(|| "the module has no kernel".to_string())?;
+    let mut src = source[..first].to_string();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, threads) in kernels {
+        if seen.insert(name.clone()) {
+            if let Some(k) = kernel_min_blocks_text(source, name, *threads) {
+                src.push_str(&k);
+            }
+        }
+    }
+    compile_cubin_logged(&src, sm, includes)
+        .map(|(_, log)| ptxas_resources(&log))
+        .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_string())
+}
+
 /// Ask ptxas again about every case whose failing kernel spilled with
 /// registers to spare ([`CaseResult::spills_by_choice`]): compile those
 /// kernels, with the module's header, under `__launch_bounds__(threads, 1)`
@@ -436,24 +474,15 @@ fn recheck_min_blocks(
     if todo.is_empty() {
         return;
     }
-    let Some(first) = source.find("extern \"C\" __global__") else {
-        return;
-    };
-    let mut src = source[..first].to_string();
-    let mut seen = std::collections::BTreeSet::new();
-    for (i, _, _, name) in &todo {
-        if seen.insert(name.clone()) {
-            if let Some(k) = kernel_min_blocks_text(source, name, results[*i].threads) {
-                src.push_str(&k);
-            }
-        }
-    }
-    let ptxas = match compile_cubin_logged(&src, sm, includes) {
-        Ok((_, log)) => ptxas_resources(&log),
+    let kernels: Vec<(String, u32)> = todo
+        .iter()
+        .map(|(i, _, _, name)| (name.clone(), results[*i].threads))
+        .collect();
+    let ptxas = match compile_min_blocks(source, &kernels, sm, includes) {
+        Ok(p) => p,
         Err(e) => {
             notes.push(format!(
-                "the kernels that spilled with registers to spare did not compile again under __launch_bounds__(threads, 1): {}",
-                e.to_string().lines().next().unwrap_or_default()
+                "the kernels that spilled with registers to spare did not compile again under __launch_bounds__(threads, 1): {e}"
             ));
             return;
         }
