@@ -53,6 +53,10 @@ pub struct CandidateCase {
     /// Index of the candidate plan among the search's proven candidates:
     /// the forms of one plan share it.
     pub plan: usize,
+    /// Whether the search ranks the plan in this form (the packed form
+    /// where [`synth::plan::Plan::packed_form`] holds and it was timed,
+    /// else the element form).
+    pub ranked: bool,
 }
 
 /// One conversion with its candidates and the fixed backward helper.
@@ -224,6 +228,11 @@ pub fn build_cases(
                 forms.push(("carried", cand.plan.cost()));
             }
             forms.extend(packed_cost.map(|c| ("packed", c)));
+            let ranked_form = if recommend_packed {
+                "packed"
+            } else {
+                "elements"
+            };
             for (form, cost) in forms {
                 let packed = form == "packed";
                 // the element form of 8/16-bit data may hold words
@@ -248,13 +257,7 @@ pub fn build_cases(
                     wavefronts: cand.plan.wavefronts_per_warp(),
                     bank_conflicts: cand.sim.bank_conflicts,
                     peak_registers: peak,
-                    chosen: k == 0
-                        && form
-                            == if recommend_packed {
-                                "packed"
-                            } else {
-                                "elements"
-                            },
+                    chosen: k == 0 && form == ranked_form,
                     kernel: format!(
                         "wf_bench_{id}_k{k}{}",
                         match form {
@@ -266,6 +269,7 @@ pub fn build_cases(
                     helper: helper.clone(),
                     form,
                     plan: k,
+                    ranked: form == ranked_form,
                 });
             }
         }

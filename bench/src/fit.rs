@@ -13,10 +13,16 @@
 //! data. Least squares on time is not the planner's objective (choosing the
 //! fastest candidate), so the weights are then refined by coordinate search
 //! (each weight scaled by 0, 1/2, 4/5, 5/4 or 2 while that lowers the total
-//! regret `sum ln(ns(chosen) / ns(fastest))` over conversions), starting
-//! from the better of the prior and the least-squares weights. Selection
-//! quality (is the lowest-scored candidate the measured fastest, within 5%
-//! and 15%) is reported in-sample and leaving each conversion out of its
+//! regret), starting from the better of the prior and the least-squares
+//! weights; or, with [`fit_near`], searched from the prior with a penalty
+//! on moving away from it. A choice is a candidate *plan*, which serves
+//! every form a caller may call (element, carried, packed): the plan is
+//! chosen by the form the search ranks it in ([`ranked`]) and judged in
+//! each form it was timed in against the fastest plan in that form; the
+//! regret of a conversion is the mean over those forms of `ln(ns(chosen) /
+//! ns(fastest))`, and the total regret its sum over conversions. Selection
+//! quality (is the chosen plan within 5% and 15% of the fastest, in its
+//! worst form) is reported in-sample and leaving each conversion out of its
 //! own fit.
 
 use crate::report::{CandidateRow, Row};
@@ -113,8 +119,9 @@ pub struct FitReport {
     pub weights_least_squares: Weights,
     /// The refined weights: the model's.
     pub weights: Weights,
-    /// Total regret `sum ln(ns(chosen) / ns(fastest))` of the prior, the
-    /// least-squares and the refined weights.
+    /// Total regret of the prior, the least-squares and the refined
+    /// weights: over conversions, the mean over the chosen plan's timed
+    /// forms of `ln(ns(chosen) / ns(fastest in that form))`.
     pub regret_prior: f64,
     pub regret_least_squares: f64,
     pub regret: f64,
@@ -288,11 +295,18 @@ fn plans(r: &Row) -> Vec<Vec<&CandidateRow>> {
 }
 
 /// The form a plan is ranked in, as the search ranks it
-/// (`synth::cost_model::Weights::score_in`): the packed form where it was
-/// timed (8/16-bit data with a packed form), else the element form.
+/// (`synth::cost_model::Weights::score_in`): the candidate `bench` marked
+/// [`CandidateRow::ranked`]; in rows written before that mark, the packed
+/// form where it was timed, else the element form (which misplaces a plan
+/// whose packed form was timed but that the search ranks by its element
+/// form, such as a 16-bit shuffle plan without a pack stage).
 fn ranked<'r>(plan: &[&'r CandidateRow]) -> &'r CandidateRow {
     plan.iter()
-        .find(|k| k.form == "packed")
+        .find(|k| k.ranked == Some(true))
+        .or_else(|| {
+            plan.iter()
+                .find(|k| k.ranked.is_none() && k.form == "packed")
+        })
         .copied()
         .unwrap_or(plan[0])
 }
@@ -921,8 +935,17 @@ mod tests {
         );
         let sizes: Vec<usize> = plans(&without).iter().map(|p| p.len()).collect();
         assert_eq!(sizes, [2, 3, 1, 1]);
-        // a plan is ranked in its packed form
+        // a plan is ranked in its packed form, unless bench marked another
         assert_eq!(ranked(&plans(&with)[1]).form, "packed");
+        let mut marked = with.clone();
+        for k in &mut marked.candidates {
+            k.ranked = Some(k.form == "elements");
+        }
+        assert_eq!(ranked(&plans(&marked)[1]).form, "elements");
+        // ... and the choice follows it: plan 0's element form (shfl 1)
+        // is now ranked against plan 1's (shfl 2), packed forms aside
+        let ps = plans(&marked);
+        assert_eq!(choose(&ps, &Weights::default()).unwrap()[0].plan, Some(0));
     }
 
     #[test]

@@ -25,6 +25,11 @@ pub struct CandidateRow {
     /// existed, which list a plan's forms one after another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<usize>,
+    /// Whether this is the form the search ranks its plan in
+    /// (`synth::cost_model::Weights::score_in`: the packed form for 8/16-bit
+    /// plans with one, else the element form); absent in older rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranked: Option<bool>,
     pub cost: Cost,
     pub features: Features,
     /// Score under the weights the run ranked with.
@@ -141,6 +146,7 @@ pub fn row(
             kind: k.kind.as_str().to_string(),
             form: k.form.to_string(),
             plan: Some(k.plan),
+            ranked: Some(k.ranked),
             cost: k.cost,
             features: k.features,
             score: k.score,
@@ -258,7 +264,9 @@ fn short(file: &str) -> &str {
 /// spills and the launch bounds' register limit. A failed check of
 /// `warpforge bench` (docs/ARCHITECTURE.md 4.6). Rows timed under a
 /// register cap (`max_registers`; Triton's kernel is not capped) are not
-/// checked.
+/// checked. A row whose kernel [`recheck_occupancy`] compiled again under
+/// `__launch_bounds__(threads, 1)` without a spill passes (ptxas's
+/// occupancy choice); its measured `ns` is still the spilling kernel's.
 pub fn spills_beyond_triton(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for r in rows {
@@ -319,7 +327,9 @@ fn spill_beyond_triton(r: &Row) -> Option<(&CandidateRow, u64, u64)> {
 /// check. Returns notes: one line per recheck, and compile errors.
 pub fn recheck_occupancy(rows: &mut [Row], cases: &[BenchCase], sm: (i32, i32)) -> Vec<String> {
     let mut notes = Vec::new();
+    debug_assert_eq!(rows.len(), cases.len(), "one row per case, in order");
     for (r, case) in rows.iter_mut().zip(cases) {
+        debug_assert_eq!(r.name, case.name, "rows and cases in the same order");
         let threads = 32 * r.warps;
         let limit = synth::plan::register_limit(threads);
         let Some((i, regs)) = spill_beyond_triton(r).and_then(|(c, _, _)| {
@@ -329,30 +339,38 @@ pub fn recheck_occupancy(rows: &mut [Row], cases: &[BenchCase], sm: (i32, i32)) 
         }) else {
             continue;
         };
+        // a row's candidates are its case's, in order (`row`)
+        debug_assert!(case.candidates.get(i).is_some_and(|k| k.chosen));
         let Some(kernel) = case.candidates.get(i).map(|k| k.kernel.clone()) else {
             continue;
         };
         match verify::compile_min_blocks(&case.source, &[(kernel.clone(), threads)], sm, &[]) {
             Ok(p) => {
-                if let Some(p) = p.get(&kernel) {
-                    let o = OccupancyRecheck {
-                        registers: regs,
-                        min_blocks_registers: p.registers,
-                        min_blocks_spill_bytes: p.spill_store_bytes + p.spill_load_bytes,
-                    };
+                let Some(p) = p.get(&kernel) else {
                     notes.push(format!(
-                        "{}:{}: ptxas spilled the chosen loop kernel at {regs} of {limit} registers; under __launch_bounds__({threads}, 1): {} registers, {}",
+                        "{}:{}: the spilling loop kernel `{kernel}` was not found declared under __launch_bounds__({threads}) in its module, or ptxas did not report it: not rechecked",
                         short(&r.file),
-                        r.name,
-                        o.min_blocks_registers,
-                        if o.min_blocks_spill_bytes == 0 {
-                            "no spill (an occupancy choice: the check passes)".to_string()
-                        } else {
-                            format!("{} bytes of spills", o.min_blocks_spill_bytes)
-                        }
+                        r.name
                     ));
-                    r.occupancy_spill = Some(o);
-                }
+                    continue;
+                };
+                let o = OccupancyRecheck {
+                    registers: regs,
+                    min_blocks_registers: p.registers,
+                    min_blocks_spill_bytes: p.spill_store_bytes + p.spill_load_bytes,
+                };
+                notes.push(format!(
+                    "{}:{}: ptxas spilled the chosen loop kernel at {regs} of {limit} registers; under __launch_bounds__({threads}, 1): {} registers, {}",
+                    short(&r.file),
+                    r.name,
+                    o.min_blocks_registers,
+                    if o.min_blocks_spill_bytes == 0 {
+                        "no spill (an occupancy choice: the check passes)".to_string()
+                    } else {
+                        format!("{} bytes of spills", o.min_blocks_spill_bytes)
+                    }
+                ));
+                r.occupancy_spill = Some(o);
             }
             Err(e) => notes.push(format!(
                 "{}:{}: the spilling loop kernel did not compile again under __launch_bounds__({threads}, 1): {e}",

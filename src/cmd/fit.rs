@@ -119,7 +119,7 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         )?;
         writeln!(
             out,
-            "regret sum ln(chosen/fastest): prior {:.3}, fitted {:.3}",
+            "regret (sum over conversions of the mean over forms of ln(chosen/fastest)): prior {:.3}, fitted {:.3}",
             r.regret_prior, r.regret
         )?;
     } else {
@@ -135,7 +135,7 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         )?;
         writeln!(
             out,
-            "regret sum ln(chosen/fastest): prior {:.3}, least squares {:.3}, refined {:.3}",
+            "regret (sum over conversions of the mean over forms of ln(chosen/fastest)): prior {:.3}, least squares {:.3}, refined {:.3}",
             r.regret_prior, r.regret_least_squares, r.regret
         )?;
     }
