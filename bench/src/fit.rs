@@ -529,35 +529,72 @@ pub fn fit_near(rows: &[Row], prior: &Weights, lambda: f64) -> anyhow::Result<Fi
         0.0
     };
     let residuals = residuals(rows, &b, &(ps * scale));
-    let loo = selection(rows, |g, _| {
-        let others: Vec<Row> = rows
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != g)
-            .map(|(_, r)| r.clone())
-            .collect();
-        refine_near(&others, prior, lambda)
-    });
-    Ok(FitReport {
+    let loo = selection(rows, |g, _| refine_near(&without(rows, g), prior, lambda));
+    Ok(Fitted {
         samples: s.len(),
         conversions: informative,
-        identified: FEATURE_NAMES
-            .iter()
-            .zip(&identified)
-            .filter(|x| *x.1)
-            .map(|x| x.0.to_string())
-            .collect(),
-        r2_within: (r2 * 1000.0).round() / 1000.0,
+        identified: identified_names(&identified),
+        r2,
         weights_least_squares: w_ls,
         weights: w,
-        regret_prior: regret(rows, prior),
-        regret_least_squares: regret(rows, &w_ls),
-        regret: regret(rows, &w),
-        selection_in_sample: selection(rows, |_, _| w),
-        selection_leave_one_out: loo,
-        selection_prior: selection(rows, |_, _| *prior),
+        leave_one_out: loo,
         residuals,
-    })
+    }
+    .report(rows, prior))
+}
+
+/// What a fit found, before it is evaluated on the rows ([`Fitted::report`]).
+struct Fitted {
+    samples: usize,
+    conversions: usize,
+    identified: Vec<String>,
+    r2: f64,
+    weights_least_squares: Weights,
+    weights: Weights,
+    leave_one_out: Selection,
+    residuals: Vec<Residual>,
+}
+
+impl Fitted {
+    /// The report: these weights' and the prior's regret and selection on
+    /// `rows`.
+    fn report(self, rows: &[Row], prior: &Weights) -> FitReport {
+        let (w, w_ls) = (self.weights, self.weights_least_squares);
+        FitReport {
+            samples: self.samples,
+            conversions: self.conversions,
+            identified: self.identified,
+            r2_within: (self.r2 * 1000.0).round() / 1000.0,
+            weights_least_squares: w_ls,
+            weights: w,
+            regret_prior: regret(rows, prior),
+            regret_least_squares: regret(rows, &w_ls),
+            regret: regret(rows, &w),
+            selection_in_sample: selection(rows, |_, _| w),
+            selection_leave_one_out: self.leave_one_out,
+            selection_prior: selection(rows, |_, _| *prior),
+            residuals: self.residuals,
+        }
+    }
+}
+
+/// The names of the features marked identified.
+fn identified_names(identified: &[bool]) -> Vec<String> {
+    FEATURE_NAMES
+        .iter()
+        .zip(identified)
+        .filter(|x| *x.1)
+        .map(|x| x.0.to_string())
+        .collect()
+}
+
+/// The rows but conversion `g` (a leave-one-out fit's).
+fn without(rows: &[Row], g: usize) -> Vec<Row> {
+    rows.iter()
+        .enumerate()
+        .filter(|(i, _)| *i != g)
+        .map(|(_, r)| r.clone())
+        .collect()
 }
 
 /// Conversions with at least two timed candidates (the ones that inform a
@@ -608,35 +645,20 @@ pub fn fit(rows: &[Row], prior: &Weights) -> anyhow::Result<FitReport> {
         if rest.is_empty() {
             return w;
         }
-        let others: Vec<Row> = rows
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != g)
-            .map(|(_, r)| r.clone())
-            .collect();
         let (w_rest, id_rest, _) = fit_weights(&rest, prior);
-        refine(&others, prior, &w_rest, id_rest[SPILL])
+        refine(&without(rows, g), prior, &w_rest, id_rest[SPILL])
     });
-    Ok(FitReport {
+    Ok(Fitted {
         samples: s.len(),
         conversions: informative,
-        identified: FEATURE_NAMES
-            .iter()
-            .zip(&identified)
-            .filter(|x| *x.1)
-            .map(|x| x.0.to_string())
-            .collect(),
-        r2_within: (r2 * 1000.0).round() / 1000.0,
+        identified: identified_names(&identified),
+        r2,
         weights_least_squares: w_ls,
         weights: w,
-        regret_prior: regret(rows, prior),
-        regret_least_squares: regret(rows, &w_ls),
-        regret: regret(rows, &w),
-        selection_in_sample: selection(rows, |_, _| w),
-        selection_leave_one_out: loo,
-        selection_prior: selection(rows, |_, _| *prior),
+        leave_one_out: loo,
         residuals,
-    })
+    }
+    .report(rows, prior))
 }
 
 /// Fit the one weight `feature` (an index of [`FEATURE_NAMES`]) with every
@@ -712,21 +734,17 @@ pub fn fit_one(rows: &[Row], prior: &Weights, feature: usize) -> anyhow::Result<
         let rest: Vec<Sample> = s.iter().filter(|x| x.group != g).cloned().collect();
         one(&rest).map_or(*prior, |x| x.0)
     });
-    Ok(FitReport {
+    Ok(Fitted {
         samples: s.len(),
         conversions: informative,
         identified: vec![name.to_string()],
-        r2_within: (r2 * 1000.0).round() / 1000.0,
+        r2,
         weights_least_squares: w,
         weights: w,
-        regret_prior: regret(rows, prior),
-        regret_least_squares: regret(rows, &w),
-        regret: regret(rows, &w),
-        selection_in_sample: selection(rows, |_, _| w),
-        selection_leave_one_out: loo,
-        selection_prior: selection(rows, |_, _| *prior),
+        leave_one_out: loo,
         residuals,
-    })
+    }
+    .report(rows, prior))
 }
 
 /// A cost-model file from a fit: the weights and the fit's statistics
