@@ -9,8 +9,9 @@ the same on both sides.
 Each side takes one or more runs (e.g. alternating old, new, old, new in one
 device call): a ratio is the median over that side's runs and the table gives
 the range; a change is flagged "more than 2% slower" when the after median is
-over 1.02x the before median, and "(ranges overlap)" says when some before
-run was as slow as some after run.
+over 1.02x the before median, and "(ranges overlap or touch)" says when some
+before run was as slow as some after run. Rows are the union over every run
+of either side (a conversion only one side has shows "-" for the other).
 
 usage: h2h_compare.py BEFORE.jsonl AFTER.jsonl > table.md
        h2h_compare.py --before B1.jsonl B2.jsonl ... --after A1.jsonl A2.jsonl ... > table.md"""
@@ -49,10 +50,11 @@ def cell(m, rng, many):
 
 def same_code(before, after, key):
     """Whether warpforge's loop kernels have the same registers and SASS counts
-    in every run of both sides (None where a side lacks the row)."""
+    in every run of both sides (None where a run lacks the row or the row timed
+    nothing: no loop kernel to compare)."""
     sig = set()
     for r in before + after:
-        if key not in r:
+        if key not in r or not r[key].get("ratio_wf_over_triton"):
             return None
         w = r[key].get("warpforge", {})
         sig.add(json.dumps([w.get("loop_regs"), w.get("loop_sass"),
@@ -80,10 +82,11 @@ def main():
           "| same loop SASS |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     worst, logs = [], {"element": [], "packed": []}
-    for k in after[0]:
-        wa = after[0][k].get("warpforge", {})
+    keys = list(dict.fromkeys(k for r in after + before for k in r))
+    for k in keys:
+        wa = next((r[k].get("warpforge", {}) for r in after if k in r), {})
         wb = next((r[k].get("warpforge", {}) for r in before if k in r), {})
-        t = after[0][k].get("triton", {})
+        t = next((r[k].get("triton", {}) for r in after + before if k in r), {})
         ea, era = side(after, k, "ratio_wf_over_triton")
         eb, erb = side(before, k, "ratio_wf_over_triton")
         pa, pra = side(after, k, "ratio_packed_over_triton")
@@ -94,7 +97,7 @@ def main():
                 logs[form].append(math.log(x))
         for form, x, y, rx, ry in (("element", eb, ea, erb, era), ("packed", pb, pa, prb, pra)):
             if x and y and y / x > 1.02:
-                overlap = " (ranges overlap)" if many and rx[1] >= ry[0] else ""
+                overlap = " (ranges overlap or touch)" if many and rx[1] >= ry[0] else ""
                 code = {True: ", same loop SASS", False: ", loop SASS differs", None: ""}[same]
                 worst.append(f"`{k}` {form} {fmt(x)} -> {fmt(y)}{overlap}{code}")
         print(f"| `{k}` | {cell(eb, erb, many)} | {cell(ea, era, many)} | {change(eb, ea)} "
