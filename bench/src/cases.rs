@@ -247,7 +247,8 @@ pub fn build_cases(
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill_of(peak, register_cap(c, &sopt));
+                .with_spill_of(peak, register_cap(c, &sopt))
+                .with_latency(&cand.plan, c.num_warps);
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy.clone(),
                     kind: cand.plan.kind,

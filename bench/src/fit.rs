@@ -266,7 +266,7 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     } else {
         0.0
     };
-    (Weights::from_array(w), identified, r2)
+    (Weights::from_array(w).with_floors_of(prior), identified, r2)
 }
 
 /// The candidate plans of a row, each with its timed forms (`elements`,
@@ -315,8 +315,9 @@ fn ranked<'r>(plan: &[&'r CandidateRow]) -> &'r CandidateRow {
 /// (`synth::search::consider`): plans within the register cap the row was
 /// timed under (`spill` 0 in the ranked form: the launch bounds' limit, or
 /// `bench --max-registers`) before those over it, then the lowest score of
-/// the ranked form ([`ranked`]), ties to the earlier. Only plans with a
-/// timed form compete.
+/// the ranked form ([`ranked`]) (its latency floor included,
+/// `Weights::dot`), then the lowest throughput score, ties to the earlier.
+/// Only plans with a timed form compete.
 fn choose<'r, 'a>(
     plans: &'a [Vec<&'r CandidateRow>],
     w: &Weights,
@@ -329,6 +330,10 @@ fn choose<'r, 'a>(
             (a.features.spill > 0.0)
                 .cmp(&(b.features.spill > 0.0))
                 .then(w.dot(&a.features).total_cmp(&w.dot(&b.features)))
+                .then(
+                    w.throughput(&a.features)
+                        .total_cmp(&w.throughput(&b.features)),
+                )
         })
         .map(|p| p.as_slice())
 }
@@ -432,7 +437,7 @@ fn refine(rows: &[Row], a: &Weights, b: &Weights, spill_fitted: bool) -> Weights
                 } else {
                     v[i] * f
                 };
-                let w = Weights::from_array(v);
+                let w = Weights::from_array(v).with_floors_of(&best);
                 let rw = regret(rows, &w);
                 if rw < r - 1e-9 {
                     best = w;
@@ -485,7 +490,7 @@ fn refine_near(rows: &[Row], prior: &Weights, lambda: f64) -> Weights {
                 for f in steps {
                     let mut v = best.as_array();
                     v[i] *= f;
-                    let w = Weights::from_array(v);
+                    let w = Weights::from_array(v).with_floors_of(&best);
                     let rw = near_objective(rows, n, &w, prior, lambda);
                     if rw < r - 1e-9 {
                         best = w;
@@ -723,7 +728,7 @@ pub fn fit_one(rows: &[Row], prior: &Weights, feature: usize) -> anyhow::Result<
         } else {
             0.0
         };
-        Ok((Weights::from_array(w), r2, fitted))
+        Ok((Weights::from_array(w).with_floors_of(prior), r2, fitted))
     };
     let (w, r2, fitted) = one(&s)?;
     let (_, b) = demeaned(&s);

@@ -42,6 +42,19 @@ pub struct Weights {
     /// [`DEFAULT_SPILL_WEIGHT`].
     #[serde(default = "default_spill")]
     pub spill: f64,
+    /// Latency floor of one dependent shared-memory trip (store, barrier,
+    /// load), in score units per warp of a one-warp CTA: a plan scores at
+    /// least `floor_smem * smem_trips + floor_shfl * shfl_stages`
+    /// ([`Features::smem_trips`], [`Features::shfl_stages`], both per warp
+    /// of the CTA), whatever its instruction counts. Not one of
+    /// [`FEATURE_NAMES`]: `warpforge fit` keeps it as the prior has it.
+    /// 0 (no floor) in files written before it existed.
+    #[serde(default)]
+    pub floor_smem: f64,
+    /// Latency floor of one dependent stage of warp shuffles (see
+    /// [`Weights::floor_smem`]). 0 in files written before it existed.
+    #[serde(default)]
+    pub floor_shfl: f64,
 }
 
 /// The weight of one predicted register over the limit where a model file
@@ -102,9 +115,35 @@ pub struct Features {
     /// when it fits. Set by [`Features::with_spill`].
     #[serde(default)]
     pub spill: f64,
+    /// Dependent shared-memory trips (store, barrier, load: one per load
+    /// stage, local or cluster) divided by the warps of the CTA: the warps
+    /// of a CTA wait out one trip's latency together. 0 in rows written
+    /// before it existed. Set by [`Features::with_latency`].
+    #[serde(default)]
+    pub smem_trips: f64,
+    /// Shuffle stages divided by the warps of the CTA (see
+    /// [`Features::smem_trips`]).
+    #[serde(default)]
+    pub shfl_stages: f64,
 }
 
 impl Features {
+    /// These features with [`Features::smem_trips`] and
+    /// [`Features::shfl_stages`] set for `p` run by CTAs of `warps` warps.
+    pub fn with_latency(mut self, p: &Plan, warps: u32) -> Features {
+        let (mut trips, mut shfl) = (0u32, 0u32);
+        for st in &p.stages {
+            match st {
+                Stage::SmemLoad { .. } | Stage::ClusterLoad { .. } => trips += 1,
+                Stage::Shuffle { .. } => shfl += 1,
+                _ => {}
+            }
+        }
+        let w = warps.max(1) as f64;
+        self.smem_trips = trips as f64 / w;
+        self.shfl_stages = shfl as f64 / w;
+        self
+    }
     /// The features of a plan in its one-element-per-register form.
     pub fn of(p: &Plan) -> Features {
         Features::with_cost(p, p.cost())
@@ -121,6 +160,15 @@ impl Features {
     pub fn with_spill_of(mut self, peak: u32, limit: u32) -> Features {
         self.spill = peak.saturating_sub(limit) as f64;
         self
+    }
+    /// The features a plan is ranked by for elements of `bits` under a
+    /// register limit of `limit` per thread ([`Weights::score_in`]):
+    /// [`Features::for_width`] with the spill of the form it recommends
+    /// (packed for 8/16-bit data where the plan has one). No latency
+    /// features: add them with [`Features::with_latency`].
+    pub fn ranked(p: &Plan, bits: u32, limit: u32) -> Features {
+        let (_, packed) = crate::plan::preferred_peak(p, bits);
+        Features::for_width(p, bits).with_spill(p, bits, packed, limit)
     }
     /// The features of a plan for elements of `bits` in the helper form
     /// [`Plan::packed_form`] recommends ([`Plan::cost_for_width`]).
@@ -143,6 +191,8 @@ impl Features {
             bar_warp: 0.0,
             ldsm: c.ldsm as f64,
             spill: 0.0,
+            smem_trips: 0.0,
+            shfl_stages: 0.0,
         };
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
@@ -175,7 +225,11 @@ impl std::ops::Add for Features {
     type Output = Features;
     fn add(self, o: Features) -> Features {
         let (a, b) = (self.as_array(), o.as_array());
-        Features::from_array(std::array::from_fn(|i| a[i] + b[i]))
+        Features {
+            smem_trips: self.smem_trips + o.smem_trips,
+            shfl_stages: self.shfl_stages + o.shfl_stages,
+            ..Features::from_array(std::array::from_fn(|i| a[i] + b[i]))
+        }
     }
 }
 
@@ -195,9 +249,12 @@ impl Weights {
             self.spill,
         ]
     }
-    /// From values in [`FEATURE_NAMES`] order.
+    /// From values in [`FEATURE_NAMES`] order, with no latency floor
+    /// ([`Weights::with_floors_of`] copies one).
     pub fn from_array(a: [f64; 10]) -> Weights {
         Weights {
+            floor_smem: 0.0,
+            floor_shfl: 0.0,
             shfl: a[0],
             sel: a[1],
             prmt: a[2],
@@ -213,9 +270,11 @@ impl Weights {
 }
 
 impl Features {
-    /// From values in [`FEATURE_NAMES`] order.
+    /// From values in [`FEATURE_NAMES`] order (no latency features).
     pub fn from_array(a: [f64; 10]) -> Features {
         Features {
+            smem_trips: 0.0,
+            shfl_stages: 0.0,
             shfl: a[0],
             sel: a[1],
             prmt: a[2],
@@ -231,25 +290,46 @@ impl Features {
 }
 
 impl Weights {
-    /// `weights . features`.
+    /// The score of features `f`: `max(weights . features, floor)`, the
+    /// throughput score ([`Weights::throughput`]) or the latency floor
+    /// ([`Weights::floor`]), whichever is larger (a roofline: a conversion
+    /// of few instructions waits on its dependent chain of shared-memory
+    /// trips and shuffles, not on issue slots).
     pub fn dot(&self, f: &Features) -> f64 {
+        self.throughput(f).max(self.floor(f))
+    }
+    /// `weights . features` over [`FEATURE_NAMES`].
+    pub fn throughput(&self, f: &Features) -> f64 {
         self.as_array()
             .iter()
             .zip(f.as_array())
             .map(|(w, x)| w * x)
             .sum()
     }
+    /// The latency floor of features `f`: `floor_smem * smem_trips +
+    /// floor_shfl * shfl_stages`.
+    pub fn floor(&self, f: &Features) -> f64 {
+        self.floor_smem * f.smem_trips + self.floor_shfl * f.shfl_stages
+    }
+    /// These weights with the latency floors of `o`.
+    pub fn with_floors_of(mut self, o: &Weights) -> Weights {
+        self.floor_smem = o.floor_smem;
+        self.floor_shfl = o.floor_shfl;
+        self
+    }
     /// Weighted score of a plan (lower is better).
     pub fn score(&self, p: &Plan) -> f64 {
         self.dot(&Features::of(p))
     }
     /// Weighted score of a plan for elements of `bits` under a register
-    /// limit of `limit` per thread ([`crate::search::register_cap`]):
-    /// [`Features::for_width`] with the spill of the form it recommends
-    /// (packed for 8/16-bit data where the plan has one).
-    pub fn score_in(&self, p: &Plan, bits: u32, limit: u32) -> f64 {
-        let (_, packed) = crate::plan::preferred_peak(p, bits);
-        self.dot(&Features::for_width(p, bits).with_spill(p, bits, packed, limit))
+    /// limit of `limit` per thread ([`crate::search::register_cap`]), run
+    /// by CTAs of `warps` warps: [`Features::ranked`] with
+    /// [`Features::with_latency`]. Returns the score and its throughput
+    /// part ([`Weights::throughput`]), which breaks ties among candidates
+    /// the latency floor levels.
+    pub fn score_in(&self, p: &Plan, bits: u32, limit: u32, warps: u32) -> (f64, f64) {
+        let f = Features::ranked(p, bits, limit).with_latency(p, warps);
+        (self.dot(&f), self.throughput(&f))
     }
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).
     pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {
@@ -361,5 +441,46 @@ mod tests {
         assert!(e.contains("version 2"), "{e}");
         let extra = m.to_json().replace("\"shfl\"", "\"shufl\"");
         assert!(CostModel::from_json(&extra, "f.json").is_err());
+    }
+
+    #[test]
+    fn latency_floor_is_a_roofline_over_the_warps_of_the_cta() {
+        let w = CostModel::builtin().weights;
+        assert!(w.floor_smem > w.floor_shfl && w.floor_shfl > 0.0);
+        // one shared trip of 4 stores and a load, 5 wavefronts
+        let f = Features {
+            smem: 5.0,
+            wavefront: 5.0,
+            bar_warp: 1.0,
+            ..Features::default()
+        };
+        let t = w.throughput(&f);
+        assert!(t < w.floor_smem, "{t}");
+        let one_warp = Features {
+            smem_trips: 1.0,
+            ..f
+        };
+        assert_eq!(w.dot(&one_warp), w.floor_smem);
+        assert_eq!(w.throughput(&one_warp), t);
+        // four warps share the trip's latency: the throughput binds again
+        let four_warps = Features {
+            smem_trips: 0.25,
+            ..f
+        };
+        assert_eq!(w.dot(&four_warps), t);
+        // sums keep the latency features; arrays and refits do not lose floors
+        let two = one_warp + four_warps;
+        assert_eq!((two.smem_trips, two.shfl_stages), (1.25, 0.0));
+        let refit = Weights::from_array(w.as_array());
+        assert_eq!(refit.floor(&one_warp), 0.0);
+        assert_eq!(refit.with_floors_of(&w), w);
+        // files written before the floors have none
+        let old = CostModel::builtin()
+            .to_json()
+            .replace(",\n    \"floor_smem\": 50.0,\n    \"floor_shfl\": 30.0", "");
+        assert!(!old.contains("floor_"), "{old}");
+        let m = CostModel::from_json(&old, "old.json").unwrap();
+        assert_eq!((m.weights.floor_smem, m.weights.floor_shfl), (0.0, 0.0));
+        assert_eq!(m.weights.dot(&one_warp), t);
     }
 }

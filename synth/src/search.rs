@@ -63,8 +63,12 @@ pub struct Candidate {
     pub cost: Cost,
     /// Score under the weights it was ranked with (lower is better),
     /// registers predicted over the register cap included
-    /// ([`register_cap`], [`Weights::score_in`]).
+    /// ([`register_cap`], [`Weights::score_in`]), and the latency floor of
+    /// its CTA's warps where that is larger ([`Weights::dot`]).
     pub score: f64,
+    /// The score's throughput part ([`Weights::throughput`]): ranks
+    /// candidates of equal score (those the latency floor levels).
+    pub throughput: f64,
     /// Predicted register peak per thread in the form a caller should use
     /// (packed for 8/16-bit data where the plan has one;
     /// [`crate::plan::peak_registers`]).
@@ -187,14 +191,18 @@ pub fn consider(
     // Ranked as the proven list is below (within the register cap first,
     // then by score), so that the shared candidates kept are the best of
     // those within the cap.
-    let mut scored: Vec<(bool, f64, Plan)> = cands
+    let mut scored: Vec<(bool, (f64, f64), Plan)> = cands
         .drain(..)
         .map(|p| {
             let over = crate::plan::preferred_peak(&p, opt.elem_bits).0.peak > cap;
-            (over, w.score_in(&p, opt.elem_bits, cap), p)
+            (over, w.score_in(&p, opt.elem_bits, cap, conv.num_warps), p)
         })
         .collect();
-    scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    scored.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1 .0.total_cmp(&b.1 .0))
+            .then(a.1 .1.total_cmp(&b.1 .1))
+    });
     let mut shared_kept = 0;
     scored.retain(|(_, _, p)| {
         if p.kind != crate::plan::Kind::Shared {
@@ -203,7 +211,7 @@ pub fn consider(
         shared_kept += 1;
         shared_kept <= limit
     });
-    let results: Vec<(bool, f64, Plan, Result<SimReport, String>)> = scored
+    let results: Vec<(bool, (f64, f64), Plan, Result<SimReport, String>)> = scored
         .into_par_iter()
         .map(|(over, s, p)| {
             // the element plan, then its packed form (8/16-bit words), byte by byte
@@ -217,9 +225,10 @@ pub fn consider(
         .collect();
     let mut failures = Vec::new();
     let mut proven = Vec::new();
-    for (over, score, plan, r) in results {
+    for (over, (score, throughput), plan, r) in results {
         match r {
             Ok(sim) => proven.push(Candidate {
+                throughput,
                 cost: plan.cost_for_width(opt.elem_bits),
                 peak_registers: crate::plan::preferred_peak(&plan, opt.elem_bits).0.peak,
                 over_registers: over,
@@ -236,6 +245,7 @@ pub fn consider(
         a.over_registers
             .cmp(&b.over_registers)
             .then(a.score.total_cmp(&b.score))
+            .then(a.throughput.total_cmp(&b.throughput))
             .then(a.sim.bank_conflicts.cmp(&b.sim.bank_conflicts))
             .then(a.plan.stages.len().cmp(&b.plan.stages.len()))
     });
