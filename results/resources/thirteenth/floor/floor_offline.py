@@ -11,7 +11,14 @@ Prints: the built-in weights without a floor; with shared-trip / shuffle-stage
 floors (Ls, Lf) divided by the CTA's warps, as `synth::cost_model::Weights::dot`
 scores; and a roofline model (max over issue, ALU and MIO pipes) searched on a
 grid, in sample and leaving each conversion out (not kept: no better than the
-current weights out of sample).
+floor out of sample).
+
+Caveat: a row's time is a round trip, the candidate forward and the chosen
+plan of the reverse conversion back; the replay holds that backward plan
+fixed. A model that changes both directions of a row (the reverse
+conversion's plan too) must be measured: the shared-memory trip weight tried
+in this pass looked 9-25% faster here and ran slower on the GPU
+(`../trip_not_kept/`).
 """
 import collections, glob, itertools, json, math, os
 
