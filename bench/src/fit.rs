@@ -10,7 +10,10 @@
 //! inner least-squares solves are nalgebra's SVD). A feature that never
 //! varies within a conversion cannot be identified; it keeps the prior
 //! model's weight times the factor that best scales the prior model to the
-//! data. Least squares on time is not the planner's objective (choosing the
+//! data. The latency floors (`Weights::floor_smem`, `floor_shfl`) are not
+//! fitted: the least squares is on the throughput part (rows where a floor
+//! binds included), and the floors are the prior's, scaled to the data's
+//! units where the weights are. Least squares on time is not the planner's objective (choosing the
 //! fastest candidate), so the weights are then refined by coordinate search
 //! (each weight scaled by 0, 1/2, 4/5, 5/4 or 2 while that lowers the total
 //! regret), starting from the better of the prior and the least-squares
@@ -266,7 +269,13 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     } else {
         0.0
     };
-    (Weights::from_array(w).with_floors_of(prior), identified, r2)
+    // the floors are not fitted (least squares on the throughput part,
+    // rows where a floor binds included): in the data's units, the prior's
+    // scaled as the unidentified weights are
+    let mut fitted_w = Weights::from_array(w).with_floors_of(prior);
+    fitted_w.floor_smem *= scale;
+    fitted_w.floor_shfl *= scale;
+    (fitted_w, identified, r2)
 }
 
 /// The candidate plans of a row, each with its timed forms (`elements`,
@@ -820,6 +829,8 @@ mod tests {
         ];
         let (w, identified, r2) = fit_weights(&s, &Weights::default());
         assert!(identified[SPILL] && identified[0]);
+        // floors scaled into the data's units, never dropped
+        assert!(w.floor_smem > 0.0 && w.floor_shfl > 0.0, "{w:?}");
         assert!((w.spill - 10.0).abs() < 1e-6, "{w:?}");
         assert!((w.shfl - 2.0).abs() < 1e-6, "{w:?}");
         assert!((r2 - 1.0).abs() < 1e-9);
@@ -1022,6 +1033,12 @@ mod tests {
         assert_eq!(r.weights.smem, prior.smem);
         assert_eq!(r.weights.wavefront, prior.wavefront);
         assert_eq!(r.weights.spill, prior.spill);
+        // the latency floors are not fitted: kept as the prior has them
+        assert!(prior.floor_smem > 0.0);
+        assert_eq!(
+            (r.weights.floor_smem, r.weights.floor_shfl),
+            (prior.floor_smem, prior.floor_shfl)
+        );
         assert_eq!(r.selection_leave_one_out.within_5pct, 6);
         // with a heavy penalty it stays at the prior
         let stay = fit_near(&rows, &prior, 100.0).unwrap();

@@ -2,7 +2,9 @@
 //! versioned JSON file per GPU (`synth/cost_models/`), fitted to timings of
 //! every candidate plan (`warpforge bench` then `warpforge fit`, issue 7).
 //!
-//! A plan's score is `weights . features`, where the features count, per
+//! A plan's score is `weights . features` or, where larger, a latency floor
+//! per shared-memory trip and shuffle stage over the CTA's warps
+//! ([`Weights::dot`]); the features count, per
 //! thread of one warp, shuffles, selects, byte permutes, shared-memory
 //! instructions (`STS`/`LDS`/`LDSM`), `stmatrix`, shared-memory wavefronts
 //! of the warp, and barriers by scope, and the registers a plan is predicted
@@ -43,12 +45,15 @@ pub struct Weights {
     #[serde(default = "default_spill")]
     pub spill: f64,
     /// Latency floor of one dependent shared-memory trip (store, barrier,
-    /// load), in score units per warp of a one-warp CTA: a plan scores at
-    /// least `floor_smem * smem_trips + floor_shfl * shfl_stages`
-    /// ([`Features::smem_trips`], [`Features::shfl_stages`], both per warp
-    /// of the CTA), whatever its instruction counts. Not one of
-    /// [`FEATURE_NAMES`]: `warpforge fit` keeps it as the prior has it.
-    /// 0 (no floor) in files written before it existed.
+    /// load), in score units per CTA: a plan scores at least `floor_smem *
+    /// smem_trips + floor_shfl * shfl_stages`, the trips and stages divided
+    /// by the CTA's warps
+    /// ([`Features::smem_trips`], [`Features::shfl_stages`]), whatever its
+    /// instruction counts. Not one of
+    /// [`FEATURE_NAMES`]: `warpforge fit` keeps it as the prior has it
+    /// (scaled to the data's units where the fit rescales the prior).
+    /// 0 (no floor) in files written before it existed; warpforge builds
+    /// from before it refuse a file that carries it (an unknown field).
     #[serde(default)]
     pub floor_smem: f64,
     /// Latency floor of one dependent stage of warp shuffles (see
@@ -317,7 +322,8 @@ impl Weights {
         self.floor_shfl = o.floor_shfl;
         self
     }
-    /// Weighted score of a plan (lower is better).
+    /// Weighted score of a plan (lower is better): its throughput part
+    /// only, with no warps to divide a latency floor by.
     pub fn score(&self, p: &Plan) -> f64 {
         self.dot(&Features::of(p))
     }
@@ -331,7 +337,8 @@ impl Weights {
         let f = Features::ranked(p, bits, limit).with_latency(p, warps);
         (self.dot(&f), self.throughput(&f))
     }
-    /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]).
+    /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]):
+    /// its throughput part only (no latency floor, no spill).
     pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {
         self.dot(&Features::for_width(p, bits))
     }
@@ -399,7 +406,16 @@ impl CostModel {
                 m.version
             )));
         }
-        for (name, w) in FEATURE_NAMES.iter().zip(m.weights.as_array()) {
+        let floors = [
+            ("floor_smem", m.weights.floor_smem),
+            ("floor_shfl", m.weights.floor_shfl),
+        ];
+        for (name, w) in FEATURE_NAMES
+            .iter()
+            .copied()
+            .zip(m.weights.as_array())
+            .chain(floors)
+        {
             if !w.is_finite() || w < 0.0 {
                 return Err(bad(format!(
                     "weight `{name}` is {w}; weights must be finite and non-negative"
@@ -436,6 +452,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("weight `sel` is -1"), "{e}");
+        let mut negf = m.clone();
+        negf.weights.floor_smem = -1.0;
+        let e = CostModel::from_json(&negf.to_json(), "f.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("weight `floor_smem` is -1"), "{e}");
         let v2 = m.to_json().replace("\"version\": 1", "\"version\": 2");
         let e = CostModel::from_json(&v2, "f.json").unwrap_err().to_string();
         assert!(e.contains("version 2"), "{e}");

@@ -98,7 +98,8 @@ pub struct Considered {
     /// Candidates enumerated before pruning.
     pub enumerated: usize,
     /// The proven candidates: those within the register cap first, each
-    /// group best score first (ties: fewer bank conflicts, fewer stages).
+    /// group best score first (ties: the lower throughput score, fewer bank
+    /// conflicts, fewer stages).
     /// The first is the one [`plan_conversion_with`] chooses.
     pub proven: Vec<Candidate>,
     /// Candidates the simulator rejected (`strategy: reason`): a planner bug.

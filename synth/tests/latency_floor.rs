@@ -47,6 +47,18 @@ fn one_warp_tiny_tile_takes_the_shuffle_plan_over_the_shared_trip() {
         Kind::Shuffle,
         "score {score}, throughput {throughput}"
     );
+    // the floor levels the shuffle candidates: the lowest throughput wins
+    let opt = SharedOptions {
+        elem_bits: plan_width(&c),
+        ..SharedOptions::default()
+    };
+    let all = consider(&c, StrategyChoice::Auto, &w, &opt, None)
+        .unwrap()
+        .proven;
+    let level: Vec<_> = all.iter().filter(|k| k.score == score).collect();
+    assert!(level.len() > 1, "the floor levels no candidates");
+    assert!(level.iter().all(|k| k.throughput >= throughput));
+    assert!(level.iter().any(|k| k.throughput > throughput));
     // without the floors the shared plan's fewer instructions win
     let none = Weights::from_array(w.as_array());
     let (kind0, score0, throughput0) = chosen(&c, &none);
@@ -54,10 +66,6 @@ fn one_warp_tiny_tile_takes_the_shuffle_plan_over_the_shared_trip() {
     assert_eq!(score0, throughput0);
     assert!(throughput0 < throughput, "{throughput0} vs {throughput}");
     // every shared candidate scores at least one trip's floor at one warp
-    let opt = SharedOptions {
-        elem_bits: plan_width(&c),
-        ..SharedOptions::default()
-    };
     for k in consider(&c, StrategyChoice::Shared, &w, &opt, None)
         .unwrap()
         .proven

@@ -39,8 +39,9 @@ pub struct LowerBound {
     /// Shared-memory wavefronts per warp (busiest warp) of any round trip.
     pub smem_wavefronts: u32,
     /// Least score any plan could reach under the weights given to
-    /// [`lower_bound`]: the cheaper of the two bounds (0 when nothing moves
-    /// between threads).
+    /// [`lower_bound`]: the cheaper of the two bounds, each at least the
+    /// latency floor of one shared-memory trip or one shuffle stage over
+    /// the CTA's warps (0 when nothing moves between threads).
     pub score: f64,
 }
 
@@ -108,15 +109,23 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let score = if max_moved == 0 {
         0.0
     } else {
+        // at least one trip or one shuffle stage, whose latency floor the
+        // CTA's warps share (`Weights::dot`)
+        let per_warp = 1.0 / warps as f64;
         let smem = w.dot(&Features {
             smem: smem_accesses as f64,
             wavefront: smem_wavefronts as f64,
             bar: if an.warp_local { 0.0 } else { 1.0 },
             bar_warp: if an.warp_local { 1.0 } else { 0.0 },
+            smem_trips: per_warp,
             ..Features::default()
         });
         match shfl_words {
-            Some(n) => smem.min(w.shfl * n as f64),
+            Some(n) => smem.min(w.dot(&Features {
+                shfl: n as f64,
+                shfl_stages: per_warp,
+                ..Features::default()
+            })),
             None => smem,
         }
     };
