@@ -20,21 +20,12 @@ conversion's plan too) must be measured: the shared-memory trip weight tried
 in this pass looked 9-25% faster here and ran slower on the GPU
 (`../trip_not_kept/`).
 """
-import collections, glob, itertools, json, math, os
+import collections, itertools, json, math, os, sys
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
-R = os.path.join(ROOT, "results", "resources")
-files = sorted(glob.glob(f"{R}/eleventh/bench_triton_lowerings/bench_tl_*.jsonl"))
-files += sorted(glob.glob(f"{R}/twelfth/bench_triton_lowerings_part7/*.jsonl"))
-files += sorted(glob.glob(f"{R}/twelfth/bench_corpus/*.jsonl"))
-rows = []
-for f in files:
-    for line in open(f):
-        r = json.loads(line)
-        if not r.get("triton") or not r["candidates"]:
-            continue
-        r["candidates"] = [c for c in r["candidates"] if c.get("ns")]
-        rows.append(r)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from replay_rows import ROOT, load_rows  # noqa: E402
+
+rows = load_rows()
 W0 = json.load(open(f"{ROOT}/synth/cost_models/default.json"))["weights"]
 LIN = [k for k in W0 if not k.startswith("floor_")]
 

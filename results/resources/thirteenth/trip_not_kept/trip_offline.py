@@ -12,20 +12,12 @@ conversion out. The replay holds each row's backward plan fixed; measured
 with both directions changed the weight was slower (bench_*.jsonl, h2h_*.jsonl
 beside this script).
 """
-import collections, glob, json, math, os, re
+import collections, json, math, os, re, sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..")
-R = os.path.join(ROOT, "results", "resources")
-files = sorted(glob.glob(f"{R}/eleventh/bench_triton_lowerings/bench_tl_*.jsonl"))
-files += sorted(glob.glob(f"{R}/twelfth/bench_triton_lowerings_part7/*.jsonl"))
-files += sorted(glob.glob(f"{R}/twelfth/bench_corpus/*.jsonl"))
-rows = []
-for f in files:
-    for line in open(f):
-        r = json.loads(line)
-        if r.get("triton") and r["candidates"]:
-            r["candidates"] = [c for c in r["candidates"] if c.get("ns")]
-            rows.append(r)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from replay_rows import ROOT, load_rows  # noqa: E402
+
+rows = load_rows()
 W = json.load(open(f"{ROOT}/synth/cost_models/default.json"))["weights"]
 LIN = [k for k in W if not k.startswith("floor_")]
 
