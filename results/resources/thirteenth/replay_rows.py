@@ -21,3 +21,12 @@ def load_rows():
                 r["candidates"] = [c for c in r["candidates"] if c.get("ns")]
                 out.append(r)
     return out
+
+
+def ranked_candidates(r):
+    """A row's candidates in the form the search ranks plans by: packed where
+    it was timed, else the element form."""
+    forms = {}
+    for c in r["candidates"]:
+        forms.setdefault(c["form"], []).append(c)
+    return forms["packed" if "packed" in forms else "elements"]

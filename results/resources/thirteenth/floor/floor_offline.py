@@ -20,10 +20,10 @@ conversion's plan too) must be measured: the shared-memory trip weight tried
 in this pass looked 9-25% faster here and ran slower on the GPU
 (`../trip_not_kept/`).
 """
-import collections, itertools, json, math, os, sys
+import itertools, json, math, os, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from replay_rows import ROOT, load_rows  # noqa: E402
+from replay_rows import ROOT, load_rows, ranked_candidates  # noqa: E402
 
 rows = load_rows()
 W0 = json.load(open(f"{ROOT}/synth/cost_models/default.json"))["weights"]
@@ -42,10 +42,7 @@ def per_row(model):
     """ln(chosen/fastest), ln(chosen/Triton), chosen, per conversion; model(f, warps) -> (score, tie)."""
     out = []
     for r in rows:
-        forms = collections.defaultdict(list)
-        for c in r["candidates"]:
-            forms[c["form"]].append(c)
-        cs = forms["packed" if "packed" in forms else "elements"]
+        cs = ranked_candidates(r)
         ch = min(cs, key=lambda c: model(c["features"], r["warps"]))
         fa = min(cs, key=lambda c: c["ns"])
         out.append((math.log(ch["ns"] / fa["ns"]), math.log(ch["ns"] / r["triton"]["ns"]), ch, r))

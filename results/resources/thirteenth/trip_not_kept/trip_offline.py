@@ -12,10 +12,10 @@ conversion out. The replay holds each row's backward plan fixed; measured
 with both directions changed the weight was slower (bench_*.jsonl, h2h_*.jsonl
 beside this script).
 """
-import collections, json, math, os, re, sys
+import json, math, os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from replay_rows import ROOT, load_rows  # noqa: E402
+from replay_rows import ROOT, load_rows, ranked_candidates  # noqa: E402
 
 rows = load_rows()
 W = json.load(open(f"{ROOT}/synth/cost_models/default.json"))["weights"]
@@ -32,10 +32,7 @@ def trips(c):
 def per_row(Lt):
     out = []
     for r in rows:
-        forms = collections.defaultdict(list)
-        for c in r["candidates"]:
-            forms[c["form"]].append(c)
-        cs = forms["packed" if "packed" in forms else "elements"]
+        cs = ranked_candidates(r)
 
         def score(c):
             f = c["features"]
