@@ -325,7 +325,7 @@ impl Weights {
     /// Weighted score of a plan (lower is better): its throughput part
     /// only, with no warps to divide a latency floor by.
     pub fn score(&self, p: &Plan) -> f64 {
-        self.dot(&Features::of(p))
+        self.throughput(&Features::of(p))
     }
     /// Weighted score of a plan for elements of `bits` under a register
     /// limit of `limit` per thread ([`crate::search::register_cap`]), run
@@ -340,7 +340,7 @@ impl Weights {
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]):
     /// its throughput part only (no latency floor, no spill).
     pub fn score_for_width(&self, p: &Plan, bits: u32) -> f64 {
-        self.dot(&Features::for_width(p, bits))
+        self.throughput(&Features::for_width(p, bits))
     }
 }
 
