@@ -16,6 +16,13 @@
 //!   wavefront, `ir::SmemAccess::wavefronts`). The bound counts store plus
 //!   load instructions of the busiest thread and wavefronts of the busiest
 //!   warp, plus one barrier.
+//! - Cluster conversions ([`super::Kind::Cluster`]): the same instructions,
+//!   but only the cheaper of the two directions' wavefronts. A cluster plan
+//!   stores remotely and loads locally, or stores locally and loads
+//!   remotely (`st`/`ld` with the `.shared::cluster` state space, PTX ISA
+//!   "Data Movement and Conversion Instructions"), and its score charges the remote side's accesses as
+//!   instructions but not as wavefronts (`cost_model::Features`' stand-in
+//!   for distributed shared memory, docs/ARCHITECTURE.md 4.7).
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.
@@ -36,7 +43,8 @@ pub struct LowerBound {
     /// Shared-memory instructions per thread (stores plus loads, busiest
     /// thread) of any shared-memory round trip.
     pub smem_accesses: u32,
-    /// Shared-memory wavefronts per warp (busiest warp) of any round trip.
+    /// Shared-memory wavefronts per warp (busiest warp) of any round trip;
+    /// of a cluster conversion, those of the cheaper local side.
     pub smem_wavefronts: u32,
     /// Least score any plan could reach under the weights given to
     /// [`lower_bound`]: the cheaper of the two bounds, each at least the
@@ -104,7 +112,12 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let (store_b, load_b) = (max_stored * bytes, max_moved * bytes);
     let smem_accesses = (store_b.div_ceil(32 * 16) + load_b.div_ceil(16)) as u32;
     let warp_load_b = max_warp_loaded * bytes;
-    let smem_wavefronts = (store_b.div_ceil(128) + warp_load_b.div_ceil(128)) as u32;
+    let (store_wf, load_wf) = (store_b.div_ceil(128), warp_load_b.div_ceil(128));
+    let smem_wavefronts = if an.class == super::Kind::Cluster {
+        store_wf.min(load_wf)
+    } else {
+        store_wf + load_wf
+    } as u32;
     let shfl_words = an.warp_local.then_some(words);
     let score = if max_moved == 0 {
         0.0
