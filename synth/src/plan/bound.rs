@@ -20,9 +20,11 @@
 //!   but only the cheaper of the two directions' wavefronts. A cluster plan
 //!   stores remotely and loads locally, or stores locally and loads
 //!   remotely (`st`/`ld` with the `.shared::cluster` state space, PTX ISA
-//!   "Data Movement and Conversion Instructions"), and its score charges the remote side's accesses as
-//!   instructions but not as wavefronts (`cost_model::Features`' stand-in
-//!   for distributed shared memory, docs/ARCHITECTURE.md 4.7).
+//!   "Data Movement and Conversion Instructions"), and its score charges
+//!   the remote side's accesses as instructions but not as wavefronts
+//!   (`cost_model::Features`' stand-in for distributed shared memory,
+//!   docs/ARCHITECTURE.md 4.7). Checked against every plan of the cluster
+//!   files in `tests/data/` (`tests/cli.rs`).
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.
