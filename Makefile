@@ -27,8 +27,9 @@ test:
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
 	@$(MAKE) --no-print-directory verify-resources
 
-# No GPU needed: every corpus, stress and Triton-test (tests/data/triton_lowerings.ttgir)
-# helper's check and loop kernels compiled by NVRTC 13.0 for sm_90
+# No GPU needed: every corpus, stress, Triton-test (tests/data/triton_lowerings.ttgir)
+# and random (tests/data/random_s*.ttgir, scripts/random_conversions.py) helper's
+# check and loop kernels compiled by NVRTC 13.0 for sm_90
 # (`verify --compile-only`, one process per file, JOBS at a time), failing a
 # helper whose loop body or one-shot kernel spills where its data leaves room
 # (unless ptxas spilled by choice and the kernel has no spill under
@@ -37,7 +38,7 @@ test:
 # another copy); without network, a visible skip.
 verify-resources: build
 	@mkdir -p $(OUT)
-	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
+	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir) $(wildcard tests/data/random_s*.ttgir)
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,
 # toString, JSON and Gluon layouts, format detection):

@@ -10,7 +10,8 @@
 # that spills while its data leaves 16 registers spare, unless ptxas spilled
 # by choice and the kernel has no spill under __launch_bounds__(threads, 1))
 # exits non-zero. The Makefile passes Triton's layout tests
-# (tests/data/triton_lowerings.ttgir), the corpus and the stress files.
+# (tests/data/triton_lowerings.ttgir), the corpus, the stress files and the
+# random conversions (tests/data/random_s*.ttgir).
 #
 # usage: scripts/verify_resources.sh WARPFORGE_BINARY OUTDIR FILE...
 set -u

@@ -414,6 +414,39 @@ fn random_cluster_file_is_proven_in_both_plans() {
     }
 }
 
+/// The random layout conversions of `scripts/random_conversions.py`
+/// (tests/data/random_s{1,2}.ttgir: blocked, mma v2/v3 and dot-operand
+/// layouts at 1-16 warps, 8/16/32-bit; timed against Triton on an H100 in
+/// results/resources_h100.md, fourteenth pass) are planned whole and proven
+/// on the CPU simulator, every plan at or above its lower bound.
+#[test]
+fn random_layout_conversions_are_proven() {
+    for (file, n) in [
+        ("tests/data/random_s1.ttgir", 70),
+        ("tests/data/random_s2.ttgir", 58),
+    ] {
+        let o = run(&["verify", "--cpu", "--ttgir", file]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        let want = format!("{n} of {n} conversion(s) verified");
+        assert!(stderr(&o).contains(&want), "{file}: {}", stderr(&o));
+        let o = run(&["plan", "--ttgir", file, "--json"]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        let mut planned = 0;
+        for line in String::from_utf8_lossy(&o.stdout).lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (lb, sc) = (v["lower_bound"]["score"].as_f64(), v["score"].as_f64());
+            let (lb, sc) = (lb.unwrap(), sc.unwrap());
+            assert!(
+                lb <= sc + 1e-9,
+                "{file} {}: bound {lb} > score {sc}",
+                v["name"]
+            );
+            planned += 1;
+        }
+        assert_eq!(planned, n, "{file}");
+    }
+}
+
 // 16 CTAs, over the portable 8: proven on the CPU, and the helper's comment
 // tells the caller to opt in to the non-portable cluster size
 #[test]
