@@ -6,7 +6,9 @@ for tag in ['c_0', 'c_1', 'c_2', 'd_0', 'd_1', 'd_2', 'd_3']:
     f = f'{tag}.ttgir'
     hdr = subprocess.run([WF, 'emit', '--ttgir', f], capture_output=True, text=True, check=True).stdout
     open(f'h_{tag}.cuh', 'w').write(hdr)
-    subprocess.run(['python3', 'reorder.py', f'h_{tag}.cuh', f'o_{tag}.cuh'], check=True)
+    for var, mode in (('o', 'chain'), ('l', 'lazy'), ('e', 'eager')):
+        subprocess.run(['python3', 'reorder.py', f'h_{tag}.cuh', f'{var}_{tag}.cuh', mode], check=True)
+    subprocess.run(['python3', 'reorder3.py', f'h_{tag}.cuh', f's_{tag}.cuh'], check=True)
     rows = [json.loads(l) for l in subprocess.run([WF, 'plan', '--ttgir', f, '--json'], capture_output=True, text=True, check=True).stdout.splitlines()]
     fw, bw = rows
     bits = fw['elem_bits']; warps = 1

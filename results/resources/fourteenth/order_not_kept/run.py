@@ -3,7 +3,7 @@ import cupy as cp
 D = os.path.dirname(os.path.abspath(__file__)); OUT = sys.argv[1]
 cases = json.load(open(os.path.join(D, 'cases.json')))
 CTAS, ITERS = 132 * 8, 1024
-VARS = sys.argv[3].split(',') if len(sys.argv) > 3 else ['h', 'o', 'l', 'e']  # h: as emitted; o: chain (reorder.py); l, e: reorder2.py lazy, eager; s: reorder3.py
+VARS = sys.argv[3].split(',') if len(sys.argv) > 3 else ['h', 'o', 'l', 'e']  # h: as emitted; o, l, e: reorder.py chain, lazy, eager; s: reorder3.py
 ONLY = sys.argv[2].split(',') if len(sys.argv) > 2 else None
 def src(c, hdr):
     ns, nd, th = c['ns'], c['nd'], 32 * c['warps']
