@@ -14,14 +14,15 @@ build:
 # Unit, property, corpus (CPU simulator) and CLI tests; GPU tests skip without
 # a GPU. Each GPU test writes `GPU-TEST ran <name>` or `GPU-TEST SKIPPED
 # <name>: <why>` past the test harness's capture; the counts are summed at
-# the end.
+# the end (anywhere on a line: the harness's own `test ... ok` lines of
+# parallel tests can land on the same line).
 test:
 	@mkdir -p $(OUT)
 	@( $(CARGO) test --workspace 2>&1; echo $$? > $(OUT)/test.rc ) | tee $(OUT)/test.log
-	@ran=$$(grep -c '^GPU-TEST ran' $(OUT)/test.log); \
-	 skipped=$$(grep -c '^GPU-TEST SKIPPED' $(OUT)/test.log); \
+	@ran=$$(grep -o 'GPU-TEST ran' $(OUT)/test.log | wc -l); \
+	 skipped=$$(grep -o 'GPU-TEST SKIPPED' $(OUT)/test.log | wc -l); \
 	 echo "GPU tests: $$ran ran, $$skipped skipped"; \
-	 grep '^GPU-TEST SKIPPED' $(OUT)/test.log | sed -n 1p; \
+	 grep -o 'GPU-TEST SKIPPED.*' $(OUT)/test.log | sed -n 1p; \
 	 exit $$(cat $(OUT)/test.rc)
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
