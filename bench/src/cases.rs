@@ -1,8 +1,9 @@
 //! What `warpforge bench` times: for each conversion that moves data, every
 //! candidate plan the search proves for the forward direction (renames and
 //! shuffles all, the best-scored shared-memory ones up to a limit), each
-//! paired with the chosen plan of the reverse conversion, as one timing
-//! kernel per candidate (`kernels::emit_bench_kernel`).
+//! paired with a plan of the reverse conversion ([`Pairing`]: the chosen
+//! one, or the best of the candidate's own family), as one timing kernel
+//! per candidate (`kernels::emit_bench_kernel`).
 
 use anyhow::{anyhow, Result};
 use kernels::{
@@ -11,6 +12,40 @@ use kernels::{
 use synth::cost_model::{Features, Weights};
 use synth::plan::{lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, StrategyChoice};
 use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Candidate, Chosen};
+
+/// Which plan of the reverse conversion a forward candidate's round trip
+/// returns through.
+///
+/// A round trip of a shuffle plan one way and a shared-memory plan back
+/// overlaps the two on different pipes (ALU and shuffle against the
+/// shared-memory pipe) and runs faster than either family both ways
+/// (results/resources_h100.md, fourteenth pass: 0.65-0.68x of a shuffle
+/// pair where shared memory both ways ran 0.91x), so under
+/// [`Pairing::Chosen`] a candidate of the family the chosen reverse plan is
+/// not of looks faster than it would be in a kernel. [`Pairing::SameFamily`]
+/// times each shuffle candidate with the reverse's best shuffle plan and
+/// each shared-memory candidate with its best shared-memory plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pairing {
+    /// The plan the search chooses for the reverse conversion, for every
+    /// candidate (the rows of every result before the fourteenth pass).
+    #[default]
+    Chosen,
+    /// The reverse conversion's best plan of the candidate's family
+    /// (shuffle or shared memory); other candidates (renames, cluster
+    /// plans) and families the reverse has no plan of keep the chosen one.
+    SameFamily,
+}
+
+impl Pairing {
+    /// `chosen` or `same-family`, as `warpforge bench --pair` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pairing::Chosen => "chosen",
+            Pairing::SameFamily => "same-family",
+        }
+    }
+}
 
 /// How candidates are enumerated.
 #[derive(Clone, Debug)]
@@ -22,6 +57,8 @@ pub struct CaseOptions {
     pub shared: SharedOptions,
     /// Shared-memory candidates timed per conversion (best scores first).
     pub shared_limit: usize,
+    /// Which reverse plan each candidate's round trip returns through.
+    pub pair: Pairing,
 }
 
 /// One candidate plan of a conversion, emitted.
@@ -41,6 +78,10 @@ pub struct CandidateCase {
     /// Whether the search chooses this one under [`CaseOptions::weights`].
     pub chosen: bool,
     pub helper: EmittedHelper,
+    /// The reverse helper its round trip returns through, and that
+    /// helper's strategy ([`Pairing`]).
+    pub bwd: EmittedHelper,
+    pub bwd_strategy: String,
     /// Timing kernel name.
     pub kernel: String,
     /// `packed` when the timing kernel calls the helpers' packed form (8-
@@ -59,7 +100,7 @@ pub struct CandidateCase {
     pub ranked: bool,
 }
 
-/// One conversion with its candidates and the fixed backward helper.
+/// One conversion with its candidates and the chosen backward helper.
 #[derive(Clone, Debug)]
 pub struct BenchCase {
     /// Short id, unique within a run (`c0`, `c1`, ...).
@@ -71,8 +112,12 @@ pub struct BenchCase {
     /// Element width timed (the conversion's own), and the CUDA type.
     pub bits: u32,
     pub ctype: &'static str,
+    /// The reverse conversion's chosen helper and strategy (each
+    /// candidate's own in [`CandidateCase::bwd`]).
     pub bwd: EmittedHelper,
     pub bwd_strategy: String,
+    /// How the candidates were paired with reverse plans.
+    pub pair: Pairing,
     pub candidates: Vec<CandidateCase>,
     pub lower_bound: LowerBound,
     /// Source tag of register `i` of cluster thread `t` (CTA rank `t /
@@ -199,6 +244,39 @@ pub fn build_cases(
             }
         };
         let bwd = emit_helper(&rev, &bwd_plan)?;
+        // under Pairing::SameFamily, the reverse's best plan of each family
+        // a candidate is of (planned once per family; a family the reverse
+        // has no plan of pairs with the chosen one)
+        let mut by_family: Vec<(Kind, EmittedHelper, String)> = vec![(
+            bwd_plan.plan.kind,
+            bwd.clone(),
+            bwd_plan.plan.strategy.clone(),
+        )];
+        let mut reverse_of = |kind: Kind| -> Result<(EmittedHelper, String)> {
+            let family = match (opt.pair, kind) {
+                (Pairing::SameFamily, Kind::Shuffle) => Some(StrategyChoice::Shuffle),
+                (Pairing::SameFamily, Kind::Shared) => Some(StrategyChoice::Shared),
+                _ => None,
+            };
+            if let Some((_, h, st)) = by_family.iter().find(|(k, _, _)| *k == kind) {
+                return Ok((h.clone(), st.clone()));
+            }
+            let Some(family) = family else {
+                return Ok((bwd.clone(), bwd_plan.plan.strategy.clone()));
+            };
+            let tag = if kind == Kind::Shuffle {
+                "shfl"
+            } else {
+                "smem"
+            };
+            let rev_f = reverse(c, &format!("{id}_bwd_{tag}"))?;
+            let got = match plan_conversion_with(&rev_f, family, &opt.weights, &sopt) {
+                Ok(p) if p.plan.kind == kind => (emit_helper(&rev_f, &p)?, p.plan.strategy.clone()),
+                _ => (bwd.clone(), bwd_plan.plan.strategy.clone()),
+            };
+            by_family.push((kind, got.0.clone(), got.1.clone()));
+            Ok(got)
+        };
         // the cap the kernels are compiled under: --max-registers, never
         // above the launch bounds' limit
         let maxnreg = opt.shared.max_registers.map(|_| register_cap(c, &sopt));
@@ -214,6 +292,7 @@ pub fn build_cases(
             seen.push(body);
             let conv_k = renamed(c, &format!("{id}_k{k}"));
             let helper = emit_helper(&conv_k, &chosen_of(an, cand))?;
+            let (bwd, bwd_strategy) = reverse_of(cand.plan.kind)?;
             // 8/16-bit data: the element form and the packed form, each timed
             // (the packed round trip needs the reverse helper packed too; a
             // reverse plan without a packed form, such as one whose stores
@@ -268,6 +347,8 @@ pub fn build_cases(
                         }
                     ),
                     helper: helper.clone(),
+                    bwd: bwd.clone(),
+                    bwd_strategy: bwd_strategy.clone(),
                     form,
                     plan: k,
                     ranked: form == ranked_form,
@@ -276,7 +357,7 @@ pub fn build_cases(
         }
         let helpers: Vec<EmittedHelper> = cands
             .iter()
-            .map(|x| x.helper.clone())
+            .flat_map(|x| [x.helper.clone(), x.bwd.clone()])
             .chain([bwd.clone()])
             .collect();
         let mut helpers_seen = std::collections::BTreeSet::new();
@@ -287,18 +368,20 @@ pub fn build_cases(
         let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
         for x in &cands {
             if x.form == "packed" {
-                let k = emit_bench_kernel_packed(&x.helper, &bwd, bits, ctype, &x.kernel, maxnreg)?
-                    .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                let k = emit_bench_kernel_packed(
+                    &x.helper, &x.bwd, bits, ctype, &x.kernel, maxnreg,
+                )?
+                .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else if x.form == "carried" {
                 let k = kernels::emit_bench_kernel_carried(
-                    &x.helper, &bwd, bits, ctype, &x.kernel, maxnreg,
+                    &x.helper, &x.bwd, bits, ctype, &x.kernel, maxnreg,
                 )?
                 .ok_or_else(|| anyhow!("{}: neither helper takes warpforge::words", c.name))?;
                 source.push_str(&k);
             } else {
                 source.push_str(&emit_bench_kernel(
-                    &x.helper, &bwd, ctype, &x.kernel, maxnreg,
+                    &x.helper, &x.bwd, ctype, &x.kernel, maxnreg,
                 )?);
             }
         }
@@ -330,6 +413,7 @@ pub fn build_cases(
             ctype,
             bwd_strategy: bwd_plan.plan.strategy.clone(),
             bwd,
+            pair: opt.pair,
             lower_bound: lower_bound(an, bits, &opt.weights),
             candidates: cands,
             src_tags,

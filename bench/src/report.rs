@@ -50,6 +50,10 @@ pub struct CandidateRow {
     pub sass: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The reverse plan this candidate's round trip returned through, where
+    /// it is not the row's `bwd` (`warpforge bench --pair same-family`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bwd: Option<String>,
 }
 
 impl CandidateRow {
@@ -79,8 +83,13 @@ pub struct Row {
     pub dtype: String,
     pub bits: u32,
     pub warps: u32,
-    /// The backward helper every candidate's round trip shares.
+    /// The reverse conversion's chosen plan: the backward helper of every
+    /// candidate's round trip, but those whose own `bwd` says otherwise.
     pub bwd: String,
+    /// How candidates were paired with reverse plans (`same-family`;
+    /// absent: `chosen`, as in every row before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<String>,
     pub lower_bound: Value,
     pub candidates: Vec<CandidateRow>,
     pub chosen: Pick,
@@ -163,6 +172,7 @@ pub fn row(
                 .and_then(|m| m.sass.as_ref())
                 .map(|s| serde_json::to_value(s).expect("sass serializes")),
             error: m.as_ref().err().cloned(),
+            bwd: (k.bwd_strategy != c.bwd_strategy).then(|| k.bwd_strategy.clone()),
         })
         .collect();
     let chosen = candidates
@@ -222,6 +232,7 @@ pub fn row(
         bits: c.bits,
         warps: c.conv.num_warps,
         bwd: c.bwd_strategy.clone(),
+        pair: (c.pair != crate::cases::Pairing::Chosen).then(|| c.pair.as_str().to_string()),
         lower_bound: serde_json::to_value(&c.lower_bound).expect("serializes"),
         ratio_chosen_over_triton: ratio(chosen.ns),
         ratio_fastest_over_triton: ratio(fastest.ns),

@@ -3,7 +3,7 @@
 //! per candidate, and reports that render (GPU timing is exercised by
 //! `make bench-triton` on a GPU machine).
 
-use bench::cases::{build_cases, CaseOptions};
+use bench::cases::{build_cases, CaseOptions, Pairing};
 use bench::gpu::Measured;
 use bench::report;
 use synth::plan::SharedOptions;
@@ -35,6 +35,7 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
         weights: Weights::default(),
         shared: SharedOptions::default(),
         shared_limit: 4,
+        pair: Pairing::Chosen,
     };
     let (cases, skipped) = build_cases(&convs, &opt).unwrap();
     assert_eq!(cases.len() + skipped.len(), convs.len());
@@ -146,6 +147,7 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
         weights: Weights::default(),
         shared: SharedOptions::default(),
         shared_limit: 4,
+        pair: Pairing::Chosen,
     };
     let (cases, _) = build_cases(&convs, &opt).unwrap();
     let c8 = cases.iter().find(|c| c.name.starts_with("c8_2d")).unwrap();
@@ -188,4 +190,97 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
         md.contains("| 50.0 | 100.0 | 0.500 | 32 / 24 | refused |"),
         "{md}"
     );
+}
+
+/// `--pair same-family`: a warp-local conversion whose chosen reverse plan
+/// shuffles (the 16-warp bf16 dot-operand conversion of
+/// tests/data/random_s2.ttgir, results/resources_h100.md fourteenth pass)
+/// times each shared-memory candidate with the reverse's shared-memory plan
+/// and each shuffle candidate with its shuffle plan, and every timing
+/// kernel calls its own candidate's reverse helper; `chosen` pairs all with
+/// the chosen reverse.
+#[test]
+fn same_family_pairing_times_each_family_both_ways() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/random_s2.ttgir");
+    let convs: Vec<(String, synth::plan::Conversion)> = bench::conversions_at(&p)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.name.starts_with("sw35_dot2_dot3"))
+        .map(|c| ("random_s2.ttgir".to_string(), c))
+        .collect();
+    assert_eq!(convs.len(), 1);
+    for pair in [Pairing::Chosen, Pairing::SameFamily] {
+        let opt = CaseOptions {
+            weights: Weights::default(),
+            shared: SharedOptions::default(),
+            shared_limit: 2,
+            pair,
+        };
+        let (cases, _) = build_cases(&convs, &opt).unwrap();
+        let c = &cases[0];
+        assert!(c.bwd_strategy.starts_with("shuffle"), "{}", c.bwd_strategy);
+        let shared: Vec<_> = c
+            .candidates
+            .iter()
+            .filter(|k| k.strategy.starts_with("shared"))
+            .collect();
+        assert!(!shared.is_empty());
+        for k in &c.candidates {
+            let want = match (pair, k.strategy.split('/').next()) {
+                (Pairing::SameFamily, Some(fam)) => fam,
+                _ => "shuffle",
+            };
+            assert!(
+                k.bwd_strategy.starts_with(want),
+                "{pair:?} {}: reverse {}",
+                k.strategy,
+                k.bwd_strategy
+            );
+            // the timing kernel calls the candidate's own reverse helper
+            let body = c
+                .source
+                .split(&format!(" {}(", k.kernel))
+                .nth(1)
+                .unwrap_or_else(|| panic!("{} not in the source", k.kernel));
+            let body = &body[..body.find("\n}").unwrap_or(body.len())];
+            assert!(
+                body.contains(&k.bwd.ident),
+                "{}: {} does not call {}",
+                k.strategy,
+                k.kernel,
+                k.bwd.ident
+            );
+        }
+        let m: Vec<Result<Measured, String>> = c
+            .candidates
+            .iter()
+            .map(|_| {
+                Ok(Measured {
+                    ms: 0.0,
+                    ns: 50.0,
+                    registers: 32,
+                    sass: None,
+                })
+            })
+            .collect();
+        let row = report::row(c, &m, None, None);
+        let v = serde_json::to_value(&row).unwrap();
+        match pair {
+            Pairing::Chosen => {
+                assert!(v.get("pair").is_none());
+                assert!(row.candidates.iter().all(|k| k.bwd.is_none()));
+            }
+            Pairing::SameFamily => {
+                assert_eq!(v["pair"], "same-family");
+                for k in &row.candidates {
+                    assert_eq!(
+                        k.bwd.is_some(),
+                        k.strategy.starts_with("shared"),
+                        "{}",
+                        k.strategy
+                    );
+                }
+            }
+        }
+    }
 }

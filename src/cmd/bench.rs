@@ -6,7 +6,7 @@
 use super::{check_outputs_against, Model, Source};
 use crate::output::{write_file, Stdout};
 use anyhow::{anyhow, bail, Context, Result};
-use bench::cases::{build_cases, BenchCase, CaseOptions};
+use bench::cases::{build_cases, BenchCase, CaseOptions, Pairing};
 use bench::gpu::{compile_all, time_case, Compiled, Gpu, Measured, TimingOptions};
 use bench::report::{self, Row};
 use bench::triton::{TritonResults, TritonTiming};
@@ -50,6 +50,14 @@ pub(crate) struct BenchArgs {
     /// shuffle candidates are all timed).
     #[arg(long, default_value_t = synth::search::SHARED_CANDIDATES_PROVEN)]
     shared_candidates: usize,
+    /// Which reverse plan each candidate's round trip returns through:
+    /// `chosen` (the search's plan of the reverse conversion, for every
+    /// candidate) or `same-family` (the reverse's best shuffle plan for a
+    /// shuffle candidate, its best shared-memory plan for a shared one), so
+    /// that a candidate is not timed overlapping a reverse of the other
+    /// family on another pipe. Rows record each candidate's reverse (`bwd`).
+    #[arg(long, value_enum, default_value = "chosen")]
+    pair: Pairing,
     /// Python with Triton >= 3.6 (Gluon) and PyTorch, for Triton's column.
     #[arg(long, default_value = "python3")]
     python: PathBuf,
@@ -120,6 +128,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
             ..SharedOptions::default()
         },
         shared_limit: a.shared_candidates,
+        pair: a.pair,
     };
     let (cases, skipped) = build_cases(&convs, &opt)?;
     for s in &skipped {
@@ -161,6 +170,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         triton_version: &triton_version,
         interleaved,
         max_registers: a.max_registers,
+        pair: a.pair,
     };
     write_outputs(&a, &rows, &what.preamble(), &info.name)?;
     let spills = report::spills_beyond_triton(&rows);
@@ -281,6 +291,7 @@ struct Harness<'a> {
     triton_version: &'a str,
     interleaved: bool,
     max_registers: Option<u32>,
+    pair: Pairing,
 }
 
 impl Harness<'_> {
@@ -293,8 +304,8 @@ impl Harness<'_> {
              - date: {}; warpforge {} (commit {})\n\
              - loop: {} CTAs ({} per SM) x {} round trips `A -> B`, xor 1, `B -> A` per launch; \
              median of {} launches after 2 warm-ups, enqueued back to back between CUDA events; \
-             every output checked.{} {} A candidate's round trip pairs it (forward) with the chosen plan of the \
-             reverse conversion; Triton lowers both directions itself. Shared-memory helpers share one scratch \
+             every output checked.{} {} A candidate's round trip pairs it (forward) with {}; \
+             Triton lowers both directions itself. Shared-memory helpers share one scratch \
              region with a `__syncthreads()` before each call that uses it, as Triton's barrier insertion does. \
              8- and 16-bit data moves in the helpers' packed form (32-bit words in registers, as Triton \
              holds it), unless a helper has none (form `elements`).\n",
@@ -329,6 +340,12 @@ impl Harness<'_> {
             } else {
                 "Triton's loop kernel is timed by Triton's Python process (PyTorch CUDA events) after all \
                  candidates, on its own random input."
+            },
+            match self.pair {
+                Pairing::Chosen => "the chosen plan of the reverse conversion",
+                Pairing::SameFamily =>
+                    "the reverse conversion's best plan of its own family (`--pair same-family`: shuffle \
+                     with shuffle, shared memory with shared memory; each candidate's in its `bwd`)",
             }
         )
     }
