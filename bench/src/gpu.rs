@@ -184,7 +184,7 @@ pub fn time_case(
     for cand in &c.candidates {
         slots.push((|| -> Result<Timed> {
             let f = module.load_function(&cand.kernel)?;
-            let smem = smem_bytes(&cand.helper).max(smem_bytes(&c.bwd)) as u32;
+            let smem = smem_bytes(&cand.helper).max(smem_bytes(&cand.bwd)) as u32;
             set_smem(&f, smem)?;
             verify::allow_cluster_size(&f, c.ctas)?;
             Ok(Timed {

@@ -236,6 +236,12 @@ fn same_family_pairing_times_each_family_both_ways() {
                 k.strategy,
                 k.bwd_strategy
             );
+            // a shared-memory reverse needs scratch the chosen (shuffle)
+            // reverse does not: the launch sizes it from the candidate's
+            // own reverse (bench::gpu)
+            if pair == Pairing::SameFamily && k.strategy.starts_with("shared") {
+                assert!(k.bwd.smem_elems > 0 && c.bwd.smem_elems == 0);
+            }
             // the timing kernel calls the candidate's own reverse helper
             let body = c
                 .source
