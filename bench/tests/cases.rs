@@ -9,6 +9,22 @@ use bench::report;
 use synth::plan::SharedOptions;
 use synth::search::Weights;
 
+/// A stand-in measurement of every candidate of `c` (50 ns, 32 registers),
+/// for rendering rows without a GPU.
+fn measured_50ns(c: &bench::cases::BenchCase) -> Vec<Result<Measured, String>> {
+    c.candidates
+        .iter()
+        .map(|_| {
+            Ok(Measured {
+                ms: 0.0,
+                ns: 50.0,
+                registers: 32,
+                sass: None,
+            })
+        })
+        .collect()
+}
+
 fn corpus() -> Vec<(String, synth::plan::Conversion)> {
     let dir = bench::corpus_path("ttgir");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
@@ -163,18 +179,7 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
     for c in &cases {
         assert!(c.ctas > 1 && c.global_kernel.is_some(), "{}", c.name);
     }
-    let m: Vec<Result<Measured, String>> = c8
-        .candidates
-        .iter()
-        .map(|_| {
-            Ok(Measured {
-                ms: 0.0,
-                ns: 50.0,
-                registers: 32,
-                sass: None,
-            })
-        })
-        .collect();
+    let m = measured_50ns(c8);
     let g = Ok(Measured {
         ms: 0.0,
         ns: 100.0,
@@ -257,18 +262,7 @@ fn same_family_pairing_times_each_family_both_ways() {
                 k.bwd.ident
             );
         }
-        let m: Vec<Result<Measured, String>> = c
-            .candidates
-            .iter()
-            .map(|_| {
-                Ok(Measured {
-                    ms: 0.0,
-                    ns: 50.0,
-                    registers: 32,
-                    sass: None,
-                })
-            })
-            .collect();
+        let m = measured_50ns(c);
         let row = report::row(c, &m, None, None);
         let v = serde_json::to_value(&row).unwrap();
         match pair {
