@@ -13,8 +13,8 @@
 //! data. The latency floors (`Weights::floor_smem`, `floor_shfl`) are not
 //! fitted: the least squares is on the throughput part (rows where a floor
 //! binds included), and the floors are the prior's, scaled to the data's
-//! units where the weights are. Least squares on time is not the planner's objective (choosing the
-//! fastest candidate), so the weights are then refined by coordinate search
+//! units where the weights are. Least squares on time is not the planner's
+//! objective (choosing the fastest candidate), so the weights are then refined by coordinate search
 //! (each weight scaled by 0, 1/2, 4/5, 5/4 or 2 while that lowers the total
 //! regret), starting from the better of the prior and the least-squares
 //! weights; or, with [`fit_near`], searched from the prior with a penalty

@@ -446,18 +446,19 @@ mod tests {
         assert_eq!(CostModel::from_json(&m.to_json(), "x").unwrap(), m);
         let e = CostModel::from_json("{", "f.json").unwrap_err().to_string();
         assert!(e.starts_with("f.json: not a cost model"), "{e}");
-        let mut neg = m.clone();
-        neg.weights.sel = -1.0;
-        let e = CostModel::from_json(&neg.to_json(), "f.json")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("weight `sel` is -1"), "{e}");
-        let mut negf = m.clone();
-        negf.weights.floor_smem = -1.0;
-        let e = CostModel::from_json(&negf.to_json(), "f.json")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("weight `floor_smem` is -1"), "{e}");
+        // a negative weight, a feature's or a latency floor's, is refused by name
+        let negative: [(&str, fn(&mut Weights)); 2] = [
+            ("sel", |w| w.sel = -1.0),
+            ("floor_smem", |w| w.floor_smem = -1.0),
+        ];
+        for (name, set) in negative {
+            let mut neg = m.clone();
+            set(&mut neg.weights);
+            let e = CostModel::from_json(&neg.to_json(), "f.json")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("weight `{name}` is -1")), "{e}");
+        }
         let v2 = m.to_json().replace("\"version\": 1", "\"version\": 2");
         let e = CostModel::from_json(&v2, "f.json").unwrap_err().to_string();
         assert!(e.contains("version 2"), "{e}");
