@@ -161,6 +161,10 @@ pub fn emit_helper_widths_as(
                     Some((1, p)) if *bits == 16 && held == synth::plan::HeldWords::BOTH => format!(
                         " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {p})"
                     ),
+                    _ if *bits == 16 && held.dst && !held.src => format!(
+                        " (both arrays' elements, {} and {}, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the destination leaves as words, the source is read element by element)",
+                        ch.plan.src_regs, ch.plan.dst_regs
+                    ),
                     _ if *bits == 16 => format!(
                         " (the {} array's {} elements, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the other array moves element by element)",
                         held.name(),
@@ -420,8 +424,8 @@ pub fn emit_helper_widths_as(
 /// [`synth::plan::element_form_words`] holds either array as words (both
 /// where one register per element would leave one CTA of `threads`
 /// resident per SM and words two or more; the source over the register
-/// limit less 16 where the destination is within it); `None` otherwise (the
-/// element-by-element body).
+/// limit less 16 where the destination is within it; the destination where
+/// both are over); `None` otherwise (the element-by-element body).
 ///
 /// Measured on an H100 (`results/resources_h100.md`): 8-bit, in the
 /// reference harness h2h, `warp_local_i8_64x64` 0.906x -> 0.717x Triton's
@@ -570,9 +574,10 @@ fn element_word_choices(
 /// `over_limit` (`bits`, predicted element-form peak with `automatic`,
 /// launch-bounds limit, threads) adds what avoids the spill where that peak
 /// is over the limit: `words::src` / `::dst` on the array the caller
-/// carries, or the packed form (the 32-warp 256x256 f16 transpose: ~80
-/// against 64; 1.248x Triton with `automatic`, 0.984x told which array the
-/// loop carries, `results/resources_h100.md`, seventh pass).
+/// carries, or the packed form (the 32-warp 256x256 f16 transpose: ~88
+/// against 64 with its destination as words; 1.261x Triton with
+/// `automatic`, 0.984x told which array the loop carries,
+/// `results/resources_h100.md`, seventh and fifteenth passes).
 fn words_line(choices: &[(u32, &str)], over_limit: Option<(u32, u32, u32, u32)>) -> String {
     if choices.is_empty() {
         return String::new();

@@ -2,7 +2,8 @@
 //! words (`synth::plan::element_form_words`): both where one register
 //! per element would leave one CTA resident per SM, words two or more, and
 //! the words need no reordering; else the source where its elements alone
-//! exceed the register limit less 16 while the destination's do not. Measured on an H100 (`warpforge bench`,
+//! exceed the register limit less 16 while the destination's do not, and
+//! the destination where both exceed it. Measured on an H100 (`warpforge bench`,
 //! `results/resources_h100.md`, fourth and sixth passes): words took
 //! `stress_w16`'s `epilogue_f16_256x128` from 1.18x to 1.03x Triton's time
 //! and made the other three conversions below slower.
@@ -77,10 +78,12 @@ fn reordered_words_stay_elements() {
 
 #[test]
 fn one_cta_either_way_stays_elements() {
-    // 32 warps: one 1024-thread CTA whatever the registers
+    // 32 warps: one 1024-thread CTA whatever the registers, so the CTA rule
+    // does not hold both arrays (the destination is words by the limit rule:
+    // both_arrays_over_the_limit_hold_the_destination)
     let (plan, threads) = chosen("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
     assert_eq!(resident_ctas_by_form(&plan, 16, threads), Some((1, 1)));
-    assert!(!element_form_holds_words(&plan, 16, threads));
+    assert!(!element_form_words(&plan, 16, threads).src);
 }
 
 #[test]
@@ -120,9 +123,29 @@ fn one_array_over_the_limit_holds_words() {
 }
 
 #[test]
-fn both_arrays_over_the_limit_stay_elements() {
-    // 32 warps: 64 halves per thread on both sides at a 64-register limit;
-    // one of the two is the array a caller works on, so neither is words
+fn both_arrays_over_the_limit_hold_the_destination() {
+    // 32 warps: 64 halves per thread on both sides at a 64-register limit.
+    // Element by element the round trip spills; the destination leaves the
+    // helper as words (the array a loop carries back or a next call reads),
+    // the source stays as the caller made it
     let (plan, threads) = chosen("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
-    assert_eq!(element_form_words(&plan, 16, threads), HeldWords::NONE);
+    assert_eq!(threads, 1024);
+    assert_eq!((plan.src_regs, plan.dst_regs), (64, 64));
+    let held = element_form_words(&plan, 16, threads);
+    assert_eq!(
+        held,
+        HeldWords {
+            src: false,
+            dst: true
+        }
+    );
+    assert_eq!(held.name(), "dst");
+    // the predicted peak counts the larger side: the source, 64 elements
+    assert_eq!(element_form_peak(&plan, 16, threads).data, 64);
+    // one side over only: the rule before (the source where it is the one)
+    let (one, t) = chosen(
+        "tests/data/triton_lowerings.ttgir",
+        "m2m_m3w28n64k32_m3w82n32k32_128x128",
+    );
+    assert_eq!(element_form_words(&one, 16, t).name(), "src");
 }

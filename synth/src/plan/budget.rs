@@ -185,7 +185,8 @@ impl HeldWords {
 /// ([`resident_ctas_by_form`]); else, in any word order (`prmt` reorder the
 /// words where they are not the natural pairs), the source array where its
 /// elements alone, one register each, exceed the launch bounds' limit less
-/// 16 ([`register_limit`]) while the destination's stay within it.
+/// 16 ([`register_limit`]) while the destination's stay within it, and the
+/// destination array where both sides' elements exceed it.
 ///
 /// Why one CTA: a shared-memory round trip waits at CTA-wide barriers
 /// (`bar.sync`), and with one resident CTA nothing else runs on the SM while
@@ -217,11 +218,27 @@ impl HeldWords {
 /// array element by element (h2h's reverse call converts its worked array
 /// back): 11 such rows 0.78-1.16x -> 1.00-1.39x. Holding a destination
 /// over the limit as words as well cost those rows more (1.17-1.59x) for
-/// little more gain, and where both arrays are over the limit (the 32-warp
-/// 256x256 transpose: 64 halves at 64 registers) words on both took it
-/// from 1.41x to 1.52x in h2h: those stay element by element (the header
-/// names `warpforge::words` for the caller who knows which array it
-/// carries).
+/// little more gain.
+/// Why the destination where both are over (fifteenth pass): element by
+/// element the round trip spills on every such conversion, and the
+/// destination as words is what every caller gets back in half the
+/// registers (a loop carries it into the next iteration, a next call reads
+/// it), while the source stays as the caller made it. Measured on an H100
+/// over the 7 such conversions of Triton's tests and of 32-warp random
+/// conversions (`results/resources_h100.md`, fifteenth pass), element form /
+/// Triton in h2h before -> after: `sw29_dot2_blocked_256x256_bf16_w32` (128
+/// and 64 halves at 64 registers) 7.25x -> 0.61x, a 32-warp mma -> mma v3
+/// of 64 halves each side 2.42x -> 1.25x, a 32-warp dot operand -> dot
+/// operand of 256 halves each side 1.35x -> 0.41x, the 32-warp 256x256
+/// transpose 1.41x -> 1.35x, two 16-warp mma v2 -> mma v2 of 128 halves
+/// 1.44x -> 1.29x and 1.32x -> 1.28x, a 4-warp dot operand -> dot operand
+/// of 256 halves 0.646x -> 0.665x; in a register-major loop (`bench`'s
+/// shape) the same 7 improved or stayed (e.g. 14.1x -> 1.49x, 2.39x ->
+/// 1.16x the packed form's time). Both arrays as words was slower there
+/// than the destination alone on 6 of the 7 and the same on the seventh
+/// (the source as well costs a `prmt` per element the caller works on); the
+/// header names `warpforge::words` for the caller who knows which array it
+/// carries.
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     let moves = matches!(plan.kind, Kind::Shuffle | Kind::Shared);
     if plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS {
@@ -243,13 +260,18 @@ pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     // certain on that side, words even where prmt reorder them
     let spare = register_limit(threads).saturating_sub(16);
     let over = |elems: u32| data_registers(elems, bits, false) > spare;
-    if over(plan.src_regs) && !over(plan.dst_regs) {
-        HeldWords {
+    match (over(plan.src_regs), over(plan.dst_regs)) {
+        (true, false) => HeldWords {
             src: true,
             dst: false,
-        }
-    } else {
-        HeldWords::NONE
+        },
+        // both over: the destination, the array a loop carries back or the
+        // next call reads, leaves the helper as words
+        (true, true) => HeldWords {
+            src: false,
+            dst: true,
+        },
+        _ => HeldWords::NONE,
     }
 }
 
