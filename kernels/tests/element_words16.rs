@@ -1,9 +1,9 @@
 //! The element form of 16-bit data moves the caller's arrays as natural
 //! 32-bit words through the packed form only where one register per
 //! element would leave one CTA resident per SM and words two
-//! (`synth::plan::element_form_holds_words`), and the destination where
-//! both arrays are over the register limit less 16; elsewhere it stays
-//! element by element. Measured on an H100 (`results/resources_h100.md`, sixth pass):
+//! (`synth::plan::element_form_holds_words`), the source where only its
+//! elements are over the register limit less 16, and the destination where
+//! both arrays' are; elsewhere it stays element by element. Measured on an H100 (`results/resources_h100.md`, sixth pass):
 //! `stress_w16`'s `epilogue_f16_256x128` element form 1.180x -> 1.027x
 //! Triton's time in `warpforge bench`.
 

@@ -77,7 +77,7 @@ fn reordered_words_stay_elements() {
 }
 
 #[test]
-fn one_cta_either_way_stays_elements() {
+fn one_cta_either_way_does_not_hold_both() {
     // 32 warps: one 1024-thread CTA whatever the registers, so the CTA rule
     // does not hold both arrays (the destination is words by the limit rule:
     // both_arrays_over_the_limit_hold_the_destination)
@@ -142,6 +142,16 @@ fn both_arrays_over_the_limit_hold_the_destination() {
     assert_eq!(held.name(), "dst");
     // the predicted peak counts the larger side: the source, 64 elements
     assert_eq!(element_form_peak(&plan, 16, threads).data, 64);
+    // both over at 16 warps (128 halves each side at 128 registers) and at
+    // 4 warps (256 halves each side at 255): the destination as well
+    for (name, warps) in [
+        ("m2m_m20w28_m20w82_256x256", 16),
+        ("c2d_d2b2_sd2b_64x128", 4),
+    ] {
+        let (p, t) = chosen("tests/data/triton_lowerings.ttgir", name);
+        assert_eq!(t, 32 * warps, "{name}");
+        assert_eq!(element_form_words(&p, 16, t).name(), "dst", "{name}");
+    }
     // one side over only: the rule before (the source where it is the one)
     let (one, t) = chosen(
         "tests/data/triton_lowerings.ttgir",
