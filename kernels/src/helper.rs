@@ -157,20 +157,20 @@ pub fn emit_helper_widths_as(
             Some((b, prmt, held)) => {
                 element_words.push((*bits, held));
                 let limit = synth::plan::register_limit(threads);
-                let why = match synth::plan::resident_ctas_by_form(&ch.plan, *bits, threads) {
-                    Some((1, p)) if *bits == 16 && held == synth::plan::HeldWords::BOTH => format!(
-                        " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {p})"
+                use synth::plan::WordsRule;
+                let why = match synth::plan::element_form_rule(&ch.plan, *bits, threads) {
+                    WordsRule::Occupancy { word_ctas } => format!(
+                        " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {word_ctas}; the destination leaves as words, the source is read element by element)"
                     ),
-                    _ if *bits == 16 && held.dst && !held.src => format!(
+                    WordsRule::BothOver => format!(
                         " (both arrays' elements, {} and {}, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the destination leaves as words, the source is read element by element)",
                         ch.plan.src_regs, ch.plan.dst_regs
                     ),
-                    _ if *bits == 16 => format!(
-                        " (the {} array's {} elements, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the other array moves element by element)",
-                        held.name(),
-                        if held.src { ch.plan.src_regs } else { ch.plan.dst_regs }
+                    WordsRule::SourceOver => format!(
+                        " (the src array's {} elements, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the other array moves element by element)",
+                        ch.plan.src_regs
                     ),
-                    _ => String::new(),
+                    WordsRule::Bytes | WordsRule::None => String::new(),
                 };
                 let arrays = match held.name() {
                     "both" => "the arrays move".to_string(),
@@ -370,7 +370,24 @@ pub fn emit_helper_widths_as(
             let threads = 32 * conv.num_warps;
             let e = synth::plan::element_form_peak(plan, own_bits, threads).peak;
             let limit = synth::plan::register_limit(threads);
-            (e > limit).then_some((own_bits, e, limit, threads))
+            if e > limit {
+                Some(OverLimit::Peak {
+                    bits: own_bits,
+                    peak: e,
+                    limit,
+                    threads,
+                })
+            } else if synth::plan::element_form_rule(plan, own_bits, threads)
+                == synth::plan::WordsRule::BothOver
+            {
+                Some(OverLimit::BothArrays {
+                    bits: own_bits,
+                    limit,
+                    threads,
+                })
+            } else {
+                None
+            }
         })
         .flatten();
     let code = env().get_template("helper")?.render(context! {
@@ -565,20 +582,32 @@ fn element_word_choices(
     Ok(Some(out))
 }
 
-/// The header line that says for which element widths the element form
-/// takes the caller's `warpforge::words` choice and what `automatic` is for
-/// each (empty when no width does): `element form's warpforge::words:
-/// 8-bit (automatic = both), 16-bit (automatic = none); other widths ignore
-/// it`.
-///
-/// `over_limit` (`bits`, predicted element-form peak with `automatic`,
-/// launch-bounds limit, threads) adds what avoids the spill where that peak
-/// is over the limit: `words::src` / `::dst` on the array the caller
-/// carries, or the packed form (the 32-warp 256x256 f16 transpose: ~88
-/// against 64 with its destination as words; 1.261x Triton with
-/// `automatic`, 0.984x told which array the loop carries,
+/// What the `warpforge::words` line adds where `automatic` may not fit the
+/// caller ([`words_line`]).
+enum OverLimit {
+    /// The own width's element form under `automatic` is predicted at `peak`
+    /// registers, over the `limit` of `threads`-thread launch bounds.
+    Peak {
+        bits: u32,
+        peak: u32,
+        limit: u32,
+        threads: u32,
+    },
+    /// Both arrays' elements, one register each, exceed `limit` less 16
+    /// ([`synth::plan::WordsRule::BothOver`]): `automatic` holds the
+    /// destination, a guess at the array the caller carries.
+    BothArrays { bits: u32, limit: u32, threads: u32 },
+}
+
+/// The header line naming the widths whose element form takes
+/// `warpforge::words` and what `automatic` is for each (`choices`: bits,
+/// enumerator), with advice where `over_limit` says `automatic` may not fit
+/// ([`OverLimit`]): name the carried array, or call the packed form. The
+/// 32-warp 256x256 f16 transpose (64 halves each side at 64 registers):
+/// 1.261x Triton's time with `automatic`, 0.984x told which array the loop
+/// carries, 0.908x packed (`warpforge bench`, H100,
 /// `results/resources_h100.md`, seventh and fifteenth passes).
-fn words_line(choices: &[(u32, &str)], over_limit: Option<(u32, u32, u32, u32)>) -> String {
+fn words_line(choices: &[(u32, &str)], over_limit: Option<OverLimit>) -> String {
     if choices.is_empty() {
         return String::new();
     }
@@ -590,10 +619,28 @@ fn words_line(choices: &[(u32, &str)], over_limit: Option<(u32, u32, u32, u32)>)
         "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): {}; other widths ignore it",
         parts.join(", ")
     );
-    if let Some((bits, peak, limit, threads)) = over_limit {
-        s += &format!(
-            ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} that __launch_bounds__({threads}) allows: name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form"
-        );
+    const NAME: &str = "name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form";
+    match over_limit {
+        Some(OverLimit::Peak {
+            bits,
+            peak,
+            limit,
+            threads,
+        }) => {
+            s += &format!(
+                ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} that __launch_bounds__({threads}) allows: {NAME}"
+            );
+        }
+        Some(OverLimit::BothArrays {
+            bits,
+            limit,
+            threads,
+        }) => {
+            s += &format!(
+                ". Both {bits}-bit arrays' elements, one register each, are over the {limit} registers __launch_bounds__({threads}) allows less 16, and automatic holds the destination as words: {NAME}"
+            );
+        }
+        None => {}
     }
     s
 }
@@ -641,7 +688,13 @@ fn register_line(
     let threads = 32 * warps;
     let limit = register_limit(threads);
     let e = peak_registers_held(plan, bits, held);
-    let element_words = held == synth::plan::HeldWords::BOTH;
+    // what one register per element would have left: said where words were
+    // taken for it (8-bit data, the one-CTA rule of 16-bit data)
+    let element_words = held == synth::plan::HeldWords::BOTH
+        || matches!(
+            synth::plan::element_form_rule(plan, bits, threads),
+            synth::plan::WordsRule::Occupancy { .. }
+        );
     let mut s = format!(
         "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data{})",
         e.peak,

@@ -1,7 +1,8 @@
 //! Which element forms of 16-bit data hold the caller's arrays as 32-bit
-//! words (`synth::plan::element_form_words`): both where one register
-//! per element would leave one CTA resident per SM, words two or more, and
-//! the words need no reordering; else the source where its elements alone
+//! words (`synth::plan::element_form_words`): the destination where one
+//! register per element would leave one CTA resident per SM, words two or
+//! more, and the words need no reordering (both arrays before the sixteenth
+//! pass); else the source where its elements alone
 //! exceed the register limit less 16 while the destination's do not, and
 //! the destination where both exceed it. Measured on an H100 (`warpforge bench`,
 //! `results/resources_h100.md`, fourth and sixth passes): words took
@@ -10,8 +11,9 @@
 
 use synth::parse::parse_ttgir;
 use synth::plan::{
-    element_form_holds_words, element_form_peak, element_form_words, peak_registers,
-    resident_ctas_by_form, Conversion, HeldWords, StrategyChoice,
+    ctas_per_sm_by_registers, element_form_holds_words, element_form_peak, element_form_rule,
+    element_form_words, peak_registers, resident_ctas_by_form, Conversion, HeldWords,
+    StrategyChoice, WordsRule,
 };
 use synth::search::{plan_conversion, Weights};
 
@@ -38,11 +40,24 @@ fn one_cta_against_two_holds_words() {
     let (plan, threads) = chosen("tests/data/stress_w16.ttgir", "epilogue_f16_256x128");
     assert_eq!(threads, 512);
     assert_eq!(resident_ctas_by_form(&plan, 16, threads), Some((1, 2)));
-    assert!(element_form_holds_words(&plan, 16, threads));
     assert_eq!(
-        element_form_peak(&plan, 16, threads),
-        peak_registers(&plan, 16, true)
+        element_form_rule(&plan, 16, threads),
+        WordsRule::Occupancy { word_ctas: 2 }
     );
+    // the destination leaves as words; the source is read element by element
+    assert_eq!(
+        element_form_words(&plan, 16, threads),
+        HeldWords {
+            src: false,
+            dst: true
+        }
+    );
+    // predicted peak: the source's 64 halves at the call's boundary, above
+    // the packed form's ~56, and still two CTAs of 512 threads per SM
+    let peak = element_form_peak(&plan, 16, threads);
+    assert_eq!(peak.peak, 64);
+    assert!(peak.peak >= peak_registers(&plan, 16, true).peak);
+    assert_eq!(ctas_per_sm_by_registers(peak.peak, threads), 2);
     // the same plan for 32-bit elements has no words to hold
     assert!(!element_form_holds_words(&plan, 32, threads));
     assert_eq!(

@@ -588,7 +588,42 @@ pub fn compile_cubin(
 /// [`compile_cubin`] with ptxas's verbose report (`--ptxas-options=-v`):
 /// the CUBIN and NVRTC's program log, which holds ptxas's lines per kernel
 /// ([`ptxas_resources`]). Needs only libnvrtc, no GPU or driver.
+///
+/// NVRTC can take the SASS of a PTX module it saw before from the CUDA
+/// compute cache (`~/.nv/ComputeCache`) instead of running ptxas, and then
+/// its log is empty. Measured on an H100 machine with CUDA 13 (issue 23,
+/// sixteenth pass): every module compiled again in a later process, or
+/// with only a define added, gave an empty log, and `warpforge bench`'s
+/// occupancy recheck failed a check that had passed in the first run.
+/// Where the source has a kernel and the log has no ptxas line for any, the
+/// program is compiled once more with one unused `__device__` variable more
+/// (`warpforge_ptxas_report_<process>_<count>_<nanoseconds>`): new PTX,
+/// which no cached SASS matches, the kernels unchanged.
 pub fn compile_cubin_logged(
+    src: &str,
+    sm: (i32, i32),
+    includes: &[String],
+) -> Result<(Vec<u8>, String), VerifyError> {
+    let (cubin, log) = nvrtc_cubin(src, sm, includes)?;
+    if log.contains("Compiling entry function '") || !src.contains("__global__") {
+        return Ok((cubin, log));
+    }
+    static COMPILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nonce = format!(
+        "{}_{}_{}",
+        std::process::id(),
+        COMPILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let fresh = format!("{src}\n__device__ unsigned warpforge_ptxas_report_{nonce};\n");
+    nvrtc_cubin(&fresh, sm, includes)
+}
+
+/// One NVRTC compile of `src` for `sm` with ptxas's verbose report
+/// ([`compile_cubin_logged`]): the CUBIN and the program log.
+fn nvrtc_cubin(
     src: &str,
     sm: (i32, i32),
     includes: &[String],

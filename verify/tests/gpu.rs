@@ -272,3 +272,35 @@ fn cluster_conversions_on_the_gpu() {
     );
     assert!(n >= 4 * convs.len());
 }
+
+/// ptxas's report survives the CUDA compute cache: the same module compiled
+/// twice (the second compile can take its SASS from `~/.nv/ComputeCache`,
+/// with an empty NVRTC log) names its kernel's registers both times. On an
+/// H100 machine with CUDA 13 the second compile's log was empty before
+/// `verify::compile_cubin_logged` compiled such a module again with new PTX
+/// (issue 23, sixteenth pass).
+#[test]
+fn ptxas_reports_a_module_compiled_twice() {
+    if !gpu_or_skip("ptxas_reports_a_module_compiled_twice") {
+        return;
+    }
+    let g = probe_gpu().unwrap();
+    // a module of its own for this run, so that the first compile is fresh
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let src = format!(
+        "extern \"C\" __global__ void __launch_bounds__(64) wf_twice_{stamp}(unsigned* p) {{ p[threadIdx.x] = threadIdx.x * 3u; }}\n"
+    );
+    let kernel = format!("wf_twice_{stamp}");
+    for round in 0..2 {
+        let (cubin, log) = verify::compile_cubin_logged(&src, g.sm, &[]).unwrap();
+        assert!(!cubin.is_empty());
+        let r = verify::ptxas_resources(&log);
+        assert!(
+            r.get(&kernel).is_some_and(|p| p.registers > 0),
+            "compile {round}: ptxas reported nothing for {kernel}: {log:?}"
+        );
+    }
+}

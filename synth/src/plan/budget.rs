@@ -179,7 +179,7 @@ impl HeldWords {
 /// side and has a packed form: where its words are the natural pairs on both
 /// sides (element `2k` and `2k + 1` in word `k`,
 /// [`super::pack::PackMap::is_lowest`]: no `prmt` reorders the caller's
-/// words), both arrays where one register per
+/// words), the destination array where one register per
 /// element is predicted to leave a single CTA resident per SM by registers
 /// where the packed form's registers leave two or more
 /// ([`resident_ctas_by_form`]); else, in any word order (`prmt` reorder the
@@ -204,6 +204,18 @@ impl HeldWords {
 /// 0.803x -> 0.939x), and at 32 warps (one CTA either way, the data alone at
 /// the 64-register limit) holding 4 to 32 of the 32 pairs as words took
 /// `transpose_f16_256x256` from 1.25x to 1.39-1.69x.
+/// Why the destination alone there (sixteenth pass; both arrays before):
+/// the caller's array that the destination replaces in a loop is written
+/// as words either way and read back element by element at no extra cost
+/// (the reads become the `prmt` that pack it), while a source read as words
+/// costs a `prmt` more per word the caller worked on. Measured on an H100
+/// over the six 16-bit conversions of every corpus and test file the rule
+/// holds for (`results/resources_h100.md`, sixteenth pass), both -> the
+/// destination, element form / Triton: `warpforge bench` faster on all six
+/// (`epilogue_f16_256x128` 1.024x -> 1.018x, a 16-warp mma v3 -> mma v2
+/// 1.059x -> 1.033x, ...); h2h (both directions of each, 12 rows) the same
+/// geomean (1.153x), `epilogue_f16_256x128` 1.245x -> 1.217x (before issue
+/// 23's rules: 1.208x), one reverse row 1.19x -> 1.27x.
 /// Why the source over the limit: its spills are certain, and a kernel
 /// keeps the tile it converts (an accumulator, a loop-carried tile) across
 /// its loop together with state of its own, where ptxas can give up on
@@ -241,38 +253,88 @@ impl HeldWords {
 /// header names `warpforge::words` for the caller who knows which array it
 /// carries.
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
+    element_form_rule(plan, bits, threads).held()
+}
+
+/// Why [`element_form_words`] holds what it holds: the rule that applies to
+/// `plan`'s element form for `bits`-bit elements in CTAs of `threads`
+/// threads (the first that matches, in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum WordsRule {
+    /// Element by element: 32/64-bit data, fewer than [`WORDS_MIN_ELEMS`]
+    /// elements per thread on a side, a plan that moves nothing or has no
+    /// packed form, or 16-bit data no rule below holds.
+    None,
+    /// 8-bit data through the packed form or the plan's own byte packing:
+    /// both arrays.
+    Bytes,
+    /// 16-bit data whose packed words are the natural pairs on both sides,
+    /// where one register per element is predicted to leave one CTA of
+    /// `threads` resident per SM and the packed form's registers
+    /// `word_ctas` (two or more): the destination.
+    Occupancy {
+        /// CTAs resident per SM by the packed form's predicted registers.
+        word_ctas: u32,
+    },
+    /// 16-bit data whose source elements alone, one register each, exceed
+    /// the launch bounds' limit less 16 while the destination's do not:
+    /// the source.
+    SourceOver,
+    /// 16-bit data whose source and destination elements each exceed the
+    /// limit less 16: the destination.
+    BothOver,
+}
+
+impl WordsRule {
+    /// The arrays this rule holds as words.
+    pub fn held(self) -> HeldWords {
+        match self {
+            WordsRule::None => HeldWords::NONE,
+            WordsRule::Bytes => HeldWords::BOTH,
+            WordsRule::SourceOver => HeldWords {
+                src: true,
+                dst: false,
+            },
+            WordsRule::Occupancy { .. } | WordsRule::BothOver => HeldWords {
+                src: false,
+                dst: true,
+            },
+        }
+    }
+}
+
+/// The rule [`element_form_words`] applies ([`WordsRule`]).
+pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
     let moves = matches!(plan.kind, Kind::Shuffle | Kind::Shared);
     if plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS {
-        return HeldWords::NONE;
+        return WordsRule::None;
     }
     if bits == 8 {
         let w = (moves && plan.packed_form(8)) || byte_words_in_natural_order(plan);
-        return if w { HeldWords::BOTH } else { HeldWords::NONE };
+        return if w { WordsRule::Bytes } else { WordsRule::None };
     }
     if bits != 16 || !moves || !plan.packed_form(bits) {
-        return HeldWords::NONE;
+        return WordsRule::None;
     }
     let (src, dst) = super::pack::plan_maps(plan, bits);
     let natural = src.is_lowest() && dst.is_lowest();
-    if natural && matches!(resident_ctas_by_form(plan, bits, threads), Some((1, p)) if p >= 2) {
-        return HeldWords::BOTH;
+    if natural {
+        if let Some((1, p)) = resident_ctas_by_form(plan, bits, threads) {
+            if p >= 2 {
+                return WordsRule::Occupancy { word_ctas: p };
+            }
+        }
     }
     // one register per element on a side over the limit less 16: spills
     // certain on that side, words even where prmt reorder them
     let spare = register_limit(threads).saturating_sub(16);
     let over = |elems: u32| data_registers(elems, bits, false) > spare;
     match (over(plan.src_regs), over(plan.dst_regs)) {
-        (true, false) => HeldWords {
-            src: true,
-            dst: false,
-        },
+        (true, false) => WordsRule::SourceOver,
         // both over: the destination, the array a loop carries back or the
         // next call reads, leaves the helper as words
-        (true, true) => HeldWords {
-            src: false,
-            dst: true,
-        },
-        _ => HeldWords::NONE,
+        (true, true) => WordsRule::BothOver,
+        _ => WordsRule::None,
     }
 }
 
@@ -325,6 +387,21 @@ pub fn peak_registers_held(plan: &Plan, bits: u32, held: HeldWords) -> RegisterP
         held.dst,
     ));
     let packed = held.any() && bits < 32;
+    if packed && held != HeldWords::BOTH {
+        // one side as words: the other side's elements are packed into (or
+        // unpacked from) words at the call's boundary, outside the plan's
+        // own moves, so the peak is the larger of that side's elements and
+        // the packed form's peak
+        let elements = if held.src {
+            plan.dst_regs
+        } else {
+            plan.src_regs
+        };
+        return RegisterPeak {
+            data,
+            peak: data_registers(elements, bits, false).max(peak_registers(plan, bits, true).peak),
+        };
+    }
     RegisterPeak {
         data,
         peak: data + overhead(plan.kind, packed),
