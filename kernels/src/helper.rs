@@ -440,7 +440,8 @@ pub fn emit_helper_widths_as(
 /// `bits` is 8 (both arrays), or 16 where
 /// [`synth::plan::element_form_words`] holds either array as words (both
 /// where one register per element would leave one CTA of `threads`
-/// resident per SM and words two or more; the source over the register
+/// resident per SM and the destination as words two or more: the
+/// destination; the source over the register
 /// limit less 16 where the destination is within it; the destination where
 /// both are over); `None` otherwise (the element-by-element body).
 ///
@@ -690,11 +691,13 @@ fn register_line(
     let e = peak_registers_held(plan, bits, held);
     // what one register per element would have left: said where words were
     // taken for it (8-bit data, the one-CTA rule of 16-bit data)
-    let element_words = held == synth::plan::HeldWords::BOTH
-        || matches!(
-            synth::plan::element_form_rule(plan, bits, threads),
-            synth::plan::WordsRule::Occupancy { .. }
-        );
+    // what words leave resident: the destination alone under the one-CTA
+    // rule, else the packed form's registers
+    let rule_ctas = match synth::plan::element_form_rule(plan, bits, threads) {
+        synth::plan::WordsRule::Occupancy { word_ctas } if held.any() => Some(word_ctas),
+        _ => None,
+    };
+    let element_words = held == synth::plan::HeldWords::BOTH || rule_ctas.is_some();
     let mut s = format!(
         "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data{})",
         e.peak,
@@ -712,9 +715,10 @@ fn register_line(
         if let Some((ce, cp)) = resident_ctas_by_form(plan, bits, threads) {
             let one = peak_registers(plan, bits, false).peak;
             let ctas = |n: u32| format!("{n} CTA{}", if n == 1 { "" } else { "s" });
-            if element_words && ce < cp {
+            let words_ctas = rule_ctas.unwrap_or(cp);
+            if element_words && ce < words_ctas {
                 occupancy = format!(
-                    "; one register per element (~{one}) would leave {} of {threads} threads resident per SM, words {cp}",
+                    "; one register per element (~{one}) would leave {} of {threads} threads resident per SM, words {words_ctas}",
                     ctas(ce)
                 );
             } else if ce < cp && ce <= 4 {

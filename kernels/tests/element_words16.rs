@@ -1,11 +1,13 @@
 //! The element form of 16-bit data moves the caller's arrays as natural
 //! 32-bit words through the packed form only where one register per
-//! element would leave one CTA resident per SM and words two
-//! (`synth::plan::element_form_holds_words`), the source where only its
+//! element would leave one CTA resident per SM and words two (the
+//! destination; `synth::plan::element_form_rule`), the source where only its
 //! elements are over the register limit less 16, and the destination where
-//! both arrays' are; elsewhere it stays element by element. Measured on an H100 (`results/resources_h100.md`, sixth pass):
+//! both arrays' are; elsewhere it stays element by element. Measured on an
+//! H100 (`results/resources_h100.md`, sixth and sixteenth passes):
 //! `stress_w16`'s `epilogue_f16_256x128` element form 1.180x -> 1.027x
-//! Triton's time in `warpforge bench`.
+//! Triton's time in `warpforge bench` with both arrays as words, 1.018x with
+//! the destination alone.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, StrategyChoice};
@@ -307,4 +309,23 @@ fn the_carried_bench_kernel_names_the_tile_it_carries() {
             .unwrap()
             .is_none()
     );
+}
+
+/// Where the element form under `automatic` is predicted over the launch
+/// bounds' limit even with its destination as words (a 4-warp dot operand
+/// -> slice of a 3-D dot operand of Triton's tests, 256 halves each side:
+/// ~256 registers against 255), the header says so and what avoids it; the
+/// both-arrays advice is for conversions predicted within the limit.
+#[test]
+fn predicted_over_the_limit_says_what_avoids_it() {
+    let h = helper(
+        "tests/data/triton_lowerings.ttgir",
+        "c2d_d2b2_sd2b_64x128_f16",
+    );
+    let all = element_form(&h);
+    assert_eq!(automatic(&all), "dst");
+    assert!(h.code.contains(
+        "With automatic the 16-bit element form is predicted at ~256 registers, over the 255 that __launch_bounds__(128) allows: name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form"
+    ));
+    assert!(!h.code.contains("Both 16-bit arrays' elements"));
 }

@@ -576,13 +576,15 @@ fn cuda_include_dirs() -> Vec<String> {
         .collect()
 }
 
-/// NVRTC-compile `src` to CUBIN for `sm_{major}{minor}`.
+/// NVRTC-compile `src` to CUBIN for `sm_{major}{minor}` (one compile: a
+/// cubin the CUDA compute cache serves is the same cubin, and no log is
+/// read, unlike [`compile_cubin_logged`]).
 pub fn compile_cubin(
     src: &str,
     sm: (i32, i32),
     includes: &[String],
 ) -> Result<Vec<u8>, VerifyError> {
-    compile_cubin_logged(src, sm, includes).map(|(c, _)| c)
+    nvrtc_cubin(src, sm, includes).map(|(c, _)| c)
 }
 
 /// [`compile_cubin`] with ptxas's verbose report (`--ptxas-options=-v`):

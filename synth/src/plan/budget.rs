@@ -181,8 +181,8 @@ impl HeldWords {
 /// [`super::pack::PackMap::is_lowest`]: no `prmt` reorders the caller's
 /// words), the destination array where one register per
 /// element is predicted to leave a single CTA resident per SM by registers
-/// where the packed form's registers leave two or more
-/// ([`resident_ctas_by_form`]); else, in any word order (`prmt` reorder the
+/// ([`resident_ctas_by_form`]) and the destination as words two or more
+/// ([`WordsRule::Occupancy`]); else, in any word order (`prmt` reorder the
 /// words where they are not the natural pairs), the source array where its
 /// elements alone, one register each, exceed the launch bounds' limit less
 /// 16 ([`register_limit`]) while the destination's stay within it, and the
@@ -214,8 +214,12 @@ impl HeldWords {
 /// destination, element form / Triton: `warpforge bench` faster on all six
 /// (`epilogue_f16_256x128` 1.024x -> 1.018x, a 16-warp mma v3 -> mma v2
 /// 1.059x -> 1.033x, ...); h2h (both directions of each, 12 rows) the same
-/// geomean (1.153x), `epilogue_f16_256x128` 1.245x -> 1.217x (before issue
-/// 23's rules: 1.208x), one reverse row 1.19x -> 1.27x.
+/// geomean (1.153x), 5 rows faster and 7 slower: `epilogue_f16_256x128`
+/// 1.245x -> 1.217x (1.205x before issue 23's rules in the same call; the
+/// whole corpus against them, 1.212x -> 1.208x), the worst a reverse row
+/// of Triton's tests 1.19x -> 1.27x; h2h's loops sit at their register
+/// limit, and two rows spill more (an 8-warp reverse row 2 -> 131 `LDL`+`STL`,
+/// 0.87x -> 0.90x; a 16-warp row 0 -> 70, 1.15x -> 1.12x).
 /// Why the source over the limit: its spills are certain, and a kernel
 /// keeps the tile it converts (an accumulator, a loop-carried tile) across
 /// its loop together with state of its own, where ptxas can give up on
@@ -270,10 +274,12 @@ pub enum WordsRule {
     Bytes,
     /// 16-bit data whose packed words are the natural pairs on both sides,
     /// where one register per element is predicted to leave one CTA of
-    /// `threads` resident per SM and the packed form's registers
-    /// `word_ctas` (two or more): the destination.
+    /// `threads` resident per SM and the destination as words (the source
+    /// read element by element, [`peak_registers_held`]) `word_ctas` (two
+    /// or more): the destination.
     Occupancy {
-        /// CTAs resident per SM by the packed form's predicted registers.
+        /// CTAs resident per SM by the predicted registers of the element
+        /// form with the destination as words.
         word_ctas: u32,
     },
     /// 16-bit data whose source elements alone, one register each, exceed
@@ -319,9 +325,19 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
     let (src, dst) = super::pack::plan_maps(plan, bits);
     let natural = src.is_lowest() && dst.is_lowest();
     if natural {
-        if let Some((1, p)) = resident_ctas_by_form(plan, bits, threads) {
-            if p >= 2 {
-                return WordsRule::Occupancy { word_ctas: p };
+        if let Some((1, _)) = resident_ctas_by_form(plan, bits, threads) {
+            // what the destination as words leaves (the source's elements
+            // at the call's boundary count); where that is still one CTA the
+            // rule does not apply (no conversion of the corpus and test
+            // files: the six it holds for leave two)
+            let dst_only = HeldWords {
+                src: false,
+                dst: true,
+            };
+            let d = peak_registers_held(plan, bits, dst_only).peak;
+            let d = ctas_per_sm_by_registers(d.min(register_limit(threads)), threads);
+            if d >= 2 {
+                return WordsRule::Occupancy { word_ctas: d };
             }
         }
     }
@@ -362,15 +378,13 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 
 /// The predicted register peak of `plan`'s element form for `bits`-bit
 /// elements in CTAs of `threads` threads with the arrays
-/// [`element_form_words`] holds as words ([`peak_registers_held`]: the
-/// larger side's data, an array held as words counted as the packed form's
-/// registers, plus the packed form's overhead where either is words), else
+/// [`element_form_words`] holds as words ([`peak_registers_held`]), else
 /// one register per element ([`peak_registers`] with `packed = false`).
-/// Where only the destination is words (both arrays over the limit less 16)
-/// this is above the element-by-element prediction (the 32-warp transpose:
-/// ~88 against ~80), while `bench` measured its loop at 50 registers against
-/// 64 with spills (fifteenth pass): a conversion over the limit either way,
-/// whose data alone the budget checks exempt.
+/// The 32-warp transpose (both arrays over the limit less 16, the
+/// destination as words): ~64, where `bench` measured its loop at 50
+/// registers (fifteenth pass; ~88 before the sixteenth pass's one-side
+/// formula). `bench` charges what this exceeds the limit by as spills in a
+/// candidate's score (`Features::with_spill_of`).
 pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
     peak_registers_held(plan, bits, element_form_words(plan, bits, threads))
 }
@@ -378,8 +392,15 @@ pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
 /// The predicted register peak of `plan`'s element form for `bits`-bit
 /// elements with the arrays `held` as words packed as the packed form's
 /// (two 16-bit or four 8-bit elements per register) and the others one
-/// register per element: the larger side's data plus the overhead of the
-/// packed form where either array is words, else of the element form.
+/// register per element. Both arrays as words: the packed form's peak.
+/// One of them (8/16-bit data, a plan with a packed form): the larger of
+/// the other array's elements, one register each (packed into or unpacked
+/// from words at the call's boundary, outside the plan's moves), and the
+/// packed form's peak (sixteenth pass; before, the larger side's data plus
+/// the packed form's overhead, ~88 on the 16-warp f16 epilogue and the
+/// 32-warp transpose where `bench` measured 64 and 50). Neither: the
+/// element form's ([`peak_registers`] with `packed = false`). `data` is
+/// the larger side's data in each case.
 pub fn peak_registers_held(plan: &Plan, bits: u32, held: HeldWords) -> RegisterPeak {
     let data = data_registers(plan.src_regs, bits, held.src).max(data_registers(
         plan.dst_regs,
