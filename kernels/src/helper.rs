@@ -689,10 +689,10 @@ fn register_line(
     let threads = 32 * warps;
     let limit = register_limit(threads);
     let e = peak_registers_held(plan, bits, held);
-    // what one register per element would have left: said where words were
-    // taken for it (8-bit data, the one-CTA rule of 16-bit data)
-    // what words leave resident: the destination alone under the one-CTA
-    // rule, else the packed form's registers
+    // what one register per element would have left is said where words
+    // were taken for it (8-bit data, the one-CTA rule of 16-bit data); what
+    // words leave: the destination alone under the one-CTA rule, else the
+    // packed form's registers
     let rule_ctas = match synth::plan::element_form_rule(plan, bits, threads) {
         synth::plan::WordsRule::Occupancy { word_ctas } if held.any() => Some(word_ctas),
         _ => None,

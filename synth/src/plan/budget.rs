@@ -397,8 +397,9 @@ pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
 /// the other array's elements, one register each (packed into or unpacked
 /// from words at the call's boundary, outside the plan's moves), and the
 /// packed form's peak (sixteenth pass; before, the larger side's data plus
-/// the packed form's overhead, ~88 on the 16-warp f16 epilogue and the
-/// 32-warp transpose where `bench` measured 64 and 50). Neither: the
+/// the packed form's overhead: ~88 with the destination alone on the
+/// 16-warp f16 epilogue and the 32-warp transpose, where `bench` measured
+/// 64 and 50). Neither: the
 /// element form's ([`peak_registers`] with `packed = false`). `data` is
 /// the larger side's data in each case.
 pub fn peak_registers_held(plan: &Plan, bits: u32, held: HeldWords) -> RegisterPeak {
