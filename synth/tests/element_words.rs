@@ -45,13 +45,7 @@ fn one_cta_against_two_holds_words() {
         WordsRule::Occupancy { word_ctas: 2 }
     );
     // the destination leaves as words; the source is read element by element
-    assert_eq!(
-        element_form_words(&plan, 16, threads),
-        HeldWords {
-            src: false,
-            dst: true
-        }
-    );
+    assert_eq!(element_form_words(&plan, 16, threads), HeldWords::DST);
     // predicted peak: the source's 64 halves at the call's boundary, above
     // the packed form's ~56, and still two CTAs of 512 threads per SM
     let peak = element_form_peak(&plan, 16, threads);
@@ -115,13 +109,7 @@ fn one_array_over_the_limit_holds_words() {
     assert_eq!(threads, 512);
     assert_eq!((plan.src_regs, plan.dst_regs), (128, 32));
     let held = element_form_words(&plan, 16, threads);
-    assert_eq!(
-        held,
-        HeldWords {
-            src: true,
-            dst: false
-        }
-    );
+    assert_eq!(held, HeldWords::SRC);
     assert_eq!(held.name(), "src");
     // the predicted peak counts the source as 64 words
     assert_eq!(element_form_peak(&plan, 16, threads).data, 64);
@@ -147,13 +135,7 @@ fn both_arrays_over_the_limit_hold_the_destination() {
     assert_eq!(threads, 1024);
     assert_eq!((plan.src_regs, plan.dst_regs), (64, 64));
     let held = element_form_words(&plan, 16, threads);
-    assert_eq!(
-        held,
-        HeldWords {
-            src: false,
-            dst: true
-        }
-    );
+    assert_eq!(held, HeldWords::DST);
     assert_eq!(held.name(), "dst");
     // the predicted peak counts the larger side: the source, 64 elements
     assert_eq!(element_form_peak(&plan, 16, threads).data, 64);

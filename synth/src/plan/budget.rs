@@ -148,6 +148,16 @@ impl HeldWords {
         src: false,
         dst: false,
     };
+    /// The source array alone.
+    pub const SRC: HeldWords = HeldWords {
+        src: true,
+        dst: false,
+    };
+    /// The destination array alone.
+    pub const DST: HeldWords = HeldWords {
+        src: false,
+        dst: true,
+    };
     /// Either array as words.
     pub fn any(self) -> bool {
         self.src || self.dst
@@ -297,14 +307,8 @@ impl WordsRule {
         match self {
             WordsRule::None => HeldWords::NONE,
             WordsRule::Bytes => HeldWords::BOTH,
-            WordsRule::SourceOver => HeldWords {
-                src: true,
-                dst: false,
-            },
-            WordsRule::Occupancy { .. } | WordsRule::BothOver => HeldWords {
-                src: false,
-                dst: true,
-            },
+            WordsRule::SourceOver => HeldWords::SRC,
+            WordsRule::Occupancy { .. } | WordsRule::BothOver => HeldWords::DST,
         }
     }
 }
@@ -330,11 +334,7 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
             // at the call's boundary count); where that is still one CTA the
             // rule does not apply (no conversion of the corpus and test
             // files: the six it holds for leave two)
-            let dst_only = HeldWords {
-                src: false,
-                dst: true,
-            };
-            let d = peak_registers_held(plan, bits, dst_only).peak;
+            let d = peak_registers_held(plan, bits, HeldWords::DST).peak;
             let d = ctas_per_sm_by_registers(d.min(register_limit(threads)), threads);
             if d >= 2 {
                 return WordsRule::Occupancy { word_ctas: d };
