@@ -48,7 +48,7 @@ def main():
     out.append("")
     for k, name in (("eo", "element, shipped"), ("ef", "element, fair"), ("po", "packed, shipped"), ("pf", "packed, fair")):
         x = acc[k]
-        out.append(f"- {name}: geomean **{gm(x):.3f}x** over {len(x)}, max {max(x):.3f}x, above 1.05x: {sum(y > 1.05 for y in x)}")
+        out.append(f"- {name} (each row the mean of its two runs): geomean **{gm(x):.3f}x** over {len(x)}, max {max(x):.3f}x, above 1.05x: {sum(y > 1.05 for y in x)}")
     tl = [json.loads(l) for f in ("tl_fair0", "tl_fair1") for l in open(os.path.join(H, f"triton_tests/{f}.jsonl"))]
     e = [r["ratio_wf_over_triton"] for r in tl if r.get("ratio_wf_over_triton")]
     p = [r["ratio_packed_over_triton"] for r in tl if r.get("ratio_packed_over_triton")]
