@@ -13,7 +13,7 @@ usage: CUDA_TOOLS=out/cuda-tools PTXAS=DIR/ptxas \
               wheels installed with pip --target (the Makefile's out/cuda-tools)
   PTXAS: ptxas of the nvidia-cuda-nvcc==13.0.88 wheel
 """
-import collections, ctypes, json, os, re, subprocess, sys, tempfile
+import collections, ctypes, json, os, re, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.join(os.environ.get("CUDA_TOOLS", "out/cuda-tools"), "nvidia/cu13")
 PTXAS = os.environ.get("PTXAS", "ptxas")
@@ -91,6 +91,15 @@ def h2h_module(path):
 
 
 def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    need = [os.path.join(ROOT, "lib/libnvrtc.so.13"), os.path.join(ROOT, "bin/cuobjdump")]
+    missing = [f for f in need if not os.path.exists(f)]
+    if missing or not shutil.which(PTXAS):
+        sys.exit(f"local_probe: missing {', '.join(missing) or PTXAS} (set CUDA_TOOLS and PTXAS; see the usage above)")
+    for f in (sys.argv[1], os.path.join(sys.argv[2], "cases.json")):
+        if not os.path.isfile(f):
+            sys.exit(f"local_probe: {f}: no such file")
     h2h, d, want = h2h_module(sys.argv[1]), os.path.abspath(sys.argv[2]), set(sys.argv[3:])
     for c in json.load(open(os.path.join(d, "cases.json"))):
         if want and c["id"] not in want:
