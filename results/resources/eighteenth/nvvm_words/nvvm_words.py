@@ -11,11 +11,12 @@ as `words::src` / `::dst` do). Compiled with NVRTC 13.0 (compute_90) and ptxas 1
 
 The ideal loop is 16 SHFL + 8 LOP3 (one 32-bit xor per word) + 3 loop instructions = 27.
 
-usage: CUDA_TOOLS=out/cuda-tools PTXAS=.../ptxas python3 nvvm_words.py [--keep DIR]
+usage: CUDA_TOOLS=out/cuda-tools PTXAS=.../ptxas python3 nvvm_words.py [--keep DIR] [--nvrtc OPTION ...]
+  --nvrtc: further NVRTC options (e.g. --extra-device-vectorization), after the defaults
   (the tools of results/resources/seventeenth/local_probe.py; LD_LIBRARY_PATH must hold
    $CUDA_TOOLS/nvidia/cu13/lib for NVRTC's builtins)
 """
-import itertools, os, re, subprocess, sys, tempfile
+import ctypes, itertools, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../seventeenth"))
 import local_probe as lp  # nvrtc_ptx, loop_body, ROOT, PTXAS
@@ -115,6 +116,27 @@ extern "C" __global__ void w_{m}(const short* x, short* y, int iters) {{
 }}
 """
 
+def nvrtc_ptx(src, inc, extra):
+    """local_probe.nvrtc_ptx with further options appended."""
+    nv = ctypes.CDLL(os.path.join(lp.ROOT, "lib/libnvrtc.so.13"))
+    prog = ctypes.c_void_p()
+    if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None):
+        raise RuntimeError("nvrtcCreateProgram failed")
+    opts = [b"--gpu-architecture=compute_90", b"-std=c++17", b"-default-device",
+            ("-I" + inc).encode(), ("-I" + os.path.join(lp.ROOT, "include")).encode()] + [o.encode() for o in extra]
+    rc = nv.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    n = ctypes.c_size_t()
+    nv.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
+    log = ctypes.create_string_buffer(n.value)
+    nv.nvrtcGetProgramLog(prog, log)
+    if rc:
+        raise RuntimeError(log.value.decode()[-2000:])
+    nv.nvrtcGetPTXSize(prog, ctypes.byref(n))
+    ptx = ctypes.create_string_buffer(n.value)
+    nv.nvrtcGetPTX(prog, ptx)
+    return ptx.value.decode()
+
+
 NAMES = {
     (0, 0, 0, 0): "none (emitted words::none)",
     (1, 0, 0, 1): "carried a as words (words::src fwd, ::dst bwd)",
@@ -129,6 +151,7 @@ NAMES = {
 
 def main():
     keep = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
+    extra = sys.argv[sys.argv.index("--nvrtc") + 1:] if "--nvrtc" in sys.argv else []
     src = HEADER + WIDENED + "".join(
         LOOP.format(name="fs%dfd%dbs%dbd%d" % k, fs=k[0], fd=k[1], bs=k[2], bd=k[3])
         for k in itertools.product((0, 1), repeat=4)) + "".join(
@@ -136,7 +159,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         d = keep or d
         os.makedirs(d, exist_ok=True)
-        ptx = lp.nvrtc_ptx(src, d)
+        ptx = nvrtc_ptx(src, d, extra)
         open(os.path.join(d, "k.ptx"), "w").write(ptx)
         subprocess.run([lp.PTXAS, "-arch=sm_90", "-O3", os.path.join(d, "k.ptx"), "-o",
                         os.path.join(d, "k.cubin")], check=True, capture_output=True)
