@@ -5,9 +5,10 @@ A launch of n round trips takes F + n * t (nanoseconds per round trip times n; h
 `ns_rt` = launch time / n). With rows at n = 256 and n = 1024 of the same case,
 t = (1024 * ns_1024 - 256 * ns_256) / 768 and F = 256 * (ns_256 - t), for warpforge's element
 loop and Triton's loop. Rows of one run are paired by case id (and by the part a file name's
-last `_<k>` names, for work folders run in parts); runs of the same trip count are averaged.
+last `_<k>` names, with --parts, for work folders run in parts); runs of the same trip count are
+averaged.
 
-usage: split.py 'GLOB_256' 'GLOB_1024' [--table]
+usage: split.py 'GLOB_256' 'GLOB_1024' [--parts]
   e.g. split.py 'trips_h200/fair2/fair2_256_*.jsonl' 'trips_h200/fair2/fair2_1024_*.jsonl'
        split.py 'triton_tests_h200/tl_fair2_256_*.jsonl' 'triton_tests_h200/tl_fair2_1024_*.jsonl' --parts
 """
@@ -48,8 +49,8 @@ def main():
     ok = [r["rt"] for r in rows if r["rt"]]
     g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
     print(f"{len(rows)} cases; per round trip: geomean {g(ok):.3f}, max {max(ok):.3f}, "
-          f"{sum(x > 1.05 for x in ok)} above 1.05x; {len(rows) - len(ok)} without a positive split "
-          f"(the two trip counts' difference is within the timing noise)")
+          f"{sum(x > 1.05 for x in ok)} above 1.05x; {len(rows) - len(ok)} without a split "
+          f"(a 1024-round-trip launch not longer than the 256 one: no per-round-trip cost to compare)")
     print(f"at 256: geomean {g([r['r256'] for r in rows]):.3f}, {sum(r['r256'] > 1.05 for r in rows)} above 1.05x; "
           f"at 1024: geomean {g([r['r1024'] for r in rows]):.3f}, {sum(r['r1024'] > 1.05 for r in rows)} above 1.05x")
     print()
