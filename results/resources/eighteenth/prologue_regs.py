@@ -11,12 +11,14 @@ the loop names, whether the loop rereads a special register (`S2R`), and the loo
 opcodes.
 
 usage: H2H_VAR=fair CUDA_TOOLS=out/cuda-tools PTXAS=.../ptxas \
-       python3 prologue_regs.py H2H_PY WORK_DIR CASE_ID ...
+       python3 prologue_regs.py H2H_PY WORK_DIR CASE_ID ... [--write DIR]
+  --write DIR: compile nothing; write `<id>_h2h.cu`, `<id>_bench.cu` and their header into DIR
+               (the sources compilers_h200/run.sh compiles on the GPU machine)
 """
-import collections, json, os, re, subprocess, sys, tempfile
+import collections, json, os, re, shutil, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../seventeenth"))
-import local_probe as lp  # nvrtc_ptx, h2h_module, ROOT, PTXAS
+import local_probe as lp  # compile_sm90, kernel_sass, sass_instructions, h2h_module
 
 CT = {"i8": "signed char", "i16": "short", "i32": "int", "i64": "long long"}
 
@@ -50,24 +52,8 @@ extern "C" __global__ void __launch_bounds__({th}) bench_loop(const {T}* __restr
 
 def analyse(src, inc, kernel):
     with tempfile.TemporaryDirectory() as d:
-        open(os.path.join(d, "k.ptx"), "w").write(lp.nvrtc_ptx(src, inc))
-        r = subprocess.run([lp.PTXAS, "-arch=sm_90", "-O3", "-v", os.path.join(d, "k.ptx"), "-o",
-                            os.path.join(d, "k.cubin")], capture_output=True, text=True, check=True)
-        regs, cur = None, None
-        for l in r.stderr.splitlines():
-            m = re.search(r"Compiling entry function '(\w+)'", l)
-            if m:
-                cur = m.group(1)
-            m = re.search(r"Used (\d+) registers", l)
-            if m and cur == kernel:
-                regs = int(m.group(1))
-        sass = subprocess.run([os.path.join(lp.ROOT, "bin/cuobjdump"), "-sass", "-fun", kernel,
-                               os.path.join(d, "k.cubin")], capture_output=True, text=True).stdout
-    ins = []
-    for line in sass.splitlines():
-        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*)", line)
-        if m:
-            ins.append((int(m.group(1), 16), m.group(2).split(".")[0], m.group(3)))
+        regs = lp.compile_sm90(src, inc, d).get(kernel, {}).get("regs")
+        ins = lp.sass_instructions(lp.kernel_sass(d, kernel))
     # the timed loop: the backward branch that spans the most instructions (it holds the helpers)
     best = None
     for a, op, arg in ins:
@@ -85,14 +71,28 @@ def analyse(src, inc, kernel):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    out = None
+    if "--write" in args:
+        i = args.index("--write")
+        if i + 1 >= len(args):
+            sys.exit("prologue_regs: --write needs a directory")
+        out = args[i + 1]
+        del args[i:i + 2]
+        os.makedirs(out, exist_ok=True)
+    if len(args) < 3:
         sys.exit(__doc__)
-    h2h, d = lp.h2h_module(sys.argv[1]), os.path.abspath(sys.argv[2])
+    h2h, d = lp.h2h_module(args[0]), os.path.abspath(args[1])
     cases = {c["id"]: c for c in json.load(open(os.path.join(d, "cases.json")))}
-    for cid in sys.argv[3:]:
+    for cid in args[2:]:
         if cid not in cases:
             sys.exit(f"prologue_regs: {cid}: no such case in {d}/cases.json")
         c = cases[cid]
+        if out:
+            open(os.path.join(out, f"{cid}_h2h.cu"), "w").write(h2h["wf_source"](dict(c, _dir=d), c["header"]))
+            open(os.path.join(out, f"{cid}_bench.cu"), "w").write(bench_shaped(c))
+            shutil.copy(os.path.join(d, c["header"]), out)
+            continue
         row = {"id": cid, "name": c["name"], "dtype": c["dtype"], "warps": c["warps"],
                "variant": os.environ.get("H2H_VAR", "shipped"),
                "h2h": analyse(h2h["wf_source"](dict(c, _dir=d), c["header"]), d, "wf_loop"),

@@ -19,33 +19,48 @@ ROOT = os.path.join(os.environ.get("CUDA_TOOLS", "out/cuda-tools"), "nvidia/cu13
 PTXAS = os.environ.get("PTXAS", "ptxas")
 
 
-def nvrtc_ptx(src, inc):
+def nvrtc_compile(src, inc, opts):
+    """NVRTC 13.0 on `src` with `-I inc`, CUDA's headers and `opts` (str): (the PTX, or None when
+    the compile failed or targets a real `sm_` architecture, and the program log)."""
     nv = ctypes.CDLL(os.path.join(ROOT, "lib/libnvrtc.so.13"))
     prog = ctypes.c_void_p()
     if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None):
         raise RuntimeError("nvrtcCreateProgram failed")
-    opts = [b"--gpu-architecture=compute_90", b"-std=c++17", b"-default-device",
-            ("-I" + inc).encode(), ("-I" + os.path.join(ROOT, "include")).encode()]
+    opts = [o.encode() for o in opts] + [("-I" + inc).encode(), ("-I" + os.path.join(ROOT, "include")).encode()]
     rc = nv.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
     n = ctypes.c_size_t()
     nv.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
     log = ctypes.create_string_buffer(n.value)
     nv.nvrtcGetProgramLog(prog, log)
-    if rc:
-        raise RuntimeError(log.value.decode()[-2000:])
+    if rc or not any(o.startswith(b"--gpu-architecture=compute_") for o in opts):
+        return None, log.value.decode()
     nv.nvrtcGetPTXSize(prog, ctypes.byref(n))
     ptx = ctypes.create_string_buffer(n.value)
     nv.nvrtcGetPTX(prog, ptx)
-    return ptx.value.decode()
+    return ptx.value.decode(), log.value.decode()
 
 
-def loop_body(sass):
-    """Opcode counts between the shortest backward branch and its target."""
+def nvrtc_ptx(src, inc, extra=()):
+    """PTX for compute_90 (C++17, `-default-device`, then `extra`); RuntimeError with the log."""
+    ptx, log = nvrtc_compile(src, inc, ["--gpu-architecture=compute_90", "-std=c++17", "-default-device", *extra])
+    if ptx is None:
+        raise RuntimeError(log[-2000:])
+    return ptx
+
+
+def sass_instructions(sass):
+    """(address, opcode without modifiers, operands) of every instruction of cuobjdump's SASS."""
     ins = []
     for line in sass.splitlines():
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*)", line)
         if m:
             ins.append((int(m.group(1), 16), m.group(2).split(".")[0], m.group(3)))
+    return ins
+
+
+def loop_body(sass):
+    """Opcode counts between the shortest backward branch and its target."""
+    ins = sass_instructions(sass)
     best = None
     for a, op, arg in ins:
         t = re.match(r"\s*(?:0x)?([0-9a-f]+)", arg) if op == "BRA" else None
@@ -56,27 +71,38 @@ def loop_body(sass):
     return dict(collections.Counter(op for a, op, _ in ins if best[0] <= a <= best[1] and op != "NOP"))
 
 
+def compile_sm90(src, inc, d):
+    """NVRTC to PTX, then ptxas -O3 for sm_90 into `d/k.cubin`; {kernel: {regs, spill_stores,
+    spill_loads}} from ptxas's verbose report."""
+    open(os.path.join(d, "k.ptx"), "w").write(nvrtc_ptx(src, inc))
+    r = subprocess.run([PTXAS, "-arch=sm_90", "-O3", "-v", os.path.join(d, "k.ptx"), "-o",
+                        os.path.join(d, "k.cubin")], capture_output=True, text=True, check=True)
+    res, cur = {}, None
+    for l in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", l)
+        if m:
+            cur = res.setdefault(m.group(1), {})
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", l)
+        if m and cur is not None:
+            cur["spill_stores"], cur["spill_loads"] = int(m.group(1)), int(m.group(2))
+        m = re.search(r"Used (\d+) registers", l)
+        if m and cur is not None:
+            cur["regs"] = int(m.group(1))
+    return res
+
+
+def kernel_sass(d, kernel):
+    """cuobjdump's SASS of one kernel of `d/k.cubin`."""
+    return subprocess.run([os.path.join(ROOT, "bin/cuobjdump"), "-sass", "-fun", kernel, os.path.join(d, "k.cubin")],
+                          capture_output=True, text=True).stdout
+
+
 def build(src, inc):
     """{kernel: {regs, spill_stores, spill_loads, body}} of one CUDA source."""
     with tempfile.TemporaryDirectory() as d:
-        open(os.path.join(d, "k.ptx"), "w").write(nvrtc_ptx(src, inc))
-        r = subprocess.run([PTXAS, "-arch=sm_90", "-O3", "-v", os.path.join(d, "k.ptx"), "-o",
-                            os.path.join(d, "k.cubin")], capture_output=True, text=True, check=True)
-        res, cur = {}, None
-        for l in r.stderr.splitlines():
-            m = re.search(r"Compiling entry function '(\w+)'", l)
-            if m:
-                cur = res.setdefault(m.group(1), {})
-            m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", l)
-            if m and cur is not None:
-                cur["spill_stores"], cur["spill_loads"] = int(m.group(1)), int(m.group(2))
-            m = re.search(r"Used (\d+) registers", l)
-            if m and cur is not None:
-                cur["regs"] = int(m.group(1))
+        res = compile_sm90(src, inc, d)
         for k in res:
-            s = subprocess.run([os.path.join(ROOT, "bin/cuobjdump"), "-sass", "-fun", k, os.path.join(d, "k.cubin")],
-                               capture_output=True, text=True).stdout
-            res[k]["body"] = loop_body(s)
+            res[k]["body"] = loop_body(kernel_sass(d, k))
         return res
 
 

@@ -5,36 +5,24 @@ and NVRTC straight to an sm_90 CUBIN (its own ptxas), for each option set.
 
 usage: CUDA_TOOLS=out/cuda-tools PTXAS=.../ptxas python3 nvrtc_options.py FILE.cu INCLUDE_DIR
 """
-import ctypes, os, re, subprocess, sys, tempfile
+import os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../seventeenth"))
-import local_probe as lp  # ROOT, PTXAS
+import local_probe as lp  # nvrtc_compile, PTXAS
 
 OPTION_SETS = [[], ["-default-device"], ["--dopt=on"], ["-lineinfo"], ["--fmad=false"],
                ["--extra-device-vectorization"], ["--relocatable-device-code=true"], ["--use_fast_math"]]
 
 
 def registers(src, inc, extra, cubin):
-    nv = ctypes.CDLL(os.path.join(lp.ROOT, "lib/libnvrtc.so.13"))
-    prog = ctypes.c_void_p()
-    nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None)
-    opts = [b"--gpu-architecture=sm_90" if cubin else b"--gpu-architecture=compute_90", b"-std=c++17",
-            ("-I" + os.path.join(lp.ROOT, "include")).encode(), ("-I" + inc).encode()]
-    opts += [o.encode() for o in extra] + ([b"--ptxas-options=-v"] if cubin else [])
-    rc = nv.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-    n = ctypes.c_size_t()
-    nv.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
-    log = ctypes.create_string_buffer(n.value)
-    nv.nvrtcGetProgramLog(prog, log)
-    if rc:
-        return "error: " + log.value.decode().strip().splitlines()[-1]
+    arch = "--gpu-architecture=sm_90" if cubin else "--gpu-architecture=compute_90"
+    ptx, log = lp.nvrtc_compile(src, inc, [arch, "-std=c++17", *extra] + (["--ptxas-options=-v"] if cubin else []))
     if cubin:
-        return ",".join(re.findall(r"Used (\d+) registers", log.value.decode()))
-    nv.nvrtcGetPTXSize(prog, ctypes.byref(n))
-    ptx = ctypes.create_string_buffer(n.value)
-    nv.nvrtcGetPTX(prog, ptx)
+        return ",".join(re.findall(r"Used (\d+) registers", log)) or "error: " + log.strip().splitlines()[-1]
+    if ptx is None:
+        return "error: " + log.strip().splitlines()[-1]
     with tempfile.TemporaryDirectory() as d:
-        open(os.path.join(d, "k.ptx"), "w").write(ptx.value.decode())
+        open(os.path.join(d, "k.ptx"), "w").write(ptx)
         r = subprocess.run([lp.PTXAS, "-arch=sm_90", "-O3", "-v", os.path.join(d, "k.ptx"), "-o",
                             os.path.join(d, "k.cubin")], capture_output=True, text=True)
     return ",".join(re.findall(r"Used (\d+) registers", r.stderr))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Registers of the same kernel sources compiled by nvcc (h2h's compiler) and by NVRTC through CuPy
-# (as warpforge bench compiles: NVRTC to PTX, the driver to SASS), sm_90.
-D=out/dev18f
+# (warpforge bench compiles with NVRTC too), sm_90.
+D=out/dev18f  # made by: H2H_VAR=fair2 python3 results/resources/eighteenth/prologue_regs.py H2H_FAIR2_PY out/h2h-work c10 c14 c20 c29 --write out/dev18f
 cd $D
 for f in *_h2h.cu *_bench.cu; do
   nvcc -std=c++17 -O3 -arch=sm_90 -cubin -o /tmp/${f%.cu}.cubin $f -I. -Xptxas -v 2> /tmp/log.txt >/dev/null

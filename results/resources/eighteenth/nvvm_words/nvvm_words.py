@@ -16,7 +16,7 @@ usage: CUDA_TOOLS=out/cuda-tools PTXAS=.../ptxas python3 nvvm_words.py [--keep D
   (the tools of results/resources/seventeenth/local_probe.py; LD_LIBRARY_PATH must hold
    $CUDA_TOOLS/nvidia/cu13/lib for NVRTC's builtins)
 """
-import ctypes, itertools, os, re, subprocess, sys, tempfile
+import itertools, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../seventeenth"))
 import local_probe as lp  # nvrtc_ptx, loop_body, ROOT, PTXAS
@@ -116,27 +116,6 @@ extern "C" __global__ void w_{m}(const short* x, short* y, int iters) {{
 }}
 """
 
-def nvrtc_ptx(src, inc, extra):
-    """local_probe.nvrtc_ptx with further options appended."""
-    nv = ctypes.CDLL(os.path.join(lp.ROOT, "lib/libnvrtc.so.13"))
-    prog = ctypes.c_void_p()
-    if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None):
-        raise RuntimeError("nvrtcCreateProgram failed")
-    opts = [b"--gpu-architecture=compute_90", b"-std=c++17", b"-default-device",
-            ("-I" + inc).encode(), ("-I" + os.path.join(lp.ROOT, "include")).encode()] + [o.encode() for o in extra]
-    rc = nv.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-    n = ctypes.c_size_t()
-    nv.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
-    log = ctypes.create_string_buffer(n.value)
-    nv.nvrtcGetProgramLog(prog, log)
-    if rc:
-        raise RuntimeError(log.value.decode()[-2000:])
-    nv.nvrtcGetPTXSize(prog, ctypes.byref(n))
-    ptx = ctypes.create_string_buffer(n.value)
-    nv.nvrtcGetPTX(prog, ptx)
-    return ptx.value.decode()
-
-
 NAMES = {
     (0, 0, 0, 0): "none (emitted words::none)",
     (1, 0, 0, 1): "carried a as words (words::src fwd, ::dst bwd)",
@@ -159,7 +138,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         d = keep or d
         os.makedirs(d, exist_ok=True)
-        ptx = nvrtc_ptx(src, d, extra)
+        ptx = lp.nvrtc_ptx(src, d, extra)
         open(os.path.join(d, "k.ptx"), "w").write(ptx)
         subprocess.run([lp.PTXAS, "-arch=sm_90", "-O3", os.path.join(d, "k.ptx"), "-o",
                         os.path.join(d, "k.cubin")], check=True, capture_output=True)
