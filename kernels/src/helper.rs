@@ -150,34 +150,32 @@ pub fn emit_helper_widths_as(
     // words (`warpforge::words`), and what `automatic` is for each.
     let mut word_choices: Vec<(u32, &'static str)> = Vec::new();
     for (bits, ch) in variants {
-        let threads = 32 * conv.num_warps;
-        let auto = element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)?;
+        let auto = element_via_packed(
+            &conv.name,
+            &ident,
+            *bits,
+            &ch.plan,
+            any_smem,
+            32 * conv.num_warps,
+        )?;
         let auto_words = auto.as_ref().map_or(synth::plan::HeldWords::NONE, |a| a.2);
         let mut b = match auto {
             Some((b, prmt, held)) => {
                 element_words.push((*bits, held));
-                let limit = synth::plan::register_limit(threads);
-                use synth::plan::WordsRule;
-                let why = match synth::plan::element_form_rule(&ch.plan, *bits, threads) {
-                    WordsRule::Occupancy { word_ctas } => format!(
-                        " (one register per element would leave 1 CTA of {threads} threads resident per SM by its predicted registers, words {word_ctas}; the destination leaves as words, the source is read element by element)"
-                    ),
-                    WordsRule::BothOver => format!(
-                        " (both arrays' elements, {} and {}, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the destination leaves as words, the source is read element by element)",
-                        ch.plan.src_regs, ch.plan.dst_regs
-                    ),
-                    WordsRule::SourceOver => format!(
-                        " (the src array's {} elements, one register each, would exceed the {limit} registers __launch_bounds__({threads}) allows less 16; the other array moves element by element)",
-                        ch.plan.src_regs
-                    ),
-                    WordsRule::Bytes | WordsRule::None => String::new(),
-                };
-                let arrays = match held.name() {
-                    "both" => "the arrays move".to_string(),
-                    side => format!("the {side} array moves"),
+                // 8-bit data and 16-bit data through the packed form hold
+                // both arrays (synth::plan::element_form_words)
+                let folds = if *bits == 16 {
+                    " (the caller's per-element work on them folds into 32-bit operations)"
+                } else {
+                    ""
                 };
                 form_notes.push(format!(
-                    "{bits}-bit elements in this form: {arrays} as natural 32-bit words (memcpy) through {ident}_packed{bits}{why}, {prmt} prmt per thread reorder them to and from its word order"
+                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, two at a time by an 8-byte memcpy, through {ident}_packed{bits}{folds}; {prmt} prmt per thread reorder them to and from its word order",
+                    match held.name() {
+                        "both" => "arrays",
+                        "src" => "src array",
+                        _ => "dst array",
+                    }
                 ));
                 b
             }
@@ -377,14 +375,6 @@ pub fn emit_helper_widths_as(
                     limit,
                     threads,
                 })
-            } else if synth::plan::element_form_rule(plan, own_bits, threads)
-                == synth::plan::WordsRule::BothOver
-            {
-                Some(OverLimit::BothArrays {
-                    bits: own_bits,
-                    limit,
-                    threads,
-                })
             } else {
                 None
             }
@@ -438,12 +428,9 @@ pub fn emit_helper_widths_as(
 /// words, where the plan can go that way ([`goes_through_packed`]) and holds
 /// at least [`VIA_PACKED_MIN_ELEMS`] elements per thread on each side, and
 /// `bits` is 8 (both arrays), or 16 where
-/// [`synth::plan::element_form_words`] holds either array as words (both
-/// where one register per element would leave one CTA of `threads`
-/// resident per SM and the destination as words two or more: the
-/// destination; the source over the register
-/// limit less 16 where the destination is within it; the destination where
-/// both are over); `None` otherwise (the element-by-element body).
+/// [`synth::plan::element_form_words`] holds either array as words (both,
+/// two natural words at a time, for 8-bit data and for 16-bit data through
+/// the packed form); `None` otherwise (the element-by-element body).
 ///
 /// Measured on an H100 (`results/resources_h100.md`): 8-bit, in the
 /// reference harness h2h, `warp_local_i8_64x64` 0.906x -> 0.717x Triton's
@@ -455,7 +442,9 @@ pub fn emit_helper_widths_as(
 /// per element (256 `prmt` against 79): 4 of 26 rows got faster
 /// (`epilogue_f16_256x128`, one CTA per SM -> two, 1.180x -> 1.027x
 /// Triton), 20 slower (up to `attn:114` 1.078x -> 1.197x; "Fourth pass"
-/// there), hence the one-CTA rule.
+/// there): 4-byte words of 16-bit data became `<2 x i16>` vectors in NVVM.
+/// Moved two words at a time (8 bytes) they are widened to integers and
+/// the caller's work folds (nineteenth pass).
 fn element_via_packed(
     name: &str,
     ident: &str,
@@ -594,20 +583,12 @@ enum OverLimit {
         limit: u32,
         threads: u32,
     },
-    /// Both arrays' elements, one register each, exceed `limit` less 16
-    /// ([`synth::plan::WordsRule::BothOver`]): `automatic` holds the
-    /// destination, a guess at the array the caller carries.
-    BothArrays { bits: u32, limit: u32, threads: u32 },
 }
 
 /// The header line naming the widths whose element form takes
 /// `warpforge::words` and what `automatic` is for each (`choices`: bits,
 /// enumerator), with advice where `over_limit` says `automatic` may not fit
-/// ([`OverLimit`]): name the carried array, or call the packed form. The
-/// 32-warp 256x256 f16 transpose (64 halves each side at 64 registers):
-/// 1.261x Triton's time with `automatic`, 0.984x told which array the loop
-/// carries, 0.908x packed (`warpforge bench`, H100,
-/// `results/resources_h100.md`, seventh and fifteenth passes).
+/// ([`OverLimit`]): name the carried array, or call the packed form.
 fn words_line(choices: &[(u32, &str)], over_limit: Option<OverLimit>) -> String {
     if choices.is_empty() {
         return String::new();
@@ -617,7 +598,7 @@ fn words_line(choices: &[(u32, &str)], over_limit: Option<OverLimit>) -> String 
         .map(|(b, a)| format!("{b}-bit (automatic = {a})"))
         .collect();
     let mut s = format!(
-        "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): {}; other widths ignore it",
+        "element form's warpforge::words (which arrays move as natural 32-bit words): {}; other widths ignore it",
         parts.join(", ")
     );
     const NAME: &str = "name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form";
@@ -630,15 +611,6 @@ fn words_line(choices: &[(u32, &str)], over_limit: Option<OverLimit>) -> String 
         }) => {
             s += &format!(
                 ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} that __launch_bounds__({threads}) allows: {NAME}"
-            );
-        }
-        Some(OverLimit::BothArrays {
-            bits,
-            limit,
-            threads,
-        }) => {
-            s += &format!(
-                ". Both {bits}-bit arrays' elements, one register each, are over the {limit} registers __launch_bounds__({threads}) allows less 16, and automatic holds the destination as words: {NAME}"
             );
         }
         None => {}
@@ -690,14 +662,10 @@ fn register_line(
     let limit = register_limit(threads);
     let e = peak_registers_held(plan, bits, held);
     // what one register per element would have left is said where words
-    // were taken for it (8-bit data, the one-CTA rule of 16-bit data); what
-    // words leave: the destination alone under the one-CTA rule, else the
-    // packed form's registers
-    let rule_ctas = match synth::plan::element_form_rule(plan, bits, threads) {
-        synth::plan::WordsRule::Occupancy { word_ctas } if held.any() => Some(word_ctas),
-        _ => None,
-    };
-    let element_words = held == synth::plan::HeldWords::BOTH || rule_ctas.is_some();
+    // were taken for it (both arrays as words: 8-bit data, 16-bit data
+    // through the packed form); what words leave: the packed form's
+    // registers
+    let element_words = held == synth::plan::HeldWords::BOTH;
     let mut s = format!(
         "predicted register peak per thread ({bits}-bit elements): element form ~{} ({} of data{})",
         e.peak,
@@ -715,10 +683,9 @@ fn register_line(
         if let Some((ce, cp)) = resident_ctas_by_form(plan, bits, threads) {
             let one = peak_registers(plan, bits, false).peak;
             let ctas = |n: u32| format!("{n} CTA{}", if n == 1 { "" } else { "s" });
-            let words_ctas = rule_ctas.unwrap_or(cp);
-            if element_words && ce < words_ctas {
+            if element_words && ce < cp {
                 occupancy = format!(
-                    "; one register per element (~{one}) would leave {} of {threads} threads resident per SM, words {words_ctas}",
+                    "; one register per element (~{one}) would leave {} of {threads} threads resident per SM, words {cp}",
                     ctas(ce)
                 );
             } else if ce < cp && ce <= 4 {

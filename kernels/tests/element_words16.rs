@@ -1,13 +1,11 @@
 //! The element form of 16-bit data moves the caller's arrays as natural
-//! 32-bit words through the packed form only where one register per
-//! element would leave one CTA resident per SM and words two (the
-//! destination; `synth::plan::element_form_rule`), the source where only its
-//! elements are over the register limit less 16, and the destination where
-//! both arrays' are; elsewhere it stays element by element. Measured on an
-//! H100 (`results/resources_h100.md`, sixth and sixteenth passes):
-//! `stress_w16`'s `epilogue_f16_256x128` element form 1.180x -> 1.027x
-//! Triton's time in `warpforge bench` with both arrays as words, 1.018x with
-//! the destination alone.
+//! 32-bit words, two at a time (an 8-byte `memcpy`), through the packed
+//! form where its words are the natural pairs on both sides or an array's
+//! elements, one register each, are over the launch bounds' limit less 16
+//! (`synth::plan::element_form_rule`); elsewhere it stays element by
+//! element. Measured with h2h on an H200 (`results/resources_h100.md`,
+//! nineteenth pass): `stress_w16`'s `epilogue_f16_256x128` element form
+//! 1.064x -> 1.007x Triton's time, the 32-warp transpose 1.296x -> 1.150x.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, StrategyChoice};
@@ -69,53 +67,55 @@ fn automatic<'a>(body: &[&'a str]) -> &'a str {
     &rest[..rest.find(' ').unwrap()]
 }
 
+/// The line that reads natural words `2j` and `2j + 1` of a 16-bit source
+/// (elements `4j .. 4j + 3`) with one 8-byte `memcpy`.
+fn pair_load(j: usize) -> String {
+    format!(
+        "detail::ld_dword(&src[{}], src_w[{}], src_w[{}]);",
+        4 * j,
+        2 * j,
+        2 * j + 1
+    )
+}
+
 #[test]
-fn one_cta_element_form_moves_natural_words_through_the_packed_form() {
+fn natural_pairs_move_both_arrays_two_words_at_a_time() {
     let h = helper("tests/data/stress_w16.ttgir", "epilogue_f16_256x128");
     let all = element_form(&h);
-    // the destination leaves as words (both arrays before the sixteenth pass)
-    assert_eq!(automatic(&all), "dst");
+    assert_eq!(automatic(&all), "both");
     assert!(h.takes_words(16));
-    let body = branch(&all, "dst");
-    let call = format!("{}_packed16(pk_src, pk_dst, smem);", h.ident);
+    let body = branch(&all, "both");
+    let call = format!("{}_packed16(src_w, pk_dst, smem);", h.ident);
     assert!(body.iter().any(|l| l.trim() == call), "{}", body.join("\n"));
-    // the source read element by element into the natural pairs (element 2k
-    // low, 2k + 1 high), every natural destination word out with one 4-byte
-    // memcpy, no reordering
-    for k in 0..32 {
-        let pair = format!(
-            "detail::to_u32(src[{}]) | (detail::to_u32(src[{}]) << 16)",
-            2 * k,
-            2 * k + 1
-        );
-        let st = format!("detail::st_word(&dst[{}], pk_dst[{k}]);", 2 * k);
-        assert!(body.iter().any(|l| l.contains(&pair)), "{pair}");
-        assert!(body.iter().any(|l| l.trim() == st), "{st}");
+    // every pair of natural words in and out with one 8-byte memcpy, no
+    // reordering (the packed words are the natural pairs)
+    for j in 0..16 {
+        let ld = pair_load(j);
+        let st = format!("detail::st_dword(&dst[{}], ", 4 * j);
+        assert!(body.iter().any(|l| l.trim() == ld), "{ld}");
+        assert!(body.iter().any(|l| l.trim().starts_with(&st)), "{st}");
     }
     assert!(!body.iter().any(|l| l.contains("__byte_perm(")));
-    assert!(!body.iter().any(|l| l.contains("ld_word(")));
+    assert!(!body.iter().any(|l| l.contains("detail::ld_word(")));
     assert!(!body.iter().any(|l| l.contains("dst[0] = ")));
     // the header says so, and what one register per element would leave
     assert!(h.code.contains(
-        "16-bit elements in this form: the dst array moves as natural 32-bit words (memcpy) through"
+        "16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through"
     ));
     assert!(h.code.contains(
-        "(one register per element would leave 1 CTA of 512 threads resident per SM by its predicted registers, words 2; the destination leaves as words, the source is read element by element)"
+        "(the caller's per-element work on them folds into 32-bit operations); 0 prmt per thread reorder them"
     ));
-    assert!(h.code.contains("the dst array held as 32-bit words"));
-    // predicted within its limit (the source's 64 halves, one register
-    // each, at the call's boundary): no warning
     assert!(!h.code.contains("With automatic the"));
     assert!(h
         .code
-        .contains("element form ~64 (64 of data, the dst array held as 32-bit words)"));
+        .contains("element form ~56 (32 of data, held as 32-bit words)"));
     assert!(h.code.contains(
         "one register per element (~80) would leave 1 CTA of 512 threads resident per SM, words 2"
     ));
 }
 
 #[test]
-fn element_forms_that_keep_two_ctas_stay_element_by_element() {
+fn reordered_words_within_the_limit_stay_element_by_element() {
     for (file, name) in [
         (
             "corpus/ttgir/attn_bf16_d128_128x64_w8_sm80.ttgir",
@@ -142,20 +142,20 @@ fn element_forms_that_keep_two_ctas_stay_element_by_element() {
 
 /// Where both arrays' elements, one register each, are over the register
 /// limit less 16 (the 32-warp transpose: 64 halves on each side at 64
-/// registers), `automatic` holds the destination as words and the header
-/// says why. `warpforge bench` on an H100 (`results/resources_h100.md`,
-/// fifteenth pass): 64 registers and 18 `LDL`+`STL` in the loop -> 50 and
-/// none, 1.248x -> 1.261x Triton's time; h2h 1.414x -> 1.354x.
+/// registers), `automatic` holds both arrays as words, `prmt` reordering
+/// them. h2h (fair2) on an H200: 1.296x -> 1.150x Triton's time against
+/// the destination alone as 32-bit words; `warpforge bench` 1.261x -> 1.114x.
 #[test]
-fn both_arrays_over_the_limit_hold_the_destination() {
+fn arrays_over_the_limit_hold_both() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
     let all = element_form(&h);
-    assert_eq!(automatic(&all), "dst");
-    assert!(h
-        .code
-        .contains("the dst array moves as natural 32-bit words (memcpy) through"));
+    assert_eq!(automatic(&all), "both");
     assert!(h.code.contains(
-        "(both arrays' elements, 64 and 64, one register each, would exceed the 64 registers __launch_bounds__(1024) allows less 16; the destination leaves as words, the source is read element by element)"
+        "16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through"
+    ));
+    assert!(h.code.contains("; 64 prmt per thread reorder them"));
+    assert!(h.code.contains(
+        "element form ~56 (32 of data, held as 32-bit words), packed form ~56 (32 of data); __launch_bounds__(1024) allows 64"
     ));
 }
 
@@ -173,10 +173,11 @@ fn the_caller_names_the_array_held_as_words() {
     assert!(h.takes_words(16) && !h.takes_words(32));
     let all = element_form(&h);
     let call = format!("{}_packed16(", h.ident);
-    // src: every natural source word by memcpy, every destination element by shift
+    // src: every pair of natural source words by an 8-byte memcpy, every
+    // destination element by shift
     let src = branch(&all, "src");
-    for k in 0..32 {
-        let ld = format!("src_w[{k}] = detail::ld_word(&src[{}]);", 2 * k);
+    for j in 0..16 {
+        let ld = pair_load(j);
         assert!(src.iter().any(|l| l.trim() == ld), "{ld}");
     }
     assert!(src.iter().any(|l| l.contains(&call)));
@@ -184,32 +185,32 @@ fn the_caller_names_the_array_held_as_words() {
         let st = format!("dst[{r}] = detail::from_u32<T>(pk_dst[");
         assert!(src.iter().any(|l| l.trim().starts_with(&st)), "dst[{r}]");
     }
-    assert!(!src.iter().any(|l| l.contains("detail::st_word(")));
+    assert!(!src
+        .iter()
+        .any(|l| l.contains("detail::st_word(") || l.contains("detail::st_dword(")));
     // dst: source words packed from elements, every natural destination word by memcpy
     let dst = branch(&all, "dst");
     assert!(dst.iter().any(|l| l
         .trim()
         .starts_with("const unsigned pk_src[32] = {detail::to_u32(src[")));
-    assert!(!dst.iter().any(|l| l.contains("detail::ld_word(")));
-    for k in 0..32 {
-        let st = format!("detail::st_word(&dst[{}], ", 2 * k);
+    assert!(!dst
+        .iter()
+        .any(|l| l.contains("detail::ld_word(") || l.contains("detail::ld_dword(")));
+    for j in 0..16 {
+        let st = format!("detail::st_dword(&dst[{}], ", 4 * j);
         assert!(dst.iter().any(|l| l.trim().starts_with(&st)), "{st}");
     }
     // both: words on both sides; none: no packed form at all
     let both = branch(&all, "both");
-    assert!(both.iter().any(|l| l.contains("detail::ld_word(")));
-    assert!(both.iter().any(|l| l.contains("detail::st_word(")));
+    assert!(both.iter().any(|l| l.contains("detail::ld_dword(")));
+    assert!(both.iter().any(|l| l.contains("detail::st_dword(")));
     let none = branch(&all, "none");
     assert!(!none.iter().any(|l| l.contains(&call)));
     // the header says which widths take the choice and what automatic is
     assert!(h.code.contains(
-        "element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = dst); other widths ignore it"
+        "element form's warpforge::words (which arrays move as natural 32-bit words): 16-bit (automatic = both); other widths ignore it"
     ), "{}", h.code.lines().filter(|l| l.contains("warpforge::words")).collect::<Vec<_>>().join("\n"));
-    // both arrays over the limit less 16: automatic's destination is a
-    // guess at the carried array, and the header says what to do instead
-    assert!(h.code.contains(
-        "Both 16-bit arrays' elements, one register each, are over the 64 registers __launch_bounds__(1024) allows less 16, and automatic holds the destination as words: name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form"
-    ));
+    // automatic holds both within the limit: no advice
     assert!(!h.code.contains("With automatic the"));
     // the in-place form passes the choice on
     assert!(h
@@ -235,8 +236,8 @@ fn widths_without_words_ignore_the_choice() {
 
 /// Planned at every width (as `warpforge emit` plans), the 32-warp
 /// transpose's element form takes the choice at 8 and 16 bits, with
-/// `automatic` words for 8-bit data and the destination as words for 16-bit
-/// (both arrays over the register limit less 16), and ignores it
+/// `automatic` words for both arrays at 8 and at 16 bits (both arrays over
+/// the register limit less 16), and ignores it
 /// at 32 and 64 bits; its 8-bit `none` branch is the element-by-element
 /// body (no packed form called).
 #[test]
@@ -260,7 +261,7 @@ fn every_width_says_whether_it_takes_the_choice() {
     assert_eq!(h.word_choices, vec![8, 16]);
     assert!(h
         .code
-        .contains("8-bit (automatic = both), 16-bit (automatic = dst); other widths ignore it"));
+        .contains("8-bit (automatic = both), 16-bit (automatic = both); other widths ignore it"));
     let all = element_form(&h);
     let autos: Vec<&str> = all
         .iter()
@@ -271,7 +272,7 @@ fn every_width_says_whether_it_takes_the_choice() {
         autos,
         vec![
             "constexpr words kW = kWords == words::automatic ? words::both : kWords;",
-            "constexpr words kW = kWords == words::automatic ? words::dst : kWords;"
+            "constexpr words kW = kWords == words::automatic ? words::both : kWords;"
         ]
     );
     // the 8-bit branches come first: its none branch calls no packed form
@@ -311,21 +312,20 @@ fn the_carried_bench_kernel_names_the_tile_it_carries() {
     );
 }
 
-/// Where the element form under `automatic` is predicted over the launch
-/// bounds' limit even with its destination as words (a 4-warp dot operand
-/// -> slice of a 3-D dot operand of Triton's tests, 256 halves each side:
-/// ~256 registers against 255), the header says so and what avoids it; the
-/// both-arrays advice is for conversions predicted within the limit.
+/// A 4-warp dot operand -> slice of a 3-D dot operand of Triton's tests,
+/// 256 halves each side (~272 registers one per element, over the 255 of
+/// its launch bounds): both arrays as words, the packed form's ~152
+/// registers, so no advice is printed.
 #[test]
-fn predicted_over_the_limit_says_what_avoids_it() {
+fn over_the_limit_one_per_element_fits_as_words() {
     let h = helper(
         "tests/data/triton_lowerings.ttgir",
         "c2d_d2b2_sd2b_64x128_f16",
     );
     let all = element_form(&h);
-    assert_eq!(automatic(&all), "dst");
+    assert_eq!(automatic(&all), "both");
     assert!(h.code.contains(
-        "With automatic the 16-bit element form is predicted at ~256 registers, over the 255 that __launch_bounds__(128) allows: name the array you carry (words::src on the call that reads it, words::dst on the call that writes it back), or call the packed form"
+        "element form ~152 (128 of data, held as 32-bit words), packed form ~152 (128 of data); __launch_bounds__(128) allows 255"
     ));
-    assert!(!h.code.contains("Both 16-bit arrays' elements"));
+    assert!(!h.code.contains("With automatic the"));
 }

@@ -162,24 +162,45 @@ pub(crate) fn body_via_packed(
     (out, prmt)
 }
 
-/// `array[k] = detail::ld_word(&src[k * per]);` for each of the `words`
-/// natural 32-bit words of the caller's source array (`per` elements a
-/// word): one 4-byte `memcpy` per word, which NVVM's scalar replacement
-/// turns into 32-bit registers of the caller's array (for a 16-bit array a
-/// `memcpy` of the whole array was split element by element; for 8-bit ones
-/// both measured the same: `results/resources_h100.md`, "Fourth pass").
+/// The `words` natural 32-bit words of the caller's source array (`per`
+/// elements a word) into `array[0..words]`: two consecutive words at a
+/// time by `detail::ld_dword` (one 8-byte `memcpy`, elements `2j * per ..
+/// 2j * per + 2 per - 1`), a last odd word by `detail::ld_word`. Valid at
+/// any alignment and under any aliasing. Why 8 bytes: NVVM's scalar
+/// replacement (SROA) widens a 64-bit slice of a `short[N]` array into an
+/// integer, so that the caller's per-element work on the array folds into
+/// 32-bit operations, where a 4-byte slice becomes a `<2 x i16>` vector on
+/// which it stays per half (`results/resources_h100.md`, nineteenth pass).
 pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<String> {
     (0..words)
-        .map(|k| format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per))
+        .step_by(2)
+        .map(|k| {
+            if k + 1 < words {
+                format!(
+                    "detail::ld_dword(&src[{}], {array}[{k}], {array}[{}]);",
+                    k * per,
+                    k + 1
+                )
+            } else {
+                format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per)
+            }
+        })
         .collect()
 }
 
-/// `detail::st_word(&dst[k * per], words[k]);` for each natural 32-bit word
-/// of the caller's destination array (see [`load_natural_words`]).
+/// `words[k]` into natural 32-bit word `k` of the caller's destination
+/// array, two consecutive words at a time by `detail::st_dword` (see
+/// [`load_natural_words`]), a last odd word by `detail::st_word`.
 pub(crate) fn store_natural_words(words: &[String], per: u32) -> Vec<String> {
     words
-        .iter()
+        .chunks(2)
         .enumerate()
-        .map(|(k, w)| format!("detail::st_word(&dst[{}], {w});", k as u32 * per))
+        .map(|(j, c)| {
+            let e = 2 * j as u32 * per;
+            match c.get(1) {
+                Some(hi) => format!("detail::st_dword(&dst[{e}], {}, {hi});", c[0]),
+                None => format!("detail::st_word(&dst[{e}], {});", c[0]),
+            }
+        })
         .collect()
 }

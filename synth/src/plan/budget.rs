@@ -125,10 +125,10 @@ pub fn resident_ctas_by_form(plan: &Plan, bits: u32, threads: u32) -> Option<(u3
 pub const WORDS_MIN_ELEMS: u32 = 16;
 
 /// Which arrays of an element form (`T (&src)[N]`) move as the caller's
-/// natural 32-bit words (a 4-byte `memcpy` per word) rather than element by
-/// element; NVVM's scalar replacement then keeps such an array in 32-bit
-/// registers (two 16-bit or four 8-bit elements each) across the caller's
-/// code, its loop-carried values included.
+/// natural 32-bit words (two at a time, an 8-byte `memcpy`) rather than
+/// element by element; NVVM's scalar replacement then keeps such an array
+/// in 32-bit registers (two 16-bit or four 8-bit elements each) across the
+/// caller's code, its loop-carried values included.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HeldWords {
     /// The source array (`src`).
@@ -184,88 +184,38 @@ impl HeldWords {
 /// through it) or packs bytes into words itself (a [`super::Stage::Pack`]
 /// of width 8 first, whole words on both sides): `kernels`' element forms.
 ///
-/// 16-bit: where the plan moves data (shuffles or shared
-/// memory) with at least [`WORDS_MIN_ELEMS`] elements per thread on each
-/// side and has a packed form: where its words are the natural pairs on both
-/// sides (element `2k` and `2k + 1` in word `k`,
-/// [`super::pack::PackMap::is_lowest`]: no `prmt` reorders the caller's
-/// words), the destination array where one register per
-/// element is predicted to leave a single CTA resident per SM by registers
-/// ([`resident_ctas_by_form`]) and the destination as words two or more
-/// ([`WordsRule::Occupancy`]); else, in any word order (`prmt` reorder the
-/// words where they are not the natural pairs), the source array where its
-/// elements alone, one register each, exceed the launch bounds' limit less
-/// 16 ([`register_limit`]) while the destination's stay within it, and the
-/// destination array where both sides' elements exceed it.
+/// 16-bit: where the plan moves data (shuffles or shared memory) with at
+/// least [`WORDS_MIN_ELEMS`] elements per thread on each side and has a
+/// packed form, both arrays, read and written two natural words at a time
+/// (an 8-byte `memcpy`, `kernels`' `detail::ld_dword`/`st_dword`), where
+/// the packed form's words are the natural pairs on both sides (element
+/// `2k` and `2k + 1` in word `k`, [`super::pack::PackMap::is_lowest`]: no
+/// `prmt` reorders them; [`WordsRule::Natural`]) or where either array's
+/// elements, one register each, exceed the launch bounds' limit less 16
+/// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words);
+/// element by element otherwise.
 ///
-/// Why one CTA: a shared-memory round trip waits at CTA-wide barriers
-/// (`bar.sync`), and with one resident CTA nothing else runs on the SM while
-/// its warps wait; with two, the other CTA's warps issue meanwhile. Words
-/// halve the registers of the data, but the caller's per-element work on them
-/// becomes a `prmt` extract and insert per element (NVVM does not
-/// vectorize it, where Triton's LLVM pipeline does). Measured with `warpforge
-/// bench` on an H100 (`results/resources_h100.md`, fourth and sixth passes):
-/// `stress_w16`'s `epilogue_f16_256x128` (16 warps, 64 halves per thread,
-/// one CTA by 97 registers, two by 64) 1.180x -> 1.027x Triton's time; where
-/// one register per element still leaves two or more CTAs the words lost on
-/// 20 of 26 16-bit conversions (`attn:114`, 8 warps, two CTAs against four:
-/// 1.078x -> 1.197x), where reordering the words costs `prmt` even one CTA
-/// against two lost (`stress_w8`'s `epilogue_f16_t_128x256`, 128 `prmt`:
-/// 0.803x -> 0.939x), and at 32 warps (one CTA either way, the data alone at
-/// the 64-register limit) holding 4 to 32 of the 32 pairs as words took
-/// `transpose_f16_256x256` from 1.25x to 1.39-1.69x.
-/// Why the destination alone there (sixteenth pass; both arrays before):
-/// the caller's array that the destination replaces in a loop is written
-/// as words either way and read back element by element at no extra cost
-/// (the reads become the `prmt` that pack it), while a source read as words
-/// costs a `prmt` more per word the caller worked on. Measured on an H100
-/// over the six 16-bit conversions of every corpus and test file the rule
-/// holds for (`results/resources_h100.md`, sixteenth pass), both -> the
-/// destination, element form / Triton: `warpforge bench` faster on all six
-/// (`epilogue_f16_256x128` 1.024x -> 1.018x, a 16-warp mma v3 -> mma v2
-/// 1.059x -> 1.033x, ...); h2h (both directions of each, 12 rows) the same
-/// geomean (1.153x), 5 rows faster and 7 slower: `epilogue_f16_256x128`
-/// 1.245x -> 1.217x (1.205x before issue 23's rules in the same call; the
-/// whole corpus against them, 1.212x -> 1.208x), the worst a reverse row
-/// of Triton's tests 1.19x -> 1.27x; h2h's loops sit at their register
-/// limit, and two rows spill more (an 8-warp reverse row 2 -> 131 `LDL`+`STL`,
-/// 0.87x -> 0.90x; a 16-warp row 0 -> 70, 1.15x -> 1.12x).
-/// Why the source over the limit: its spills are certain, and a kernel
-/// keeps the tile it converts (an accumulator, a loop-carried tile) across
-/// its loop together with state of its own, where ptxas can give up on
-/// registers altogether. Measured with the reference harness h2h on an H100
-/// over conversions of Triton's Gluon tests (`tests/data/triton_lowerings.ttgir`,
-/// `results/resources_h100.md`, ninth pass), element by element against
-/// this rule in one run: a 16-warp mma v3 -> mma v3 conversion of 128 halves
-/// per thread to 32 44.1x -> 1.41x Triton's time (32 registers and 2,599
-/// `LDL`/`STL` element by element: ptxas's fallback), a 4-warp dot operand
-/// conversion of 256 halves to 64 38.9x -> 0.80x, two more 1.56x -> 1.01x
-/// and 0.84x -> 0.74x. The price is paid where the caller works on that
-/// array element by element (h2h's reverse call converts its worked array
-/// back): 11 such rows 0.78-1.16x -> 1.00-1.39x. Holding a destination
-/// over the limit as words as well cost those rows more (1.17-1.59x) for
-/// little more gain.
-/// Why the destination where both are over (fifteenth pass): element by
-/// element the round trip spills on every such conversion, and the
-/// destination as words is what every caller gets back in half the
-/// registers (a loop carries it into the next iteration, a next call reads
-/// it), while the source stays as the caller made it. Measured on an H100
-/// over the 7 such conversions (3 of Triton's tests, 3 of 32-warp random
-/// conversions, the 32-warp stress transpose; `results/resources_h100.md`,
-/// fifteenth pass), element form /
-/// Triton in h2h before -> after: `sw29_dot2_blocked_256x256_bf16_w32` (128
-/// and 64 halves at 64 registers) 7.25x -> 0.61x, a 32-warp blocked -> mma
-/// v3 of 64 halves each side 2.42x -> 1.25x, a 32-warp dot operand -> dot
-/// operand of 256 halves each side 1.35x -> 0.41x, the 32-warp 256x256
-/// transpose 1.41x -> 1.35x, two 16-warp mma v2 -> mma v2 of 128 halves
-/// 1.44x -> 1.29x and 1.32x -> 1.28x, a 4-warp dot operand -> slice of a 3-D
-/// dot operand of 256 halves each side 0.646x -> 0.665x; in a register-major loop (`bench`'s
-/// shape) the same 7 improved or stayed (e.g. 14.1x -> 1.49x, 2.39x ->
-/// 1.16x the packed form's time). Both arrays as words was slower there
-/// than the destination alone on 6 of the 7 and the same on the seventh
-/// (the source as well costs a `prmt` per element the caller works on); the
-/// header names `warpforge::words` for the caller who knows which array it
-/// carries.
+/// Why 8 bytes (nineteenth pass, `results/resources_h100.md`): NVVM's
+/// scalar replacement widens an 8-byte slice of the caller's `short[N]`
+/// into an integer, so that the caller's per-element work on an array held
+/// as words folds into 32-bit operations (one `LOP3` per word for
+/// `b[i] ^= 1`), and a loop-carried array crosses the loop edge as words, half
+/// the registers; a 4-byte slice became a `<2 x i16>` vector on which the
+/// caller's work stayed per half (an extract and an insert per element),
+/// which is why passes four to eighteen held words only where one register
+/// per element would cost a CTA or spill, and one array only.
+/// Why not where `prmt` reorder words within the limit: the reordering is
+/// paid on every call, while element by element the caller's code folds
+/// within an iteration. Measured with the reference harness h2h (Triton-like
+/// addressing, `h2h_fair2.patch`, 256 round trips) on an H200 against the
+/// earlier rules, element form / Triton: the corpus's 16-bit conversions
+/// geomean 0.963x -> 0.951x (`transpose_f16_256x256`, 32 warps, 1.296x ->
+/// 1.150x; `epilogue_f16_256x128` 1.064x -> 1.007x; one row slower,
+/// `colsum_trans:37` 1.064x -> 1.073x), every other 16-bit conversion of
+/// Triton's layout tests (56) 1.051x -> 0.957x, 27 -> 9 above 1.05x, none
+/// more than 0.2% slower. Holding both arrays also where `prmt` reorder
+/// words within the limit was slower on 8 of those 56 (up to 1.03x ->
+/// 1.31x, a 4-warp mma v3 -> 3-D dot operand) and faster on 4.
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     element_form_rule(plan, bits, threads).held()
 }
@@ -277,28 +227,19 @@ pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
 pub enum WordsRule {
     /// Element by element: 32/64-bit data, fewer than [`WORDS_MIN_ELEMS`]
     /// elements per thread on a side, a plan that moves nothing or has no
-    /// packed form, or 16-bit data no rule below holds.
+    /// packed form, or 16-bit data whose words `prmt` reorder and whose
+    /// arrays fit the limit less 16.
     None,
     /// 8-bit data through the packed form or the plan's own byte packing:
     /// both arrays.
     Bytes,
-    /// 16-bit data whose packed words are the natural pairs on both sides,
-    /// where one register per element is predicted to leave one CTA of
-    /// `threads` resident per SM and the destination as words (the source
-    /// read element by element, [`peak_registers_held`]) `word_ctas` (two
-    /// or more): the destination.
-    Occupancy {
-        /// CTAs resident per SM by the predicted registers of the element
-        /// form with the destination as words.
-        word_ctas: u32,
-    },
-    /// 16-bit data whose source elements alone, one register each, exceed
-    /// the launch bounds' limit less 16 while the destination's do not:
-    /// the source.
-    SourceOver,
-    /// 16-bit data whose source and destination elements each exceed the
-    /// limit less 16: the destination.
-    BothOver,
+    /// 16-bit data whose packed words are the natural pairs on both sides
+    /// (no `prmt` reorders them): both arrays.
+    Natural,
+    /// 16-bit data with either array's elements, one register each, over
+    /// the launch bounds' limit less 16 ([`register_limit`]): both arrays,
+    /// `prmt` reordering the words.
+    Over,
 }
 
 impl WordsRule {
@@ -306,9 +247,7 @@ impl WordsRule {
     pub fn held(self) -> HeldWords {
         match self {
             WordsRule::None => HeldWords::NONE,
-            WordsRule::Bytes => HeldWords::BOTH,
-            WordsRule::SourceOver => HeldWords::SRC,
-            WordsRule::Occupancy { .. } | WordsRule::BothOver => HeldWords::DST,
+            WordsRule::Bytes | WordsRule::Natural | WordsRule::Over => HeldWords::BOTH,
         }
     }
 }
@@ -327,30 +266,17 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
         return WordsRule::None;
     }
     let (src, dst) = super::pack::plan_maps(plan, bits);
-    let natural = src.is_lowest() && dst.is_lowest();
-    if natural {
-        if let Some((1, _)) = resident_ctas_by_form(plan, bits, threads) {
-            // what the destination as words leaves (the source's elements
-            // at the call's boundary count); where that is still one CTA the
-            // rule does not apply (no conversion of the corpus and test
-            // files: the six it holds for leave two)
-            let d = peak_registers_held(plan, bits, HeldWords::DST).peak;
-            let d = ctas_per_sm_by_registers(d.min(register_limit(threads)), threads);
-            if d >= 2 {
-                return WordsRule::Occupancy { word_ctas: d };
-            }
-        }
+    if src.is_lowest() && dst.is_lowest() {
+        return WordsRule::Natural;
     }
     // one register per element on a side over the limit less 16: spills
-    // certain on that side, words even where prmt reorder them
+    // certain, words even where prmt reorder them
     let spare = register_limit(threads).saturating_sub(16);
     let over = |elems: u32| data_registers(elems, bits, false) > spare;
-    match (over(plan.src_regs), over(plan.dst_regs)) {
-        (true, false) => WordsRule::SourceOver,
-        // both over: the destination, the array a loop carries back or the
-        // next call reads, leaves the helper as words
-        (true, true) => WordsRule::BothOver,
-        _ => WordsRule::None,
+    if over(plan.src_regs) || over(plan.dst_regs) {
+        WordsRule::Over
+    } else {
+        WordsRule::None
     }
 }
 
@@ -380,11 +306,11 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 /// elements in CTAs of `threads` threads with the arrays
 /// [`element_form_words`] holds as words ([`peak_registers_held`]), else
 /// one register per element ([`peak_registers`] with `packed = false`).
-/// The 32-warp transpose (both arrays over the limit less 16, the
-/// destination as words): ~64, where `bench` measured its loop at 50
-/// registers (fifteenth pass; ~88 before the sixteenth pass's one-side
-/// formula). `bench` charges what this exceeds the limit by as spills in a
-/// candidate's score (`Features::with_spill_of`).
+/// The 32-warp transpose (both arrays over the limit less 16, both as
+/// words): ~56, where `bench` measured its loop at 52 registers (nineteenth
+/// pass; ~64 with the destination alone as words, measured 50). `bench`
+/// charges what this exceeds the limit by as spills in a candidate's score
+/// (`Features::with_spill_of`).
 pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
     peak_registers_held(plan, bits, element_form_words(plan, bits, threads))
 }
