@@ -4,7 +4,8 @@
 //! elements, one register each, are over the launch bounds' limit less 16
 //! (`synth::plan::element_form_rule`); elsewhere it stays element by
 //! element. Measured with h2h on an H200 (`results/resources_h100.md`,
-//! nineteenth pass): `stress_w16`'s `epilogue_f16_256x128` element form
+//! nineteenth pass; the same helpers timed in a broader rule's binary against
+//! the earlier one): `stress_w16`'s `epilogue_f16_256x128` element form
 //! 1.064x -> 1.007x Triton's time, the 32-warp transpose 1.296x -> 1.150x.
 
 use synth::parse::parse_ttgir;
@@ -144,7 +145,8 @@ fn reordered_words_within_the_limit_stay_element_by_element() {
 /// limit less 16 (the 32-warp transpose: 64 halves on each side at 64
 /// registers), `automatic` holds both arrays as words, `prmt` reordering
 /// them. h2h (fair2) on an H200: 1.296x -> 1.150x Triton's time against
-/// the destination alone as 32-bit words; `warpforge bench` 1.261x -> 1.114x.
+/// the destination alone as 32-bit words; `warpforge bench` 1.114x (1.261x
+/// in the eighteenth pass's run).
 #[test]
 fn arrays_over_the_limit_hold_both() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");

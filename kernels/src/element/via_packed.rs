@@ -25,7 +25,8 @@ use synth::plan::pack::{PackMap, Piece};
 pub const VIA_PACKED_MIN_ELEMS: u32 = super::PUN_MIN_ELEMS;
 
 /// Which of the element form's two arrays move as natural 32-bit words:
-/// `src` read by a 4-byte `memcpy` per word, `dst` written by one; an
+/// `src` read two words at a time by an 8-byte `memcpy`
+/// ([`load_natural_words`]), `dst` written so ([`store_natural_words`]); an
 /// array that does not is read (written) element by element, each packed
 /// into (taken out of) the packed form's words by shifts. The C++ side is
 /// `warpforge::words` (the helper's second template parameter). The same

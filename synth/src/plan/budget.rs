@@ -195,7 +195,8 @@ impl HeldWords {
 /// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words);
 /// element by element otherwise.
 ///
-/// Why 8 bytes (nineteenth pass, `results/resources_h100.md`): NVVM's
+/// Why 8 bytes (nineteenth pass, `results/resources_h100.md`; inferred from
+/// the PTX of a model loop, `nineteenth/local/nvvm_pairs.md`): NVVM's
 /// scalar replacement widens an 8-byte slice of the caller's `short[N]`
 /// into an integer, so that the caller's per-element work on an array held
 /// as words folds into 32-bit operations (one `LOP3` per word for
@@ -208,14 +209,17 @@ impl HeldWords {
 /// paid on every call, while element by element the caller's code folds
 /// within an iteration. Measured with the reference harness h2h (Triton-like
 /// addressing, `h2h_fair2.patch`, 256 round trips) on an H200 against the
-/// earlier rules, element form / Triton: the corpus's 16-bit conversions
+/// earlier rules, element form / Triton, each row the earlier binary's or the
+/// broader rule's (below) of one run, whichever code this rule emits
+/// (`results/resources/nineteenth/compose.py`): the corpus's 16-bit conversions
 /// geomean 0.963x -> 0.951x (`transpose_f16_256x256`, 32 warps, 1.296x ->
 /// 1.150x; `epilogue_f16_256x128` 1.064x -> 1.007x; one row slower,
 /// `colsum_trans:37` 1.064x -> 1.073x), every other 16-bit conversion of
 /// Triton's layout tests (56) 1.051x -> 0.957x, 27 -> 9 above 1.05x, none
 /// more than 0.2% slower. Holding both arrays also where `prmt` reorder
-/// words within the limit was slower on 8 of those 56 (up to 1.03x ->
-/// 1.31x, a 4-warp mma v3 -> 3-D dot operand) and faster on 4.
+/// words within the limit (timed) was slower on 8 of those 56 (up to
+/// 1.03x -> 1.31x, a 4-warp mma v3 -> 3-D dot operand) and faster on 3 (a
+/// fourth, a rename of ~30 ns, is the harness's spread).
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     element_form_rule(plan, bits, threads).held()
 }
