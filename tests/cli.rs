@@ -2277,13 +2277,13 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
         h.contains("__launch_bounds__(256) allows 255; by these registers the element form leaves 1 CTA of 256 threads resident per SM, the packed form 2"),
         "{h}"
     );
-    // and where words in natural order keep the second CTA, the element
-    // form holds the destination as words (16 warps: ~80 registers leave
-    // one CTA; the source's 64 halves at the call's boundary, ~64, two)
+    // and where the packed words are the natural pairs, the element form
+    // holds both arrays as words (16 warps: ~80 registers one per element
+    // leave one CTA; the packed form's ~56, two)
     let o = run(&["emit", "--ttgir", "tests/data/stress_w16.ttgir"]);
     let h = String::from_utf8(o.stdout).unwrap();
     assert!(
-        h.contains("element form ~64 (64 of data, the dst array held as 32-bit words), packed form ~56 (32 of data); __launch_bounds__(512) allows 128; one register per element (~80) would leave 1 CTA of 512 threads resident per SM, words 2"),
+        h.contains("element form ~56 (32 of data, held as 32-bit words), packed form ~56 (32 of data); __launch_bounds__(512) allows 128; one register per element (~80) would leave 1 CTA of 512 threads resident per SM, words 2"),
         "{h}"
     );
     let o = run(&[
@@ -2296,7 +2296,7 @@ fn plan_reports_the_register_peak_and_max_registers_caps_it() {
     ]);
     let v: serde_json::Value =
         serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
-    assert_eq!(v["peak_registers"]["elements"], 64);
+    assert_eq!(v["peak_registers"]["elements"], 56);
     assert_eq!(v["peak_registers"]["packed"], 56);
 }
 
@@ -2781,22 +2781,30 @@ fn draw_smem_marks_the_conflicting_lanes() {
 }
 
 #[test]
-fn source_over_the_register_limit_moves_as_words() {
-    // 16 warps (128 registers): 128 halves per thread in the source, 32 in
-    // the destination; the 16-bit element form's automatic choice holds the
-    // source as words, the header says why
+fn arrays_over_the_register_limit_move_as_words() {
+    // 4 warps (255 registers): a dot operand's 64 halves per thread to 256
+    // of a sliced 3-D dot operand; the 16-bit element form's automatic
+    // choice holds both arrays as words, two at a time, and the header says
+    // why
     let o = run(&[
         "emit",
         "--ttgir",
         "tests/data/triton_lowerings.ttgir",
         "--name",
-        "m2m_m3w28n64k32_m3w82n32k32_128x128_f16",
+        "c2d_d3a1_sd2b_64x128_f16",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let h = String::from_utf8(o.stdout).unwrap();
-    assert!(h.contains("kWords == words::automatic ? words::src"), "{h}");
+    assert!(
+        h.contains("kWords == words::automatic ? words::both"),
+        "{h}"
+    );
+    assert!(
+        h.contains("the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy")
+    );
     assert!(h.contains(
-        "the src array's 128 elements, one register each, would exceed the 128 registers __launch_bounds__(512) allows less 16"
-    ));
-    assert!(h.contains("16-bit (automatic = src)"), "{h}");
+        ": the arrays' elements, 64 and 256, one register each, would exceed the 255 registers __launch_bounds__(128) allows less 16 on at least one side"
+    ), "{h}");
+    assert!(h.contains("16-bit (automatic = both)"), "{h}");
+    assert!(h.contains("detail::ld_dword(&src[0], src_w[0], src_w[1]);"));
 }

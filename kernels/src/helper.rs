@@ -150,27 +150,35 @@ pub fn emit_helper_widths_as(
     // words (`warpforge::words`), and what `automatic` is for each.
     let mut word_choices: Vec<(u32, &'static str)> = Vec::new();
     for (bits, ch) in variants {
-        let auto = element_via_packed(
-            &conv.name,
-            &ident,
-            *bits,
-            &ch.plan,
-            any_smem,
-            32 * conv.num_warps,
-        )?;
+        let threads = 32 * conv.num_warps;
+        let auto = element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)?;
         let auto_words = auto.as_ref().map_or(synth::plan::HeldWords::NONE, |a| a.2);
         let mut b = match auto {
             Some((b, prmt, held)) => {
                 element_words.push((*bits, held));
                 // 8-bit data and 16-bit data through the packed form hold
-                // both arrays (synth::plan::element_form_words)
+                // both arrays (synth::plan::element_form_words); why, for
+                // 16-bit data
+                use synth::plan::WordsRule;
+                let why = match synth::plan::element_form_rule(&ch.plan, *bits, threads) {
+                    WordsRule::Natural => {
+                        ": the packed form's words are the natural pairs".to_string()
+                    }
+                    WordsRule::Over => format!(
+                        ": the arrays' elements, {} and {}, one register each, would exceed the {} registers __launch_bounds__({threads}) allows less 16 on at least one side",
+                        ch.plan.src_regs,
+                        ch.plan.dst_regs,
+                        synth::plan::register_limit(threads)
+                    ),
+                    WordsRule::Bytes | WordsRule::None => String::new(),
+                };
                 let folds = if *bits == 16 {
                     " (the caller's per-element work on them folds into 32-bit operations)"
                 } else {
                     ""
                 };
                 form_notes.push(format!(
-                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, two at a time by an 8-byte memcpy, through {ident}_packed{bits}{folds}; {prmt} prmt per thread reorder them to and from its word order",
+                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, two at a time by an 8-byte memcpy, through {ident}_packed{bits}{folds}{why}; {prmt} prmt per thread reorder them to and from its word order",
                     match held.name() {
                         "both" => "arrays",
                         "src" => "src array",

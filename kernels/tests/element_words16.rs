@@ -104,7 +104,7 @@ fn natural_pairs_move_both_arrays_two_words_at_a_time() {
         "16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through"
     ));
     assert!(h.code.contains(
-        "(the caller's per-element work on them folds into 32-bit operations); 0 prmt per thread reorder them"
+        "(the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them"
     ));
     assert!(!h.code.contains("With automatic the"));
     assert!(h
