@@ -241,13 +241,17 @@ pub fn consider(
         }
     }
     // Within the register cap first (Triton's lowering has no such choice:
-    // it spills), then by score.
+    // it spills), then by score; among ties, 16-bit element forms that build
+    // their stored words by prmt take the narrower stores
+    // (`element_form_store_bytes`: measured, not in the cost model).
+    let store_bytes = |c: &Candidate| crate::plan::budget::element_form_store_bytes(&c.plan, opt.elem_bits);
     proven.sort_by(|a, b| {
         a.over_registers
             .cmp(&b.over_registers)
             .then(a.score.total_cmp(&b.score))
             .then(a.throughput.total_cmp(&b.throughput))
             .then(a.sim.bank_conflicts.cmp(&b.sim.bank_conflicts))
+            .then(store_bytes(a).cmp(&store_bytes(b)))
             .then(a.plan.stages.len().cmp(&b.plan.stages.len()))
     });
     Ok(Considered {

@@ -284,6 +284,41 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
     }
 }
 
+/// The bytes per thread of the widest shared-memory store (vector or
+/// `stmatrix`) of `plan` where its element form for `bits`-bit elements builds the stored
+/// words by `prmt` (16-bit data whose packed source words are not the natural
+/// pairs, [`super::pack::PackMap::is_lowest`]); 0 elsewhere (no preference).
+/// The search ranks candidates that tie on everything the cost model sees
+/// by it, narrower stores first ([`crate::search`]).
+///
+/// Why (twentieth pass, `results/resources/twentieth/`): on the 32-warp f16
+/// transpose (`stress_w32`, H200, `warpforge bench`, 1024 round trips, one
+/// call), the element forms of the tied candidates ran, over Triton's loop,
+/// 1.114x with 16-byte stores both ways (`v4+v2`, the candidate ranked first
+/// before), 1.057x with 8-byte stores forward alone, 1.074x backward alone
+/// and 1.017x both ways (`v2+v4`); 4-byte stores (`b32+b32`, more
+/// instructions, not a tie) 1.010x. The packed forms of all of them ran
+/// within 0.2% of each other (0.908x-0.910x): the difference is the `prmt`
+/// that build each store's words from the caller's pairs, four before a
+/// 16-byte store against two before an 8-byte one, in the phase where the
+/// warps queue their stores (inferred from the SASS; not profiled).
+pub fn element_form_store_bytes(plan: &Plan, bits: u32) -> u32 {
+    if bits != 16 || plan.kind != Kind::Shared || !plan.packed_form(bits) {
+        return 0;
+    }
+    if super::pack::plan_maps(plan, bits).0.is_lowest() {
+        return 0;
+    }
+    plan.stages
+        .iter()
+        .filter_map(|s| match s {
+            super::Stage::SmemStore { access } => Some(access.bytes()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Whether the element form of `plan` holds either array as words
 /// ([`element_form_words`]).
 pub fn element_form_holds_words(plan: &Plan, bits: u32, threads: u32) -> bool {
