@@ -2808,3 +2808,18 @@ fn arrays_over_the_register_limit_move_as_words() {
     assert!(h.contains("16-bit (automatic = both)"), "{h}");
     assert!(h.contains("detail::ld_dword(&src[0], src_w[0], src_w[1]);"));
 }
+
+#[test]
+fn eight_bit_words_move_one_at_a_time_and_sixteen_bit_two() {
+    // the same helper's 8-bit and 16-bit element forms through their packed
+    // forms: 16-bit natural words move in pairs (an 8-byte memcpy), 8-bit
+    // ones word by word (pairs measured slower there, twentieth pass)
+    let o = run(&["emit", "--ttgir", "tests/data/stress_w32.ttgir"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(h.contains("// 8-bit elements in this form: the arrays move as natural 32-bit words, one at a time by a 4-byte memcpy, through wf_transpose_f16_256x256_5_packed8"), "{h}");
+    assert!(h.contains("// 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_transpose_f16_256x256_5_packed16"), "{h}");
+    let eight = &h[h.find("if constexpr (sizeof(T) == 1)").unwrap()..h.find("} else if constexpr (sizeof(T) == 2)").unwrap()];
+    assert!(eight.contains("src_w[1] = detail::ld_word(&src[4]);"), "{eight}");
+    assert!(!eight.contains("detail::ld_dword(") && !eight.contains("detail::st_dword("), "{eight}");
+}

@@ -177,8 +177,14 @@ pub fn emit_helper_widths_as(
                 } else {
                     ""
                 };
+                // 16-bit words move in pairs (kernels::element::via_packed's in_pairs)
+                let access = if *bits == 16 {
+                    "two at a time by an 8-byte memcpy"
+                } else {
+                    "one at a time by a 4-byte memcpy"
+                };
                 form_notes.push(format!(
-                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, two at a time by an 8-byte memcpy, through {ident}_packed{bits}{folds}{why}; {prmt} prmt per thread reorder them to and from its word order",
+                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, {access}, through {ident}_packed{bits}{folds}{why}; {prmt} prmt per thread reorder them to and from its word order",
                     match held.name() {
                         "both" => "arrays",
                         "src" => "src array",

@@ -163,16 +163,35 @@ pub(crate) fn body_via_packed(
     (out, prmt)
 }
 
+/// Whether natural words of elements `per` to a word move two at a time
+/// (an 8-byte `memcpy`): 16-bit data (`per` 2) only.
+///
+/// 16-bit: NVVM's scalar replacement (SROA) widens a 64-bit slice of a
+/// `short[N]` array into an integer, so that the caller's per-element work
+/// on the array folds into 32-bit operations, where a 4-byte slice becomes
+/// a `<2 x i16>` vector on which it stays per half (`results/resources_h100.md`,
+/// nineteenth pass). 8-bit: one 4-byte word at a time, as before the
+/// nineteenth pass; 8-byte pairs changed NVVM's loop code on four of the
+/// corpus's seven 8-bit conversions and were slower on three of them
+/// (h2h on an H200, twentieth pass: `mma2_acc_to_dot_a_i8` 0.498x -> 0.481x
+/// Triton's time with single words, `attn:104` 0.476x -> 0.470x, none slower;
+/// `results/resources/twentieth/e8_words8/`).
+fn in_pairs(per: u32) -> bool {
+    per == 2
+}
+
 /// The `words` natural 32-bit words of the caller's source array (`per`
-/// elements a word) into `array[0..words]`: two consecutive words at a
-/// time by `detail::ld_dword` (one 8-byte `memcpy`, elements `2j * per ..
-/// 2j * per + 2 per - 1`), a last odd word by `detail::ld_word`. Valid at
-/// any alignment and under any aliasing. Why 8 bytes: NVVM's scalar
-/// replacement (SROA) widens a 64-bit slice of a `short[N]` array into an
-/// integer, so that the caller's per-element work on the array folds into
-/// 32-bit operations, where a 4-byte slice becomes a `<2 x i16>` vector on
-/// which it stays per half (`results/resources_h100.md`, nineteenth pass).
+/// elements a word) into `array[0..words]`: for 16-bit data two consecutive
+/// words at a time by `detail::ld_dword` (one 8-byte `memcpy`, elements
+/// `2j * per .. 2j * per + 2 per - 1`) and a last odd word by
+/// `detail::ld_word`; for 8-bit data word by word by `detail::ld_word`
+/// ([`in_pairs`]). Valid at any alignment and under any aliasing.
 pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<String> {
+    if !in_pairs(per) {
+        return (0..words)
+            .map(|k| format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per))
+            .collect();
+    }
     (0..words)
         .step_by(2)
         .map(|k| {
@@ -190,9 +209,17 @@ pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<Strin
 }
 
 /// `words[k]` into natural 32-bit word `k` of the caller's destination
-/// array, two consecutive words at a time by `detail::st_dword` (see
-/// [`load_natural_words`]), a last odd word by `detail::st_word`.
+/// array: for 16-bit data two consecutive words at a time by
+/// `detail::st_dword` and a last odd word by `detail::st_word`; for 8-bit
+/// data word by word by `detail::st_word` ([`in_pairs`]).
 pub(crate) fn store_natural_words(words: &[String], per: u32) -> Vec<String> {
+    if !in_pairs(per) {
+        return words
+            .iter()
+            .enumerate()
+            .map(|(k, w)| format!("detail::st_word(&dst[{}], {w});", k as u32 * per))
+            .collect();
+    }
     words
         .chunks(2)
         .enumerate()

@@ -125,7 +125,8 @@ pub fn resident_ctas_by_form(plan: &Plan, bits: u32, threads: u32) -> Option<(u3
 pub const WORDS_MIN_ELEMS: u32 = 16;
 
 /// Which arrays of an element form (`T (&src)[N]`) move as the caller's
-/// natural 32-bit words (two at a time, an 8-byte `memcpy`) rather than
+/// natural 32-bit words (16-bit data two at a time, an 8-byte `memcpy`;
+/// 8-bit data one at a time) rather than
 /// element by element; NVVM's scalar replacement then keeps such an array
 /// in 32-bit registers (two 16-bit or four 8-bit elements each) across the
 /// caller's code, its loop-carried values included.
