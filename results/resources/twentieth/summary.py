@@ -111,6 +111,25 @@ def main():
     print(f"- {len(v)} conversions, {sum(r['verified'] is True for r in v)} verified, {sum(r['gpu_cases'] for r in v)} GPU cases, "
           f"{sum(r['mismatches'] for r in v)} mismatching slots, {sum(r['errors'] for r in v)} errors")
 
+    print("\n## e6: verify --gpu of every corpus and stress file (4df2e2b's code), sanitizers\n")
+    v = rows("e6_verify_corpus/cases.jsonl")
+    print(f"- {len(v)} conversions, {sum(r['verified'] is True for r in v)} verified, {sum(r['gpu_cases'] for r in v)} GPU cases, "
+          f"{sum(r['mismatches'] for r in v)} mismatching slots, {sum(r['errors'] for r in v)} errors")
+    for f in sorted(glob.glob(os.path.join(H, "e6_verify_corpus/san/*.txt"))):
+        last = [l.strip() for l in open(f) if "SUMMARY" in l]
+        print(f"  - {os.path.basename(f)}: {last[-1] if last else 'no summary'}")
+
+    print("\n## e7: h2h (as shipped) over the whole corpus, 974b3c5 (before issue 23) against 4df2e2b's code\n")
+    t = open(os.path.join(H, "e7_before_issue/table.md")).read().splitlines()
+    print("\n".join(l for l in t if l.startswith("- ")))
+
+    print("\n## e8: 8-bit natural words one at a time (w8) against two at a time (cur)\n")
+    t = open(os.path.join(H, "e8_words8/table.md")).read().splitlines()
+    print("\n".join(l for l in t if l.startswith("|") or l.startswith("- ")))
+    v = rows("e8_words8/verify_i8.jsonl")
+    print(f"- verify --gpu --dtypes i8 (w8): {len(v)} conversions, {sum(r['verified'] is True for r in v)} verified, "
+          f"{sum(r['gpu_cases'] for r in v)} GPU cases, {sum(r['mismatches'] for r in v)} mismatching slots, {sum(r['errors'] for r in v)} errors")
+
 
 if __name__ == "__main__":
     main()
