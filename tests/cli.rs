@@ -2819,7 +2819,14 @@ fn eight_bit_words_move_one_at_a_time_and_sixteen_bit_two() {
     let h = String::from_utf8(o.stdout).unwrap();
     assert!(h.contains("// 8-bit elements in this form: the arrays move as natural 32-bit words, one at a time by a 4-byte memcpy, through wf_transpose_f16_256x256_5_packed8"), "{h}");
     assert!(h.contains("// 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_transpose_f16_256x256_5_packed16"), "{h}");
-    let eight = &h[h.find("if constexpr (sizeof(T) == 1)").unwrap()..h.find("} else if constexpr (sizeof(T) == 2)").unwrap()];
-    assert!(eight.contains("src_w[1] = detail::ld_word(&src[4]);"), "{eight}");
-    assert!(!eight.contains("detail::ld_dword(") && !eight.contains("detail::st_dword("), "{eight}");
+    let eight = &h[h.find("if constexpr (sizeof(T) == 1)").unwrap()
+        ..h.find("} else if constexpr (sizeof(T) == 2)").unwrap()];
+    assert!(
+        eight.contains("src_w[1] = detail::ld_word(&src[4]);"),
+        "{eight}"
+    );
+    assert!(
+        !eight.contains("detail::ld_dword(") && !eight.contains("detail::st_dword("),
+        "{eight}"
+    );
 }

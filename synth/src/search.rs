@@ -244,7 +244,8 @@ pub fn consider(
     // it spills), then by score; among ties, 16-bit element forms that build
     // their stored words by prmt take the narrower stores
     // (`element_form_store_bytes`: measured, not in the cost model).
-    let store_bytes = |c: &Candidate| crate::plan::budget::element_form_store_bytes(&c.plan, opt.elem_bits);
+    let store_bytes =
+        |c: &Candidate| crate::plan::budget::element_form_store_bytes(&c.plan, opt.elem_bits);
     proven.sort_by(|a, b| {
         a.over_registers
             .cmp(&b.over_registers)

@@ -3,29 +3,18 @@
 //! launch bounds' limit (`spill`); candidates over the register cap rank
 //! after every candidate within it, whatever their instruction scores.
 
-use synth::cost_model::{Features, DEFAULT_SPILL_WEIGHT};
-use synth::parse::parse_ttgir;
-use synth::plan::{
-    peak_registers, preferred_peak, register_limit, Conversion, SharedOptions, StrategyChoice,
-};
-use synth::search::{consider, plan_width, register_cap, Weights};
+mod common;
 
-/// The conversion of `tests/data/<file>` whose name starts with `name`.
-fn conversion(file: &str, name: &str) -> Conversion {
-    let p = format!("{}/../tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    let f = parse_ttgir(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    f.converts
-        .iter()
-        .map(|op| Conversion::from_op(op).unwrap())
-        .find(|c| c.name.starts_with(name))
-        .unwrap_or_else(|| panic!("{file} has {name}"))
-}
+use common::conversion;
+use synth::cost_model::{Features, DEFAULT_SPILL_WEIGHT};
+use synth::plan::{peak_registers, preferred_peak, register_limit, SharedOptions, StrategyChoice};
+use synth::search::{consider, plan_width, register_cap, Weights};
 
 #[test]
 fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
     // 128 f64 elements per thread at 4 warps: 256 registers of data alone,
     // over the 255 any thread has, so every candidate spills
-    let c = conversion("stress_w4.ttgir", "transpose_f64_128x128");
+    let c = conversion("tests/data/stress_w4.ttgir", "transpose_f64_128x128");
     let bits = plan_width(&c);
     let opt = SharedOptions {
         elem_bits: bits,
@@ -56,7 +45,7 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
         );
     }
     // one warp's 64x64 f32 transpose fits: no spill charged
-    let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
+    let c = conversion("tests/data/stress_w1.ttgir", "warp_local_f32_64x64");
     let opt = SharedOptions::default();
     let cons = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
     for k in &cons.proven {
@@ -72,7 +61,7 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
 
 #[test]
 fn candidates_over_the_register_cap_rank_after_those_within_it() {
-    let c = conversion("stress_w1.ttgir", "warp_local_f32_64x64");
+    let c = conversion("tests/data/stress_w1.ttgir", "warp_local_f32_64x64");
     let w = Weights::default();
     let free = consider(
         &c,
@@ -130,7 +119,7 @@ fn candidates_over_the_register_cap_rank_after_those_within_it() {
 /// 128 registers whatever `--max-registers` says.
 #[test]
 fn the_register_cap_is_at_most_the_launch_bounds_limit() {
-    let c = conversion("stress_w16.ttgir", "epilogue_f16_256x128");
+    let c = conversion("tests/data/stress_w16.ttgir", "epilogue_f16_256x128");
     assert_eq!(c.num_warps, 16);
     let cap = |n: Option<u32>| {
         register_cap(

@@ -8,21 +8,12 @@
 //! 8-byte stores in both directions in place of 16-byte ones, its packed
 //! form unchanged (0.907x -> 0.909x).
 
+mod common;
+
+use common::conversion;
 use synth::parse::parse_ttgir;
 use synth::plan::{element_form_store_bytes, Conversion, SharedOptions, StrategyChoice};
 use synth::search::{consider, plan_conversion, plan_width, Weights};
-
-/// The conversion of `file` (under the repository root) whose name starts
-/// with `name`.
-fn conversion(file: &str, name: &str) -> Conversion {
-    let p = format!("{}/../{file}", env!("CARGO_MANIFEST_DIR"));
-    let f = parse_ttgir(&std::fs::read_to_string(p).unwrap()).unwrap();
-    f.converts
-        .iter()
-        .map(|op| Conversion::from_op(op).unwrap())
-        .find(|c| c.name.starts_with(name))
-        .unwrap_or_else(|| panic!("{file} has {name}"))
-}
 
 #[test]
 fn the_transpose_takes_8_byte_stores_over_a_tied_16_byte_candidate() {
@@ -34,7 +25,12 @@ fn the_transpose_takes_8_byte_stores_over_a_tied_16_byte_candidate() {
     assert_eq!(opt.elem_bits, 16);
     let c = consider(&conv, StrategyChoice::Auto, &Weights::default(), &opt, None).unwrap();
     let first = &c.proven[0];
-    assert_eq!(element_form_store_bytes(&first.plan, 16), 8, "{}", first.plan.strategy);
+    assert_eq!(
+        element_form_store_bytes(&first.plan, 16),
+        8,
+        "{}",
+        first.plan.strategy
+    );
     // a candidate with 16-byte stores ties with it on everything the cost
     // model sees, and ranks after it
     let tied = c
@@ -82,5 +78,8 @@ fn other_widths_and_natural_pairs_have_no_preference() {
             assert!(bytes > 0, "{}: {}", conv.name, ch.plan.strategy);
         }
     }
-    assert!(natural > 0, "some 16-bit plan of the corpus keeps natural pairs");
+    assert!(
+        natural > 0,
+        "some 16-bit plan of the corpus keeps natural pairs"
+    );
 }
