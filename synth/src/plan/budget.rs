@@ -297,9 +297,10 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
 /// call), the element forms of the tied candidates ran, over Triton's loop,
 /// 1.114x with 16-byte stores both ways (`v4+v2`, the candidate ranked first
 /// before), 1.057x with 8-byte stores forward alone, 1.074x backward alone
-/// and 1.017x both ways (`v2+v4`); 4-byte stores (`b32+b32`, more
+/// and 1.017x both ways (`v2+v4`; two `bench` runs of one call, each
+/// against its own Triton timing); 4-byte stores (`b32+b32`, more
 /// instructions, not a tie) 1.010x. The packed forms of all of them ran
-/// within 0.2% of each other (0.908x-0.910x): the difference is the `prmt`
+/// within 0.3% of each other (0.908x-0.910x): the difference is the `prmt`
 /// that build each store's words from the caller's pairs, four before a
 /// 16-byte store against two before an 8-byte one, in the phase where the
 /// warps queue their stores (inferred from the SASS; not profiled).
