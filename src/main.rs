@@ -92,10 +92,8 @@ fn report(e: &anyhow::Error) {
         format!("{}: ", ctx.join(": "))
     };
     note!("warpforge: error: {lead}{}: {}", se.place, se.msg);
-    let snippet = se.render();
-    // the snippet's first line repeats the message: keep the source lines
-    let body: Vec<&str> = snippet.lines().skip_while(|l| !l.contains("╭─[")).collect();
-    if !body.is_empty() {
-        note!("{}", body.join("\n"));
+    let snippet = se.snippet();
+    if !snippet.is_empty() {
+        note!("{snippet}");
     }
 }

@@ -150,7 +150,12 @@ fn max_smem_rounds_or_a_clear_error() {
         e.contains("needs 4096 bytes") && e.contains("--max-smem allows 2048"),
         "{e}"
     );
-    assert!(!out.exists(), "nothing is written");
+    // the refused conversion is declared, failing to compile where it is used
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        h.contains("was NOT served") && h.contains("--max-smem allows 2048"),
+        "{h}"
+    );
 }
 
 fn tempfile_dir() -> std::path::PathBuf {
@@ -949,22 +954,29 @@ fn non_surjective_and_wrong_warps() {
 }
 
 #[test]
-fn failed_emit_writes_nothing() {
-    let dir = std::env::temp_dir().join(format!("wf-nohalf-{}", std::process::id()));
+fn a_refused_conversion_is_declared_to_fail_where_it_is_used() {
+    let dir = std::env::temp_dir().join(format!("wf-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("x.cuh");
-    expect_error(
-        &[
-            "emit",
-            "--ttgir",
-            "tests/data/cross_cta.mlir",
-            "--sm",
-            "80",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        &["across CTAs"],
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "tests/data/cross_cta.mlir",
+        "--sm",
+        "80",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("across CTAs"), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(h.contains("was NOT served"), "{h}");
+    assert!(
+        h.contains("static_assert(detail::refused<T, A...>::value, \"warpforge refused"),
+        "{h}"
     );
-    assert!(!out.exists(), "a failed emit must not write {out:?}");
+    assert!(h.contains("across CTAs"), "{h}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -2127,7 +2139,15 @@ fn scratch_per_width_fits_the_target() {
     assert!(files.iter().any(|f| f.contains("stress_w32")));
     for (sm, limit) in [("90", 232_448u64), ("86", 101_376)] {
         for f in &files {
-            let o = run(&["plan", "--json", "--sm", sm, "--ttgir", f]);
+            let o = run(&[
+                "plan",
+                "--json",
+                "--sm",
+                sm,
+                "--override-target",
+                "--ttgir",
+                f,
+            ]);
             assert!(o.status.success(), "{f}: {}", stderr(&o));
             for l in String::from_utf8(o.stdout).unwrap().lines() {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -2159,6 +2179,7 @@ fn the_header_states_each_widths_scratch_and_refuses_what_it_cannot_serve() {
         "emit",
         "--sm",
         "86",
+        "--override-target",
         "--ttgir",
         "tests/data/stress_w32.ttgir",
     ]);
@@ -2169,7 +2190,7 @@ fn the_header_states_each_widths_scratch_and_refuses_what_it_cannot_serve() {
 }
 
 #[test]
-fn a_tile_no_register_file_holds_is_refused_before_planning() {
+fn a_tile_over_1024_elements_per_thread_is_refused_before_planning() {
     let t0 = std::time::Instant::now();
     let o = run(&[
         "plan",
@@ -2188,7 +2209,8 @@ fn a_tile_no_register_file_holds_is_refused_before_planning() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(
-        e.contains("4096 elements per thread in the source layout") && e.contains("255 registers"),
+        e.contains("4096 elements per thread in the source layout")
+            && e.contains("over the 1024 elements per thread warpforge plans"),
         "{e}"
     );
 }
@@ -2829,4 +2851,118 @@ fn eight_bit_words_move_one_at_a_time_and_sixteen_bit_two() {
         !eight.contains("detail::ld_dword(") && !eight.contains("detail::st_dword("),
         "{eight}"
     );
+}
+
+/// Issue 46: one conversion that cannot be served leaves every other one
+/// its helper and proof; the refused one is its own record (JSON, text,
+/// JUnit, header declaration) and the run exits 1.
+#[test]
+fn one_refused_conversion_leaves_the_others_served() {
+    let dir = tempfile_dir().join("per_conversion");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("three.ttgir");
+    let b = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    let t = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>";
+    let amd = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = true}>";
+    std::fs::write(
+        &f,
+        format!(
+            "#b = {b}\n#t = {t}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, ttg.target = \"cuda:80\"}} {{\n  tt.func @f() {{\n    %0 = ttg.convert_layout %x : tensor<16x16xf16, #b> -> tensor<16x16xf16, #t>\n    %1 = ttg.convert_layout %x : tensor<16x16xf16, #b> -> tensor<16x16xf16, {amd}>\n    %2 = ttg.convert_layout %x : tensor<16x16xf16, #t> -> tensor<16x16xf16, #b>\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let fs = f.to_str().unwrap();
+    let o = run(&["plan", "--json", "--ttgir", fs]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let recs: Vec<serde_json::Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let status: Vec<&str> = recs.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(status, ["served", "refused", "served"]);
+    for r in &recs {
+        assert_eq!(r["file"].as_str(), Some(fs));
+        assert!(r["helper"].as_str().unwrap().starts_with("wf_f_"), "{r}");
+    }
+    assert_eq!(recs[0]["target"], "sm_80");
+    assert!(
+        recs[1]["reason"].as_str().unwrap().contains("amd_mfma"),
+        "{}",
+        recs[1]
+    );
+    assert!(stderr_has(&run(&["plan", "--ttgir", fs]), "1 refused"));
+    // emit: two helpers and the refused one's declarations
+    let out = dir.join("three.cuh");
+    let o = run(&["emit", "--ttgir", fs, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        h.contains("void wf_f_6(A&&...)") && h.contains("was NOT served"),
+        "{h}"
+    );
+    assert_eq!(h.matches("// target: sm_80").count(), 2, "{h}");
+    // verify: two proofs, one failing JUnit case for the refused one
+    let xml = dir.join("three.xml");
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--ttgir",
+        fs,
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.contains("cpu ok")).count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("f:6") && text.contains("refused"), "{text}");
+    let x = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        x.contains("f:6 refused") && x.contains("type=\"refused\""),
+        "{x}"
+    );
+}
+
+fn stderr_has(o: &std::process::Output, s: &str) -> bool {
+    stderr(o).contains(s)
+}
+
+/// Issue 46: the file's `ttg.target` sets the target: the sm_80 corpus
+/// file gets no `stmatrix`, its header names and guards sm_80; `--sm` that
+/// differs is refused per conversion unless `--override-target`.
+#[test]
+fn the_target_comes_from_the_file() {
+    let f = "corpus/ttgir/colsum_trans_fp16_32x32_w1_sm80.ttgir";
+    let o = run(&["emit", "--ttgir", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = String::from_utf8(o.stdout).unwrap();
+    assert!(!h.contains("detail::stsm"), "an sm_80 helper uses stmatrix");
+    assert!(
+        h.contains("// target: sm_80 (ttg.target = \"cuda:80\")"),
+        "{h}"
+    );
+    assert!(
+        h.contains("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800"),
+        "{h}"
+    );
+    let o = run(&["plan", "--sm", "90", "--ttgir", f]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--sm 90 conflicts with the file's ttg.target = \"cuda:80\""));
+    let o = run(&[
+        "plan",
+        "--json",
+        "--sm",
+        "90",
+        "--override-target",
+        "--ttgir",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("\"target\":\"sm_90\""));
 }

@@ -1,6 +1,6 @@
 use crate::ident::stable_hash;
 use crate::render::{env, HEADER};
-use crate::{EmitError, EmittedHelper};
+use crate::{EmitError, EmittedHelper, RefusedHelper};
 use minijinja::context;
 
 /// The whole header: preamble plus every helper, in order.
@@ -13,20 +13,128 @@ use minijinja::context;
 /// helper from two headers is defined once, two different helpers with one
 /// name stop with an `#error` that says to emit one with another prefix.
 pub fn emit_header(helpers: &[EmittedHelper], origin: &str) -> Result<String, EmitError> {
-    let guarded: Vec<minijinja::Value> = helpers
-        .iter()
-        .map(|h| {
-            context! {
-                ident => h.ident,
-                hash => format!("0x{:012x}", stable_hash(&[&h.code]) >> 16),
-                code => h.code,
-            }
-        })
-        .collect();
+    let items: Vec<HeaderItem> = helpers.iter().map(HeaderItem::Helper).collect();
+    emit_header_items(&items, origin)
+}
+
+/// One entry of a header: a helper, or the declarations of a refused
+/// conversion.
+#[derive(Clone, Copy, Debug)]
+pub enum HeaderItem<'a> {
+    Helper(&'a EmittedHelper),
+    Refused(&'a RefusedHelper),
+}
+
+/// [`emit_header`] of `items` in order: each helper under its guard (and,
+/// where it states a target, an `__CUDA_ARCH__` check that stops an older
+/// architecture with `#error`), each refused conversion as declarations of
+/// its names whose use fails with a `static_assert` giving the reason.
+pub fn emit_header_items(items: &[HeaderItem], origin: &str) -> Result<String, EmitError> {
+    let entries: Vec<minijinja::Value> = items.iter().map(|it| item_context(*it)).collect();
     Ok(env().get_template("header")?.render(context! {
         version => env!("CARGO_PKG_VERSION"),
-        origin => origin,
+        origin => comment_text(origin),
         detail_hash => format!("0x{:012x}", stable_hash(&[HEADER]) >> 16),
-        helpers => guarded,
+        helpers => entries,
     })?)
+}
+
+/// The template context of one header entry.
+fn item_context(it: HeaderItem) -> minijinja::Value {
+    match it {
+        HeaderItem::Helper(h) => {
+            let (target_line, arch, arch_error) = match &h.target {
+                Some(t) => (
+                    format!(
+                        "target: sm_{} ({}); compiles for sm_{} and newer, an older architecture stops with #error",
+                        t.sm,
+                        comment_text(&t.from),
+                        t.sm
+                    ),
+                    t.sm * 10,
+                    c_string(&format!(
+                        "warpforge: {} was planned for sm_{} ({}) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)",
+                        h.ident, t.sm, t.from
+                    )),
+                ),
+                None => (String::new(), 0, String::new()),
+            };
+            let target_key = h
+                .target
+                .as_ref()
+                .map(|t| t.sm.to_string())
+                .unwrap_or_default();
+            context! {
+                refused => false,
+                ident => h.ident,
+                hash => format!("0x{:012x}", stable_hash(&[&h.code, &target_key]) >> 16),
+                code => h.code,
+                target_line => target_line,
+                arch => arch,
+                arch_error => arch_error,
+            }
+        }
+        HeaderItem::Refused(r) => {
+            let msg = c_string(&format!(
+                "warpforge refused {} ({}): {}",
+                r.name, r.file, r.reason
+            ));
+            context! {
+                refused => true,
+                ident => r.ident,
+                hash => format!("0x{:012x}", stable_hash(&[&r.ident, &r.reason]) >> 16),
+                name => comment_text(&r.name),
+                file => comment_text(&r.file),
+                reason => comment_text(&r.reason),
+                msg => msg,
+            }
+        }
+    }
+}
+
+/// `s` made safe for one `//` comment line: control characters become
+/// spaces, and a trailing backslash (which would splice the next line
+/// into the comment) is followed by a `.`.
+pub fn comment_text(s: &str) -> String {
+    let mut t: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if t.trim_end().ends_with('\\') {
+        t = t.trim_end().to_string();
+        t.push('.');
+    }
+    t
+}
+
+/// `s` as the contents of a C string literal (without the quotes):
+/// printable ASCII as is except `"`, `\\` and `?` (escaped; `?` against
+/// trigraphs), every other byte as a three-digit octal escape.
+pub fn c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn comments_and_strings_cannot_be_escaped() {
+        assert_eq!(comment_text("a\nb\r#define x"), "a b #define x");
+        assert_eq!(comment_text("ends in \\"), "ends in \\.");
+        assert_eq!(
+            c_string("q\"b\\n?\n\u{e9}"),
+            "q\\\"b\\\\n\\?\\012\\303\\251"
+        );
+    }
 }

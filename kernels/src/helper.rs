@@ -34,6 +34,36 @@ pub struct EmittedHelper {
     pub word_choices: Vec<u32>,
     /// The helper's source text.
     pub code: String,
+    /// The architecture it was planned for (`None`: unstated, no guard);
+    /// the header states it and stops the compilation of an older one.
+    pub target: Option<HelperTarget>,
+}
+
+/// The architecture a helper was planned for and what said so; its header
+/// guards it with `__CUDA_ARCH__` (an older architecture stops with
+/// `#error`: the helper may use instructions it lacks, e.g. `stmatrix`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HelperTarget {
+    /// Compute capability, `10 * major + minor`.
+    pub sm: u32,
+    /// Where the target came from (`ttg.target = "cuda:80"`, `--sm 90`, ...).
+    pub from: String,
+}
+
+/// A conversion that warpforge did not serve: its header entry declares
+/// the helper's name so that a kernel that calls it (or names
+/// `<ident>_smem_bytes<T>`) fails to compile with `reason`, while a kernel
+/// that does not compiles.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RefusedHelper {
+    /// C identifier the helper would have had.
+    pub ident: String,
+    /// The conversion's name (`func:line`).
+    pub name: String,
+    /// The file it is in.
+    pub file: String,
+    /// Why it was not served (one line).
+    pub reason: String,
 }
 
 /// The scratch one element width of a helper needs.
@@ -434,6 +464,7 @@ pub fn emit_helper_widths_as(
         packed: packed_bits,
         word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
+        target: None,
     })
 }
 
@@ -711,6 +742,16 @@ fn register_line(
         }
     }
     s += &format!("; __launch_bounds__({threads}) allows {limit}{occupancy}");
+    let data = if bits < 32 && plan.packed_form(bits) {
+        peak_registers(plan, bits, true).data
+    } else {
+        e.data
+    };
+    if data > limit {
+        s += &format!(
+            "; PREDICTED SPILL: the data alone ({data} registers) is over the {limit} a thread of this CTA can hold, so ptxas will spill to local memory (as it does for Triton's own lowering of this tile)"
+        );
+    }
     s
 }
 

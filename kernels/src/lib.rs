@@ -41,10 +41,10 @@ pub use element::{body, PUN_MIN_ELEMS};
 pub use error::EmitError;
 pub use expr::linear_expr;
 pub use global::emit_bench_kernel_global;
-pub use header::emit_header;
+pub use header::{c_string, comment_text, emit_header, emit_header_items, HeaderItem};
 pub use helper::{
-    definition, emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper, PackedForm,
-    WidthScratch,
+    definition, emit_helper, emit_helper_widths, emit_helper_widths_as, EmittedHelper,
+    HelperTarget, PackedForm, RefusedHelper, WidthScratch,
 };
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
 pub use packed::body_packed;

@@ -83,4 +83,13 @@ impl SourceError {
         }
         s
     }
+
+    /// The source lines of [`SourceError::render`] with the offending text
+    /// underlined, without the message line it repeats (empty where the
+    /// line is too long to show).
+    pub fn snippet(&self) -> String {
+        let r = self.render();
+        let body: Vec<&str> = r.lines().skip_while(|l| !l.contains("╭─[")).collect();
+        body.join("\n")
+    }
 }

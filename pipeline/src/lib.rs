@@ -52,16 +52,88 @@ mod names;
 
 pub use diag::SourceError;
 pub use kernels::Api;
-pub use load::{load_files, load_pair, Loaded, Pair, WarpsFrom};
+pub use load::{load_files, load_pair, Loaded, Pair, Refused, WarpsFrom};
+pub use synth::plan::StrategyChoice;
 
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use synth::parse::{ConvertOp, Span};
-use synth::plan::{Conversion, SharedOptions, StrategyChoice};
+use synth::plan::{Conversion, SharedOptions};
 use synth::search::{plan_all_widths, plan_conversion_with, plan_width, Chosen, Weights};
 
 /// Warps per CTA when neither `--warps` nor a layout fixes them.
 pub const DEFAULT_WARPS: u32 = 4;
+
+/// The target compute capability when neither `--sm` nor the input's
+/// `ttg.target` names one (sm_90, Hopper).
+pub const DEFAULT_SM: u32 = 90;
+
+/// The compute capabilities warpforge plans for: sm_70 to sm_121.
+pub const SM_RANGE: std::ops::RangeInclusive<u32> = 70..=121;
+
+/// The architecture a conversion is planned for, and what said so.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Target {
+    /// Compute capability, `10 * major + minor` (80: sm_80).
+    pub sm: u32,
+    /// Where it came from: `--sm`, `ttg.target = "cuda:80"`, or the default.
+    pub from: String,
+}
+
+impl Target {
+    /// The target of `op`: its module's `ttg.target = "cuda:NN"`, else
+    /// `flag` (`--sm`), else [`DEFAULT_SM`].
+    ///
+    /// With `override_file` (`--override-target`), `flag` wins over the
+    /// file's target.
+    ///
+    /// Errors: `--sm` and the file's target disagree without
+    /// `override_file` (naming both), a target that is not `cuda:NN` with
+    /// NN in [`SM_RANGE`].
+    pub fn of(op: &ConvertOp, flag: Option<u32>, override_file: bool) -> Result<Target, String> {
+        if let (Some(sm), true) = (flag, override_file) {
+            let from = match &op.target {
+                Some(t) => {
+                    format!("--sm {sm} --override-target, over the file's ttg.target = \"{t}\"")
+                }
+                None => format!("--sm {sm}"),
+            };
+            return Ok(Target { sm, from });
+        }
+        let Some(t) = &op.target else {
+            return Ok(match flag {
+                Some(sm) => Target {
+                    sm,
+                    from: format!("--sm {sm}"),
+                },
+                None => Target {
+                    sm: DEFAULT_SM,
+                    from: format!("the default sm_{DEFAULT_SM} (no --sm, no ttg.target)"),
+                },
+            });
+        };
+        let sm = t
+            .strip_prefix("cuda:")
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|n| SM_RANGE.contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "ttg.target = \"{t}\": warpforge plans for `cuda:NN` targets, sm_{} to sm_{}",
+                    SM_RANGE.start(),
+                    SM_RANGE.end()
+                )
+            })?;
+        if let Some(f) = flag.filter(|f| *f != sm) {
+            return Err(format!(
+                "--sm {f} conflicts with the file's ttg.target = \"{t}\" (sm_{sm}): drop --sm to plan for the file's target, or add --override-target to plan it for sm_{f}"
+            ));
+        }
+        Ok(Target {
+            sm,
+            from: format!("ttg.target = \"{t}\""),
+        })
+    }
+}
 
 /// How conversions are planned.
 #[derive(Clone, Copy, Debug)]
@@ -72,8 +144,12 @@ pub struct Options {
     /// `synth/cost_models/default.json`).
     pub weights: Weights,
     /// Target compute capability, `10 * major + minor` (`ldmatrix` needs 75,
-    /// `stmatrix` 90).
-    pub sm: u32,
+    /// `stmatrix` 90, clusters 90): `--sm`. `None`: each conversion's
+    /// module's `ttg.target`, else [`DEFAULT_SM`]; `Some` with a file whose
+    /// target differs refuses that file's conversions ([`Target::of`]).
+    pub sm: Option<u32>,
+    /// `--override-target`: `sm` wins over a file's `ttg.target`.
+    pub override_target: bool,
     /// Most shared-memory scratch a helper may use, in bytes; larger plans go
     /// in rounds. Whatever it says, every element width's scratch stays
     /// within the target's per-block limit ([`synth::plan::smem_limit`] of
@@ -95,13 +171,14 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// Any strategy, the built-in cost model, sm_90, no scratch limit,
-    /// every element width.
+    /// Any strategy, the built-in cost model, the input's target (else
+    /// sm_90), no scratch limit, every element width.
     fn default() -> Self {
         Options {
             strategy: StrategyChoice::Auto,
             weights: Weights::default(),
-            sm: 90,
+            sm: None,
+            override_target: false,
             max_smem: None,
             max_registers: None,
             all_widths: true,
@@ -123,6 +200,8 @@ pub struct Planned {
     /// Plans for every element width the emitted helper dispatches on
     /// (empty when only the own width was planned).
     pub variants: Vec<(u32, Chosen)>,
+    /// The architecture it was planned for.
+    pub target: Target,
 }
 
 /// The planned conversions of one input.
@@ -130,8 +209,37 @@ pub struct Planned {
 pub struct PlannedInput {
     /// The files (or `command line`), as the header names them.
     pub origin: String,
-    /// One per conversion, in input order.
+    /// One per served conversion, in input order.
     pub conversions: Vec<Planned>,
+    /// Every conversion (or file) that is not served, with the reason, in
+    /// input order.
+    pub refused: Vec<Refused>,
+    /// The input files in order (for [`PlannedInput::records`]).
+    pub files: Vec<String>,
+}
+
+/// One conversion's result: served (planned and proven) or refused.
+#[derive(Clone, Copy, Debug)]
+pub enum Record<'a> {
+    Served(&'a Planned),
+    Refused(&'a Refused),
+}
+
+impl Record<'_> {
+    /// The file the conversion is in.
+    pub fn file(&self) -> &str {
+        match self {
+            Record::Served(p) => &p.file,
+            Record::Refused(r) => &r.file,
+        }
+    }
+    /// The op's line (0 for a pair).
+    pub fn line(&self) -> usize {
+        match self {
+            Record::Served(p) => p.op.line,
+            Record::Refused(r) => r.line,
+        }
+    }
 }
 
 /// An emitted header and its helpers (in the order of the conversions).
@@ -139,7 +247,11 @@ pub struct PlannedInput {
 pub struct Emitted {
     /// The whole header: guards, then one helper per conversion.
     pub header: String,
+    /// One per served conversion, in the order of [`PlannedInput::conversions`].
     pub helpers: Vec<kernels::EmittedHelper>,
+    /// One per refused conversion (not whole files), in input order:
+    /// declarations whose use fails to compile.
+    pub refused: Vec<kernels::RefusedHelper>,
 }
 
 impl PlannedInput {
@@ -159,7 +271,30 @@ impl PlannedInput {
     /// packed forms) on CuTe register fragments after the array forms
     /// ([`kernels::cute_section`]; `emit --api cute`). Same errors.
     pub fn emit_api(&self, prefix: &str, api: Api) -> Result<Emitted> {
-        names::emit(&self.conversions, &self.origin, prefix, api)
+        names::emit(self, prefix, api)
+    }
+
+    /// Every record, served and refused, in input order (file, then line).
+    pub fn records(&self) -> Vec<Record<'_>> {
+        let mut v: Vec<Record> = self.conversions.iter().map(Record::Served).collect();
+        v.extend(self.refused.iter().map(Record::Refused));
+        let rank = |f: &str| self.files.iter().position(|x| x == f).unwrap_or(usize::MAX);
+        v.sort_by_key(|r| (rank(r.file()), r.line()));
+        v
+    }
+
+    /// Every record with its helper's C identifier under `prefix` (`None`
+    /// for a whole file that could not be read), in input order.
+    ///
+    /// Errors: two conversions that would define one C identifier.
+    pub fn named_records(&self, prefix: &str) -> Result<Vec<(Record<'_>, Option<String>)>> {
+        let ids = names::record_idents(self, prefix)?;
+        Ok(self.records().into_iter().zip(ids).collect())
+    }
+
+    /// Whether every conversion was served.
+    pub fn all_served(&self) -> bool {
+        self.refused.is_empty()
     }
 }
 
@@ -167,82 +302,88 @@ impl PlannedInput {
 /// and [`plan`] for the errors).
 pub fn plan_file(path: impl AsRef<Path>, opts: &Options) -> Result<PlannedInput> {
     let loaded = load_files(&[PathBuf::from(path.as_ref())], None)?;
-    Ok(PlannedInput {
-        conversions: plan(&loaded, opts)?,
-        origin: loaded.origin,
-    })
+    plan(&loaded, opts)
 }
 
 /// Plan the conversion of one layout pair (see [`load_pair`] and [`plan`]
 /// for the errors).
 pub fn plan_pair(pair: &Pair, opts: &Options) -> Result<PlannedInput> {
     let loaded = load_pair(pair)?;
-    Ok(PlannedInput {
-        conversions: plan(&loaded, opts)?,
-        origin: loaded.origin,
-    })
+    plan(&loaded, opts)
 }
 
 /// Plan every conversion of `loaded`: search, prove on the CPU simulator and
-/// choose under `opts.weights`, for the own element width or every width.
+/// choose under `opts.weights`, for the own element width or every width,
+/// each for its own [`Target`]. A conversion that cannot be planned is a
+/// [`Refused`] record (with those `loaded` already refused); the others are
+/// served.
 ///
-/// Errors: `--max-smem` with a shuffle-only strategy; any conversion that
-/// cannot be planned (all of them listed, one per line, as
-/// `file:line: reason`; a single one in a file as a [`SourceError`] at its
-/// op's types).
-pub fn plan(loaded: &Loaded, opts: &Options) -> Result<Vec<Planned>> {
+/// Errors: `--max-smem` with a shuffle-only strategy; for a pair
+/// (`--src/--dst`, one conversion) the reason it cannot be planned.
+pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
     if matches!(opts.strategy, StrategyChoice::Shuffle) && opts.max_smem.is_some() {
         bail!("--max-smem limits shared-memory plans, and --strategy shuffle makes none: drop one of them");
     }
-    let shared = SharedOptions {
-        sm: opts.sm,
-        max_smem: Some(scratch_cap(opts.sm, opts.max_smem)),
-        max_registers: opts.max_registers,
-        ..SharedOptions::default()
-    };
     let mut out = Vec::new();
-    let mut errors = Vec::new();
+    let mut refused = loaded.refused.clone();
     for (file, op) in loaded.ops.iter().cloned() {
-        match plan_op(&op, opts, &shared).and_then(|r| check_registers(&op, r, opts)) {
-            Ok((conv, chosen, variants)) => out.push(Planned {
+        let planned = Target::of(&op, opts.sm, opts.override_target)
+            .map_err(anyhow::Error::msg)
+            .and_then(|t| {
+                let shared = SharedOptions {
+                    sm: t.sm,
+                    max_smem: Some(scratch_cap(t.sm, opts.max_smem)),
+                    max_registers: opts.max_registers,
+                    ..SharedOptions::default()
+                };
+                let r = plan_op(&op, opts, &shared).and_then(|r| check_registers(&op, r, opts))?;
+                Ok::<_, anyhow::Error>((t, r))
+            });
+        match planned {
+            Ok((target, (conv, chosen, variants))) => out.push(Planned {
                 file,
                 op,
                 conv,
                 chosen,
                 variants,
+                target,
             }),
-            Err(e) => errors.push((file, op, loaded.in_user_terms(&e.to_string()))),
-        }
-    }
-    if let [(file, op, msg)] = &errors[..] {
-        // one error: point at the op's types in its file
-        if let (Some(text), true) = (loaded.text(file), op.line > 0) {
-            let end = op.dst_at.col + op.dst_at.len;
-            let span = Span {
-                line: op.line,
-                col: op.src_at.col,
-                len: end.saturating_sub(op.src_at.col),
-            };
-            let msg = msg.strip_prefix(&format!("{}: ", op.name)).unwrap_or(msg);
-            let label = format!("`{}`", op.name);
-            return Err(SourceError::new(file, text, span, msg, &label).into());
-        }
-    }
-    if !errors.is_empty() {
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|(file, op, m)| {
-                let at = if op.line > 0 {
-                    format!("{file}:{}", op.line)
+            Err(e) => {
+                let full = loaded.in_user_terms(&e.to_string());
+                if loaded.paths.is_empty() {
+                    // a pair is one conversion: its refusal is the run's error
+                    bail!("{file}: {full}");
+                }
+                let msg = full
+                    .strip_prefix(&format!("{}: ", op.name))
+                    .unwrap_or(&full)
+                    .to_string();
+                let text = loaded.text(&file).unwrap_or("");
+                let span = if op.line > 0 {
+                    let end = op.dst_at.col + op.dst_at.len;
+                    Span {
+                        line: op.line,
+                        col: op.src_at.col,
+                        len: end.saturating_sub(op.src_at.col),
+                    }
                 } else {
-                    file.clone()
+                    op.src_at
                 };
-                format!("{at}: {m}")
-            })
-            .collect();
-        bail!("{}", lines.join("\n"));
+                let label = format!("`{}`", op.name);
+                refused.push(Refused::at(&file, text, span, Some(&op), &msg, &label));
+            }
+        }
     }
-    Ok(out)
+    Ok(PlannedInput {
+        origin: loaded.origin.clone(),
+        conversions: out,
+        refused,
+        files: loaded
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+    })
 }
 
 /// The scratch bytes a plan may use on target `sm`: the target's per-block
@@ -257,25 +398,36 @@ pub fn scratch_cap(sm: u32, max_smem: Option<u64>) -> u64 {
 /// The conversion (both linear layouts) of every op of `loaded`, with the
 /// file it came from, without planning: what `bench` times candidates of.
 ///
-/// Errors: every op whose layouts do not make a conversion (listed one per
-/// line as `file:line: reason`).
+/// Errors: any conversion (or file) of `loaded` that was refused, and
+/// every op whose layouts do not make a conversion (listed one per line as
+/// `file:line: reason`); [`conversions_each`] serves the others instead.
 pub fn conversions(loaded: &Loaded) -> Result<Vec<(String, Conversion)>> {
+    let (convs, refused) = conversions_each(loaded);
+    if !refused.is_empty() {
+        let lines: Vec<String> = refused
+            .iter()
+            .map(|r| format!("{}: {}", r.place, r.reason))
+            .collect();
+        bail!("{}", lines.join("\n"));
+    }
+    Ok(convs)
+}
+
+/// [`conversions`] per conversion: those that make one, and a [`Refused`]
+/// record for every other (those `loaded` refused first).
+pub fn conversions_each(loaded: &Loaded) -> (Vec<(String, Conversion)>, Vec<Refused>) {
     let mut convs = Vec::new();
-    let mut errors = Vec::new();
+    let mut refused = loaded.refused.clone();
     for (file, op) in &loaded.ops {
         match Conversion::from_op(op) {
             Ok(c) => convs.push((file.clone(), c)),
-            Err(e) => errors.push(format!(
-                "{file}:{}: {}",
-                op.line,
-                loaded.in_user_terms(&e.to_string())
-            )),
+            Err(e) => {
+                let msg = loaded.in_user_terms(&e.to_string());
+                refused.push(load::refused_of(file, op, anyhow::Error::msg(msg)));
+            }
         }
     }
-    if !errors.is_empty() {
-        bail!("{}", errors.join("\n"));
-    }
-    Ok(convs)
+    (convs, refused)
 }
 
 /// An op's conversion, the plan of its own width, and the plans per width.

@@ -4,7 +4,7 @@
 
 use crate::diag::SourceError;
 use crate::layout_args;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};
 use synth::encoding::{Encoding, EncodingError};
 use synth::input::LayoutText;
@@ -27,6 +27,65 @@ pub struct Loaded {
     pub ctas_default: WarpsFrom,
     /// The input paths (empty for a pair), for refusing them as outputs.
     pub paths: Vec<PathBuf>,
+    /// Every conversion (or file) that could not be read, in input order:
+    /// the others in `ops` are still served.
+    pub refused: Vec<Refused>,
+    /// Inputs that hold no `ttg.convert_layout` at all (only with other
+    /// inputs that do: alone, such a file is an error).
+    pub empty: Vec<String>,
+}
+
+/// A conversion that is not served (or a file that could not be read),
+/// with where it is and why; every other conversion of the run is served.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Refused {
+    /// The file it is in (`command line` for a pair).
+    pub file: String,
+    /// `func:line` of the conversion; empty for a whole file that could
+    /// not be read.
+    pub name: String,
+    /// The enclosing function (empty for a whole file).
+    pub func: String,
+    /// The op's line (the error's for a whole file; 0 for a pair).
+    pub line: usize,
+    /// Why, in one line, in the user's terms.
+    pub reason: String,
+    /// `file:line:column` of what is at fault.
+    pub place: String,
+    /// The offending source lines, underlined (may be empty).
+    #[serde(skip)]
+    pub snippet: String,
+    /// The module's `ttg.target`, where it names one.
+    pub target: Option<String>,
+}
+
+impl Refused {
+    /// A refusal pointing at `span` of `text` (the contents of `file`).
+    pub fn at(
+        file: &str,
+        text: &str,
+        span: Span,
+        op: Option<&ConvertOp>,
+        msg: &str,
+        label: &str,
+    ) -> Refused {
+        let se = SourceError::new(file, text, span, msg, label);
+        Refused {
+            file: file.to_string(),
+            name: op.map(|o| o.name.clone()).unwrap_or_default(),
+            func: op.map(|o| o.func.clone()).unwrap_or_default(),
+            line: op.map_or(span.line, |o| o.line),
+            reason: msg.to_string(),
+            place: se.place.clone(),
+            snippet: se.snippet(),
+            target: op.and_then(|o| o.target.clone()),
+        }
+    }
+
+    /// Whether this is a whole file rather than one conversion.
+    pub fn is_file(&self) -> bool {
+        self.name.is_empty()
+    }
 }
 
 impl Loaded {
@@ -123,23 +182,14 @@ pub fn cli_ctas_terms(msg: &str, ctas_default: WarpsFrom) -> String {
     format!("{}{flag}{}", &msg[..i], &rest[j + " CTAs".len()..])
 }
 
-/// Read a file as UTF-8 text without a leading byte-order mark.
+/// Read a file as UTF-8 text without a leading byte-order mark, bounded
+/// ([`synth::input::read_input_file`]: at most 64 MiB, stopping at the
+/// first NUL byte).
 ///
-/// Errors: the file cannot be read, or is not UTF-8 (naming the offset of
-/// the first invalid byte).
+/// Errors: the file cannot be read, is not text, is over the limit, or is
+/// not UTF-8 (naming the offset of the first invalid byte).
 pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow!(
-            "{}: not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(t) => t.to_string(),
-        None => text,
-    })
+    synth::input::read_input_file(path).map_err(anyhow::Error::msg)
 }
 
 /// Turn one side's encoding into a layout once, so that an error points at
@@ -186,34 +236,73 @@ pub fn check_side(
 
 /// Every `ttg.convert_layout` of each TTGIR file in `paths`, in order; with
 /// `pick`, only the conversions it names (`func:line`, or a function name).
+/// A conversion that cannot be read (its layouts, its module's target) and
+/// a file whose text cannot be parsed are [`Loaded::refused`] records; the
+/// rest are still read.
 ///
-/// Errors: a file that cannot be read or parsed (a [`SourceError`] at the
-/// place), a file with no conversion, a layout with no linear layout for
-/// its op, a `pick` that names nothing.
+/// Errors: a file that cannot be read, no conversion in any file (one file
+/// alone with none), a `pick` that names nothing.
 pub fn load_files(paths: &[PathBuf], pick: Option<&str>) -> Result<Loaded> {
     let mut all = Vec::new();
     let mut texts = Vec::new();
+    let mut refused = Vec::new();
+    let mut empty = Vec::new();
     for path in paths {
         let file = path.display().to_string();
         let text = read_text(path)?;
-        let f = parse_ttgir(&text)
-            .map_err(|e| SourceError::new(&file, &text, e.span(), e.msg.clone(), "here"))?;
-        if f.converts.is_empty() {
-            bail!(
-                "{file}: no ttg.convert_layout found: nothing to do (is this a TTGIR dump? `triton` writes them with MLIR_ENABLE_DUMP=1 or in its cache as *.ttgir)"
+        let f = match parse_ttgir(&text) {
+            Ok(f) => f,
+            Err(e) => {
+                if paths.len() == 1 {
+                    return Err(
+                        SourceError::new(&file, &text, e.span(), e.msg.clone(), "here").into(),
+                    );
+                }
+                refused.push(Refused::at(&file, &text, e.span(), None, &e.msg, "here"));
+                continue;
+            }
+        };
+        if f.converts.is_empty() && f.failed.is_empty() {
+            empty.push(file);
+            continue;
+        }
+        for op in &f.failed {
+            let r = Refused::at(&file, &text, op.error.span(), None, &op.error.msg, "here");
+            refused.push(Refused {
+                name: op.name.clone(),
+                func: op.func.clone(),
+                line: op.line,
+                ..r
+            });
+        }
+        for op in f.converts {
+            let bad = check_side(&file, &text, ("source", &op.src, op.src_at), &op, None).and_then(
+                |_| check_side(&file, &text, ("destination", &op.dst, op.dst_at), &op, None),
             );
+            match bad {
+                Ok(()) => all.push((file.clone(), op)),
+                Err(e) => refused.push(refused_of(&file, &op, e)),
+            }
         }
-        for op in &f.converts {
-            check_side(&file, &text, ("source", &op.src, op.src_at), op, None)?;
-            check_side(&file, &text, ("destination", &op.dst, op.dst_at), op, None)?;
-        }
-        all.extend(f.converts.into_iter().map(|op| (file.clone(), op)));
         texts.push((file, text));
     }
+    if all.is_empty() && refused.is_empty() {
+        let list = empty.join(", ");
+        bail!(
+            "{list}: no ttg.convert_layout found: nothing to do (is this a TTGIR dump? `triton` writes them with MLIR_ENABLE_DUMP=1 or in its cache as *.ttgir)"
+        );
+    }
     if let Some(pick) = pick {
-        let there: Vec<String> = all.iter().map(|(_, op)| op.name.clone()).collect();
+        let mut there: Vec<String> = all.iter().map(|(_, op)| op.name.clone()).collect();
+        there.extend(
+            refused
+                .iter()
+                .filter(|r| !r.is_file())
+                .map(|r| r.name.clone()),
+        );
         all.retain(|(_, op)| op.name == *pick || op.func == *pick);
-        if all.is_empty() {
+        refused.retain(|r| !r.is_file() && (r.name == *pick || r.func == *pick));
+        if all.is_empty() && refused.is_empty() {
             bail!(
                 "--name {pick}: no such conversion in the --ttgir input (there: {})",
                 there.join(", ")
@@ -228,7 +317,28 @@ pub fn load_files(paths: &[PathBuf], pick: Option<&str>) -> Result<Loaded> {
         warps_default: WarpsFrom::Flag,
         ctas_default: WarpsFrom::Flag,
         paths: paths.to_vec(),
+        refused,
+        empty,
     })
+}
+
+/// The refusal record of `op` in `file` for error `e` (a [`SourceError`]
+/// keeps its place and snippet).
+pub(crate) fn refused_of(file: &str, op: &ConvertOp, e: anyhow::Error) -> Refused {
+    let (reason, place, snippet) = match e.downcast_ref::<SourceError>() {
+        Some(se) => (se.msg.clone(), se.place.clone(), se.snippet()),
+        None => (e.to_string(), format!("{file}:{}", op.line), String::new()),
+    };
+    Refused {
+        file: file.to_string(),
+        name: op.name.clone(),
+        func: op.func.clone(),
+        line: op.line,
+        reason,
+        place,
+        snippet,
+        target: op.target.clone(),
+    }
 }
 
 /// One conversion given as two layouts, as `--src`/`--dst` take them.
@@ -306,6 +416,7 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         num_warps: warps,
         num_ctas: ctas,
         doc: String::new(),
+        target: None,
     };
     // an error in one side points into that flag's text
     let wd = Some((warps_default, ctas_default));
@@ -318,6 +429,8 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         warps_default,
         ctas_default,
         paths: vec![],
+        refused: vec![],
+        empty: vec![],
     })
 }
 

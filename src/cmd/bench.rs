@@ -107,7 +107,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         ("--md", a.md.as_deref()),
         ("--svg", a.svg.as_deref()),
     ];
-    check_outputs_against(&outs, &loaded, &a.model)?;
+    check_outputs_against(&outs, &loaded, &a.model, &a.source)?;
     let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
     if let Some(d) = &a.keep {
         if d.exists() && !d.is_dir() {
@@ -118,7 +118,13 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     }
     let weights = a.model.weights()?;
     let sm = (info.sm.0 * 10 + info.sm.1) as u32;
-    let convs = pipeline::conversions(&loaded)?;
+    let (convs, refused) = pipeline::conversions_each(&loaded);
+    for r in &refused {
+        note!("warpforge: {}: not timed: refused: {}", r.place, r.reason);
+    }
+    if convs.is_empty() {
+        bail!("every conversion was refused (above): nothing to time");
+    }
     let opt = CaseOptions {
         weights,
         shared: SharedOptions {
@@ -183,7 +189,8 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         }
         return Ok(1);
     }
-    Ok(0)
+    // refused conversions were named above; the rest were timed
+    Ok(if refused.is_empty() { 0 } else { 1 })
 }
 
 /// Triton's side: its version (or why the column is missing) and, per

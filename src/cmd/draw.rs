@@ -51,6 +51,17 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         bail!("--json: draw writes SVG or text; choose with --format svg|txt");
     }
     let src = &a.input.source;
+    // no output may be an input, @FILE layouts included, before any work
+    super::check_outputs_of(
+        &[("-o", a.output.as_deref())],
+        &src.ttgir,
+        &[
+            ("--attr", a.attr.as_deref()),
+            ("--smem", a.smem.as_deref()),
+            ("--src", src.src.as_deref()),
+            ("--dst", src.dst.as_deref()),
+        ],
+    )?;
     let picture = if let Some(smem) = &a.smem {
         let s = super::layout::read_smem(smem)?;
         let bits = s
@@ -98,14 +109,22 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         }
         // `--name` with --ttgir picks conversions (in `load`)
         let loaded = src.load()?;
-        check_outputs_against(&[("-o", a.output.as_deref())], &loaded, &a.input.model)?;
+        check_outputs_against(
+            &[("-o", a.output.as_deref())],
+            &loaded,
+            &a.input.model,
+            &a.input.source,
+        )?;
         let origin = loaded.origin.clone();
         if loaded.ops.is_empty() {
             bail!("{origin}: no ttg.convert_layout to draw");
         }
         let planned = a.input.plan(&loaded, false)?;
+        if planned.conversions.is_empty() {
+            bail!("{origin}: every conversion was refused (above): nothing to draw");
+        }
         let mut pics = Vec::new();
-        for p in &planned {
+        for p in &planned.conversions {
             pics.push(
                 draw::conversion_picture(&p.conv, &p.chosen)
                     .map_err(|e| anyhow!("{}: {e}", p.op.name))?,
@@ -124,7 +143,7 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
                 rows.extend(p.rows);
             }
             draw::Picture {
-                title: format!("{origin}: {} conversions", planned.len()),
+                title: format!("{origin}: {} conversions", planned.conversions.len()),
                 rows,
             }
         }

@@ -1,7 +1,8 @@
-//! `warpforge emit`: one CUDA header with a helper per conversion, written
-//! only when every conversion plans and emits.
+//! `warpforge emit`: one CUDA header with a helper per served conversion
+//! and, for each refused one, declarations whose use fails to compile with
+//! the reason (exit status 1 when any was refused).
 
-use super::{check_outputs_against, cost_json, Input, Naming};
+use super::{check_outputs_against, cost_json, refused_json, served_status, Input, Naming};
 use crate::output::{self, write_file, Stdout};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
@@ -35,8 +36,10 @@ impl From<ApiArg> for pipeline::Api {
 pub(crate) struct EmitArgs {
     #[command(flatten)]
     input: Input,
-    /// Output header (default: standard output). Written only if every
-    /// conversion succeeds; never one of the inputs.
+    /// Output header (default: standard output), never one of the inputs.
+    /// Holds every served conversion's helper and, for each refused one,
+    /// declarations that fail to compile with the reason where a kernel
+    /// uses them (the run then exits 1).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     #[command(flatten)]
@@ -55,18 +58,28 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
         bail!("emit --json prints one JSON object per helper on standard output, where the header would go: give -o FILE for the header");
     }
     let loaded = a.input.source.load()?;
-    check_outputs_against(&[("-o", a.output.as_deref())], &loaded, &a.input.model)?;
-    let planned = pipeline::PlannedInput {
-        conversions: a.input.plan(&loaded, true)?,
-        origin: loaded.origin,
-    };
+    check_outputs_against(
+        &[("-o", a.output.as_deref())],
+        &loaded,
+        &a.input.model,
+        &a.input.source,
+    )?;
+    let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit_api(&a.naming.prefix, a.api.into())?;
     match &a.output {
         Some(path) => {
             write_file(path, &emitted.header)?;
             note!(
-                "warpforge: wrote {} helper(s) to {}",
+                "warpforge: wrote {} helper(s){} to {}",
                 emitted.helpers.len(),
+                if emitted.refused.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " and {} refused conversion(s)' declarations",
+                        emitted.refused.len()
+                    )
+                },
                 path.display()
             );
         }
@@ -74,15 +87,21 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
     }
     if a.input.json {
         let mut out = Stdout::new();
-        for (p, h) in planned.conversions.iter().zip(&emitted.helpers) {
-            writeln!(
-                out,
-                "{}",
-                json!({"name": p.op.name, "kind": p.chosen.plan.kind.as_str(), "cost": cost_json(&p.chosen.cost),
-                       "function": h.ident, "smem_elems": h.smem_elems})
-            )?;
+        let mut helpers = emitted.helpers.iter();
+        for (r, ident) in planned.named_records(&a.naming.prefix)? {
+            let v = match r {
+                pipeline::Record::Served(p) => {
+                    let h = helpers.next().expect("a helper per served conversion");
+                    json!({"file": p.file, "name": p.op.name, "line": p.op.line, "status": "served",
+                           "kind": p.chosen.plan.kind.as_str(), "cost": cost_json(&p.chosen.cost),
+                           "function": h.ident, "helper": h.ident, "smem_elems": h.smem_elems,
+                           "target": format!("sm_{}", p.target.sm)})
+                }
+                pipeline::Record::Refused(x) => refused_json(x, ident.as_deref()),
+            };
+            writeln!(out, "{v}")?;
         }
         out.finish()?;
     }
-    Ok(0)
+    Ok(served_status(&planned))
 }

@@ -105,6 +105,7 @@ pub(crate) fn read_attr(
         // the CTAs the layout itself spans (checked: at most 16)
         num_ctas: u32::try_from(t.encoding.num_ctas()).unwrap_or(u32::MAX),
         doc: String::new(),
+        target: None,
     };
     check_side(
         "--attr",
@@ -121,8 +122,8 @@ pub(crate) fn read_attr(
 /// Read `--smem` (text or @FILE).
 pub(crate) fn read_smem(text: &str) -> Result<SmemLayout> {
     let body = match text.trim().strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path.trim())
-            .map_err(|e| anyhow!("--smem: @{}: cannot read: {e}", path.trim()))?,
+        Some(path) => synth::input::read_input_file(std::path::Path::new(path.trim()))
+            .map_err(|e| anyhow!("--smem: @{e}"))?,
         None => text.to_string(),
     };
     SmemLayout::parse(&body).map_err(|e| {

@@ -12,7 +12,7 @@ pub mod plan;
 pub mod verify;
 
 use crate::output;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use pipeline::{Loaded, Pair};
 use std::path::{Path, PathBuf};
@@ -53,6 +53,28 @@ pub(crate) fn parse_ctas(s: &str) -> Result<u32, String> {
         return Err(format!("{n} CTAs: must be a power of two"));
     }
     Ok(n as u32)
+}
+
+/// `--name N` of a `--src/--dst` pair: the helper is `<prefix>N`, so N must
+/// be usable unchanged as the rest of a C identifier (ASCII letters, digits
+/// and `_`, 1 to 200 of them): nothing is mangled, so two names never meet
+/// in one identifier, and nothing else can reach the emitted code.
+fn check_pair_name(n: &str) -> Result<()> {
+    let bad = n
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'));
+    if n.is_empty() || n.len() > 200 || bad.is_some() {
+        let shown: String = n.chars().take(60).collect();
+        let why = match bad {
+            Some(c) => format!("holds {c:?}"),
+            None if n.is_empty() => "is empty".to_string(),
+            None => format!("is {} characters long", n.len()),
+        };
+        bail!(
+            "--name {shown:?} {why}: the helper is named <prefix><name>, so --name takes 1 to 200 ASCII letters, digits and `_`"
+        );
+    }
+    Ok(())
 }
 
 /// `--prefix P`: the start of a C identifier.
@@ -125,11 +147,19 @@ impl Source {
     /// `--ttgir` file, or the one `--src/--dst` pair.
     pub fn load(&self) -> Result<Loaded> {
         if !self.ttgir.is_empty() {
+            if let Some(n) = &self.name {
+                if let Some(c) = n.chars().find(|c| c.is_control()) {
+                    bail!("--name: {:?} holds the control character {c:?}: give a conversion (`func:line`) or function name", n);
+                }
+            }
             return pipeline::load_files(&self.ttgir, self.name.as_deref());
         }
         let (Some(src), Some(dst)) = (&self.src, &self.dst) else {
             bail!("give --ttgir FILE, or --src LAYOUT --dst LAYOUT --shape AxB");
         };
+        if let Some(n) = &self.name {
+            check_pair_name(n)?;
+        }
         pipeline::load_pair(&Pair {
             src: src.clone(),
             dst: dst.clone(),
@@ -157,8 +187,8 @@ impl Model {
         let Some(p) = &self.cost_model else {
             return Ok(Weights::default());
         };
-        let text = std::fs::read_to_string(p)
-            .with_context(|| format!("--cost-model {}: cannot read", p.display()))?;
+        let text =
+            synth::input::read_input_file(p).map_err(|e| anyhow::anyhow!("--cost-model {e}"))?;
         Ok(CostModel::from_json(&text, &p.display().to_string())?.weights)
     }
 }
@@ -193,9 +223,15 @@ pub(crate) struct Input {
     #[arg(long)]
     pub json: bool,
     /// Target compute capability, 10 * major + minor (ldmatrix needs 75,
-    /// stmatrix 90).
-    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(70..=120))]
-    pub sm: u32,
+    /// stmatrix and clusters 90), 70 to 121 [default: each file's
+    /// `ttg.target = "cuda:NN"`, else 90]. A file whose target differs
+    /// has its conversions refused (the message names both).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(70..=121))]
+    pub sm: Option<u32>,
+    /// With --sm: plan every conversion for --sm even where its file's
+    /// `ttg.target` names another architecture.
+    #[arg(long, requires = "sm")]
+    pub override_target: bool,
     /// Most shared-memory scratch a helper may use, in bytes; larger
     /// conversions go in rounds (more barriers), chosen per element width.
     /// Default: the --sm target's per-block limit (sm_80 163 KB, sm_86/sm_89
@@ -232,37 +268,73 @@ impl Input {
             },
             weights: self.model.weights()?,
             sm: self.sm,
+            override_target: self.override_target,
             max_smem: self.max_smem,
             max_registers: self.max_registers,
             all_widths,
         })
     }
 
-    /// Load and plan the input.
-    pub fn plan(&self, loaded: &Loaded, all_widths: bool) -> Result<Vec<pipeline::Planned>> {
-        pipeline::plan(loaded, &self.options(all_widths)?)
+    /// Plan the loaded input: every conversion served or refused; each
+    /// refused one (and each input without conversions) is reported on
+    /// standard error with its place and reason.
+    pub fn plan(&self, loaded: &Loaded, all_widths: bool) -> Result<pipeline::PlannedInput> {
+        let planned = pipeline::plan(loaded, &self.options(all_widths)?)?;
+        for f in &loaded.empty {
+            note!("warpforge: {f}: no ttg.convert_layout: nothing to do for this file");
+        }
+        report_refused(&planned);
+        Ok(planned)
     }
 }
 
-/// Refuse output paths that are an input (a --ttgir file, the cost model)
-/// or one another, before any work.
+/// Refuse output paths that are an input (a --ttgir file, the cost model,
+/// a `@FILE` of `--src`/`--dst`) or one another, before any work.
 pub(crate) fn check_outputs_against(
     outs: &[(&str, Option<&Path>)],
     loaded: &Loaded,
     model: &Model,
+    source: &Source,
+) -> Result<()> {
+    let mut flags: Vec<(&str, Option<&str>)> = vec![
+        ("--src", source.src.as_deref()),
+        ("--dst", source.dst.as_deref()),
+    ];
+    if let Some(c) = &model.cost_model {
+        flags.push(("--cost-model", c.to_str()));
+    }
+    check_outputs_of(outs, &loaded.paths, &flags)
+}
+
+/// Refuse output paths that are one of `ttgir` (the `--ttgir` files) or a
+/// file that a flag value names (`@FILE` of a layout flag; the whole value
+/// of `--cost-model`), through symlinks and hard links, or one another.
+pub(crate) fn check_outputs_of(
+    outs: &[(&str, Option<&Path>)],
+    ttgir: &[PathBuf],
+    flags: &[(&str, Option<&str>)],
 ) -> Result<()> {
     let outs: Vec<(&str, &Path)> = outs
         .iter()
         .filter_map(|(f, p)| p.map(|p| (*f, p)))
         .collect();
-    let mut ins: Vec<(&str, &Path)> = loaded
-        .paths
+    let named: Vec<(&str, PathBuf)> = flags
         .iter()
-        .map(|p| ("--ttgir", p.as_path()))
+        .filter_map(|(f, v)| {
+            let v = (*v)?;
+            let path = if *f == "--cost-model" {
+                v
+            } else {
+                v.trim_start_matches('\u{feff}')
+                    .trim()
+                    .strip_prefix('@')?
+                    .trim()
+            };
+            Some((*f, PathBuf::from(path)))
+        })
         .collect();
-    if let Some(c) = &model.cost_model {
-        ins.push(("--cost-model", c));
-    }
+    let mut ins: Vec<(&str, &Path)> = ttgir.iter().map(|p| ("--ttgir", p.as_path())).collect();
+    ins.extend(named.iter().map(|(f, p)| (*f, p.as_path())));
     output::check_outputs(&outs, &ins)
 }
 
@@ -287,4 +359,45 @@ pub(crate) fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Every refused conversion (and unreadable file) of `planned` on standard
+/// error: `warpforge: refused: <place>: <reason>`, then the source lines.
+pub(crate) fn report_refused(planned: &pipeline::PlannedInput) {
+    for r in &planned.refused {
+        let what = if r.is_file() {
+            "file not read".to_string()
+        } else {
+            format!("refused `{}`", r.name)
+        };
+        note!("warpforge: {what}: {}: {}", r.place, r.reason);
+        if !r.snippet.is_empty() {
+            note!("{}", r.snippet);
+        }
+    }
+    if !planned.refused.is_empty() {
+        note!(
+            "warpforge: {} conversion(s) served, {} refused (exit status 1)",
+            planned.conversions.len(),
+            planned.refused.iter().filter(|r| !r.is_file()).count()
+        );
+    }
+}
+
+/// The exit status of a run that served `planned`: 0 when every
+/// conversion was served, 1 when any was refused (README "Exit status").
+pub(crate) fn served_status(planned: &pipeline::PlannedInput) -> i32 {
+    if planned.all_served() {
+        0
+    } else {
+        1
+    }
+}
+
+/// The JSON record of a refused conversion (or file).
+pub(crate) fn refused_json(r: &pipeline::Refused, ident: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
+        "file": r.file, "name": r.name, "line": r.line, "status": "refused",
+        "reason": r.reason, "place": r.place, "target": r.target, "helper": ident,
+    })
 }

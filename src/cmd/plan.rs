@@ -2,11 +2,11 @@
 //! (with `--verbose`, both layouts and the plan's stages; with `--json`,
 //! one object per conversion).
 
-use super::{cost_json, Input};
+use super::{cost_json, refused_json, served_status, Input, Naming};
 use crate::output::Stdout;
 use anyhow::Result;
 use clap::Args;
-use pipeline::Planned;
+use pipeline::{Planned, Record};
 use serde_json::json;
 use std::io::Write;
 use synth::plan::{element_form_peak, peak_registers, register_limit};
@@ -19,6 +19,10 @@ pub(crate) struct PlanArgs {
     /// Also print both layouts and the plan's stages (not with --json).
     #[arg(long, short, conflicts_with = "json")]
     verbose: bool,
+    /// The helper names records carry (`emit` with the same prefix names
+    /// its helpers so).
+    #[command(flatten)]
+    naming: Naming,
 }
 
 pub(crate) fn run(a: PlanArgs) -> Result<i32> {
@@ -27,26 +31,44 @@ pub(crate) fn run(a: PlanArgs) -> Result<i32> {
     let planned = a.input.plan(&loaded, true)?;
     let w = a.input.model.weights()?;
     let mut out = Stdout::new();
-    for p in &planned {
+    let several = planned.files.len() > 1;
+    let mut last_file: Option<String> = None;
+    for (r, ident) in planned.named_records(&a.naming.prefix)? {
         if a.input.json {
-            writeln!(out, "{}", plan_json(p, &w))?;
-        } else {
-            write_text(&mut out, p, &w, a.verbose)?;
+            let v = match r {
+                Record::Served(p) => plan_json(p, &w, ident.as_deref()),
+                Record::Refused(x) => refused_json(x, ident.as_deref()),
+            };
+            writeln!(out, "{v}")?;
+            continue;
+        }
+        if several && last_file.as_deref() != Some(r.file()) {
+            writeln!(out, "# {}", r.file())?;
+            last_file = Some(r.file().to_string());
+        }
+        match r {
+            Record::Served(p) => write_text(&mut out, p, &w, a.verbose)?,
+            Record::Refused(x) if x.is_file() => {
+                writeln!(out, "{:<28} not read: {}", x.file, x.reason)?
+            }
+            Record::Refused(x) => writeln!(out, "{:<28} refused  {}", x.name, x.reason)?,
         }
     }
     out.finish()?;
-    Ok(0)
+    Ok(served_status(&planned))
 }
 
 /// The JSON object of one planned conversion.
-fn plan_json(p: &Planned, w: &Weights) -> serde_json::Value {
+fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Value {
     let ch = &p.chosen;
     let bits = plan_width(&p.conv);
     let lb = synth::plan::lower_bound(&ch.analysis, bits, w);
     let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
     let limit = register_limit(32 * p.op.num_warps);
     let mut v = json!({
-        "name": p.op.name, "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
+        "file": p.file, "name": p.op.name, "line": p.op.line, "status": "served", "helper": helper,
+        "target": format!("sm_{}", p.target.sm), "target_from": p.target.from,
+        "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
         "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
         "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,
         "candidates": ch.candidates, "verified_candidates": ch.verified_candidates,

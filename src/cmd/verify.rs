@@ -3,11 +3,11 @@
 //! checked slot by slot for each element type and form; a text line per
 //! conversion, optionally JSON, a markdown report and JUnit XML.
 
-use super::{check_outputs_against, cost_json, Input, Naming};
+use super::{check_outputs_against, cost_json, refused_json, Input, Naming};
 use crate::output::{write_file, Stdout};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use pipeline::{Planned, PlannedInput};
+use pipeline::{Planned, PlannedInput, Record};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -114,11 +114,8 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         ("--report", a.report.as_deref()),
         ("--junit", a.junit.as_deref()),
     ];
-    check_outputs_against(&outs, &loaded, &a.input.model)?;
-    let planned = PlannedInput {
-        conversions: a.input.plan(&loaded, true)?,
-        origin: loaded.origin,
-    };
+    check_outputs_against(&outs, &loaded, &a.input.model, &a.input.source)?;
+    let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit(&a.naming.prefix)?;
     if let Some(path) = &a.output {
         write_file(path, &emitted.header)?;
@@ -126,33 +123,21 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     // CPU proof of every helper (the search already proved the chosen plans;
     // run them again here so the report says what was checked)
     let cpu: Vec<CpuProof> = planned.conversions.iter().map(CpuProof::of).collect();
-    let use_gpu = if a.cpu || a.compile_only {
-        false
+    let gpu_info = if a.cpu || a.compile_only {
+        None
     } else {
         match verify::probe_gpu() {
-            Ok(_) => true,
+            Ok(g) => Some(g),
             Err(e) if a.gpu => bail!("--gpu: {e}"),
             Err(e) => {
                 note!("warpforge: {e}; verifying on the CPU simulator only (pass --gpu to require a GPU)");
-                false
+                None
             }
         }
     };
-    let gpu = if use_gpu {
-        Some(on_gpu(
-            &planned.conversions,
-            &emitted,
-            &dts,
-            a.input.max_registers,
-        )?)
-    } else if a.compile_only {
-        Some(compiled(
-            &planned.conversions,
-            &emitted,
-            &dts,
-            a.input.max_registers,
-            a.input.sm,
-        )?)
+    let use_gpu = gpu_info.is_some();
+    let gpu = if use_gpu || a.compile_only {
+        Some(by_target(&a, &planned, &dts, gpu_info.as_ref())?)
     } else {
         None
     };
@@ -163,28 +148,90 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
             write_file(&dir.join("verify_module.sass"), &g.sass_text)?;
         }
     }
-    let failed = print_results(&a, &planned.conversions, &cpu, gpu.as_ref())?;
+    let failed = print_results(&a, &planned, &cpu, gpu.as_ref())?;
     if let Some(path) = &a.report {
-        let md = markdown_report(&planned.origin, &planned.conversions, gpu.as_ref());
+        let md = markdown_report(&planned, gpu.as_ref());
         write_file(path, &md)?;
     }
     if let Some(path) = &a.junit {
-        let cases = junit_cases(&planned.conversions, &cpu, gpu.as_ref());
+        let cases = junit_cases(&planned, &cpu, gpu.as_ref());
         write_file(path, &junit::to_xml("warpforge verify", &cases))?;
     }
+    let refused = planned.refused.iter().filter(|r| !r.is_file()).count();
     note!(
-        "warpforge: {} of {} conversion(s) verified ({})",
+        "warpforge: {} of {} conversion(s) verified ({}){}",
         planned.conversions.len() - failed,
-        planned.conversions.len(),
+        planned.conversions.len() + refused,
         if use_gpu {
             "CPU simulator + GPU"
         } else if a.compile_only {
             "CPU simulator + registers and spills compiled"
         } else {
             "CPU simulator"
+        },
+        if refused > 0 {
+            format!("; {refused} refused")
+        } else {
+            String::new()
         }
     );
-    Ok(if failed > 0 { 1 } else { 0 })
+    Ok(if failed > 0 || !planned.all_served() {
+        1
+    } else {
+        0
+    })
+}
+
+/// The GPU (or compile-only) check of every served conversion, one module
+/// per target architecture: a target the GPU at hand can run (its
+/// compute capability at most the GPU's) runs there; any other target
+/// (and every target under `--compile-only`) is compiled for itself by
+/// NVRTC and judged on registers and spills, not run.
+fn by_target(
+    a: &VerifyArgs,
+    planned: &PlannedInput,
+    dts: &[DType],
+    gpu: Option<&verify::GpuInfo>,
+) -> Result<GpuReport> {
+    let mut sms: Vec<u32> = planned.conversions.iter().map(|p| p.target.sm).collect();
+    sms.sort_unstable();
+    sms.dedup();
+    let mut all: Option<GpuReport> = None;
+    for sm in sms {
+        let sub = PlannedInput {
+            origin: planned.origin.clone(),
+            conversions: planned
+                .conversions
+                .iter()
+                .filter(|p| p.target.sm == sm)
+                .cloned()
+                .collect(),
+            refused: vec![],
+            files: planned.files.clone(),
+        };
+        let emitted = sub.emit(&a.naming.prefix)?;
+        let runs_here = gpu.is_some_and(|g| sm <= (g.sm.0 * 10 + g.sm.1) as u32);
+        let r = if runs_here {
+            on_gpu(&sub.conversions, &emitted, dts, a.input.max_registers)?
+        } else {
+            if gpu.is_some() {
+                note!("warpforge: sm_{sm} plans: the GPU at hand cannot run them; compiled for sm_{sm} only");
+            }
+            compiled(&sub.conversions, &emitted, dts, a.input.max_registers, sm)?
+        };
+        all = Some(match all {
+            None => r,
+            Some(mut acc) => {
+                acc.cases.extend(r.cases);
+                acc.notes.extend(r.notes);
+                acc.compile_seconds += r.compile_seconds;
+                acc.source += &format!("\n// ---- sm_{sm} ----\n{}", r.source);
+                acc.sass_text += &r.sass_text;
+                acc
+            }
+        });
+    }
+    all.ok_or_else(|| anyhow!("no conversion was served: nothing to check on the GPU"))
 }
 
 /// Compile every helper into one NVRTC module and check each element type.
@@ -257,16 +304,42 @@ fn cases_of<'a>(gpu: Option<&'a GpuReport>, p: &Planned) -> Vec<&'a CaseResult> 
         .unwrap_or_default()
 }
 
-/// One line (or JSON object) per conversion; the number that failed.
+/// One line (or JSON object) per conversion, refused ones included; the
+/// number of served conversions that failed.
 fn print_results(
     a: &VerifyArgs,
-    planned: &[Planned],
+    planned: &PlannedInput,
     cpu: &[CpuProof],
     gpu: Option<&GpuReport>,
 ) -> Result<usize> {
     let mut failed = 0;
     let mut out = Stdout::new();
-    for (p, proof) in planned.iter().zip(cpu) {
+    let several = planned.files.len() > 1;
+    let mut last_file: Option<String> = None;
+    for (r, ident) in planned.named_records(&a.naming.prefix)? {
+        if !a.input.json && several && last_file.as_deref() != Some(r.file()) {
+            writeln!(out, "# {}", r.file())?;
+            last_file = Some(r.file().to_string());
+        }
+        let p = match r {
+            Record::Served(p) => p,
+            Record::Refused(x) => {
+                if a.input.json {
+                    writeln!(out, "{}", refused_json(x, ident.as_deref()))?;
+                } else if x.is_file() {
+                    writeln!(out, "{:<28} not read: {}", x.file, x.reason)?;
+                } else {
+                    writeln!(out, "{:<28} refused  {}", x.name, x.reason)?;
+                }
+                continue;
+            }
+        };
+        let i = planned
+            .conversions
+            .iter()
+            .position(|q| std::ptr::eq(q, p))
+            .expect("a served record is one of the conversions");
+        let proof = &cpu[i];
         let gpu_cases = cases_of(gpu, p);
         // spills fail a case unless the data alone leaves under 16
         // registers of the launch bounds' limit (then they are the tile's),
@@ -283,7 +356,9 @@ fn print_results(
                 out,
                 "{}",
                 json!({
-                    "name": p.op.name, "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
+                    "file": p.file, "name": p.op.name, "line": p.op.line, "status": "served",
+                    "helper": ident, "target": format!("sm_{}", p.target.sm),
+                    "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
                     "cost": cost_json(&p.chosen.cost), "verified": verified,
                     "cpu": match proof.own() { Ok(r) => json!(r), Err(e) => json!({"error": e}) },
                     "gpu": gpu_cases,
@@ -367,16 +442,31 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
 }
 
 /// The JUnit test cases: per conversion, the CPU proof of each width, then
-/// each GPU check (element type x form).
-fn junit_cases(planned: &[Planned], cpu: &[CpuProof], gpu: Option<&GpuReport>) -> Vec<TestCase> {
+/// each GPU check (element type x form); a refused conversion (or file) is
+/// one failing case carrying the reason.
+fn junit_cases(planned: &PlannedInput, cpu: &[CpuProof], gpu: Option<&GpuReport>) -> Vec<TestCase> {
     let mut cases = Vec::new();
-    for (p, proof) in planned.iter().zip(cpu) {
-        for (bits, r) in &proof.widths {
-            let r = r.as_ref().map(|s| s.slots).map_err(|e| e.clone());
-            cases.push(junit::cpu_case(&p.file, &p.op.name, *bits, &r));
-        }
-        for c in cases_of(gpu, p) {
-            cases.push(junit::gpu_case(&p.file, c));
+    for r in planned.records() {
+        match r {
+            Record::Served(p) => {
+                let i = planned
+                    .conversions
+                    .iter()
+                    .position(|q| std::ptr::eq(q, p))
+                    .expect("a served record is one of the conversions");
+                for (bits, r) in &cpu[i].widths {
+                    let r = r.as_ref().map(|s| s.slots).map_err(|e| e.clone());
+                    cases.push(junit::cpu_case(&p.file, &p.op.name, *bits, &r));
+                }
+                for c in cases_of(gpu, p) {
+                    cases.push(junit::gpu_case(&p.file, c));
+                }
+            }
+            Record::Refused(x) => cases.push(junit::refused_case(
+                &x.file,
+                if x.is_file() { "file" } else { &x.name },
+                &format!("{}: {}", x.place, x.reason),
+            )),
         }
     }
     cases
@@ -384,8 +474,9 @@ fn junit_cases(planned: &[Planned], cpu: &[CpuProof], gpu: Option<&GpuReport>) -
 
 /// The markdown report: per conversion and element type, the GPU check and
 /// its SASS counts beside the corpus note (Triton's counts).
-fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -> String {
-    let mut s = format!("## {origin}\n\n");
+fn markdown_report(input: &PlannedInput, gpu: Option<&GpuReport>) -> String {
+    let planned = &input.conversions;
+    let mut s = format!("## {}\n\n", input.origin);
     if let Some(r) = gpu {
         s += &format!("GPU: {}.\n\n", gpu_desc(&r.gpu, "CUDA driver"));
         for n in &r.notes {
@@ -450,6 +541,18 @@ fn markdown_report(origin: &str, planned: &[Planned], gpu: Option<&GpuReport>) -
                 c.reg_limit,
                 lp.ldl,
                 lp.stl,
+            );
+        }
+    }
+    if !input.refused.is_empty() {
+        s += "\n### Refused\n\n| conversion | file | place | reason |\n|---|---|---|---|\n";
+        for r in &input.refused {
+            s += &format!(
+                "| {} | {} | {} | {} |\n",
+                if r.is_file() { "(file)" } else { &r.name },
+                r.file,
+                r.place,
+                r.reason.replace('|', "/")
             );
         }
     }

@@ -54,15 +54,6 @@ impl ParseError {
     }
 }
 
-fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError {
-        line,
-        col: 0,
-        len: 0,
-        msg: msg.into(),
-    })
-}
-
 fn err_at<T>(at: Span, msg: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {
         line: at.line,
@@ -144,14 +135,83 @@ pub struct ConvertOp {
     pub num_ctas: u32,
     /// The `//` comment block right above the enclosing `tt.func` (empty if none).
     pub doc: String,
+    /// The module's `ttg.target` (`cuda:80`, `hip:gfx942`, ...); `None`
+    /// where the module names none (and for a pair from the command line).
+    pub target: Option<String>,
 }
 
 /// What a TTGIR file holds that warpforge uses.
 #[derive(Clone, Debug, Default)]
 pub struct TtgirFile {
     pub converts: Vec<ConvertOp>,
+    /// Every `ttg.convert_layout` that could not be read as one (its text,
+    /// its layouts or its module is not one warpforge serves), in file
+    /// order: the others are still read.
+    pub failed: Vec<FailedOp>,
     /// Aliases seen (`name` without `#` -> attribute text), for diagnostics.
     pub aliases: HashMap<String, String>,
+}
+
+/// A `ttg.convert_layout` that could not be read: where it is and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedOp {
+    /// `func:line`, as [`ConvertOp::name`].
+    pub name: String,
+    /// The enclosing `tt.func`.
+    pub func: String,
+    /// The op's line (1-based).
+    pub line: usize,
+    /// What is wrong, and where in the line.
+    pub error: ParseError,
+}
+
+/// What a module's attributes say about the conversions inside it.
+#[derive(Clone, Debug, Default)]
+struct Module {
+    num_warps: Option<u32>,
+    num_ctas: u32,
+    /// `ttg.threads-per-warp` (32 when absent).
+    lanes: u32,
+    /// `ttg.target` (`cuda:80`, `hip:gfx942`).
+    target: Option<String>,
+}
+
+/// The string value of `key = "..."` in a module's attribute line.
+fn module_str(l: &str, key: &str) -> Option<String> {
+    let i = l.find(key)?;
+    let rest = l[i + key.len()..]
+        .trim_start()
+        .trim_start_matches('"')
+        .trim_start();
+    let rest = rest.strip_prefix('=')?.trim_start().strip_prefix('"')?;
+    let end = rest.find('"')?;
+    Some(rest[..end].to_string())
+}
+
+/// Why conversions of a module are not served, if they are not: AMD
+/// targets and warps other than 32 lanes (docs/ARCHITECTURE.md: NVIDIA
+/// only for now).
+fn module_refusal(m: &Module) -> Option<String> {
+    if let Some(t) = &m.target {
+        if let Some(arch) = t.strip_prefix("hip:") {
+            return Some(format!(
+                "AMD target `{t}` ({arch}, {} lanes per wave): warpforge plans NVIDIA conversions only; AMD wave64/wave32 layouts (amd_mfma, amd_wmma) and AMD helpers are not supported yet",
+                m.lanes
+            ));
+        }
+        if !t.starts_with("cuda:") {
+            return Some(format!(
+                "target `{t}`: warpforge plans NVIDIA (`cuda:NN`) conversions only"
+            ));
+        }
+    }
+    if m.lanes != 32 {
+        return Some(format!(
+            "\"ttg.threads-per-warp\" = {}: warpforge targets 32-lane NVIDIA warps (AMD wave64 is not supported yet)",
+            m.lanes
+        ));
+    }
+    None
 }
 
 /// One `key = value` of an attribute dictionary, with where the key is.
@@ -917,8 +977,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         ..Default::default()
     };
     let ctx = Ctx { aliases: &aliases };
-    let mut num_warps: Option<u32> = None;
-    let mut num_ctas: u32 = 1;
+    let mut module: Option<Module> = None;
     let mut func = String::from("<toplevel>");
     let mut comments: Vec<String> = Vec::new();
     let mut func_doc = String::new();
@@ -931,48 +990,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         let pending = std::mem::take(&mut comments);
         let l = strip_comment(raw).trim();
         if l.starts_with("module") {
-            let nw_key = if l.contains("triton_gpu.num-warps") {
-                "triton_gpu.num-warps"
-            } else {
-                "ttg.num-warps"
-            };
-            num_warps = module_int(raw, line, l, nw_key)?;
-            if let Some(nw) = num_warps {
-                if nw == 0 || nw > MAX_WARPS {
-                    let k = l.find(nw_key).expect("key found");
-                    return err_at(
-                        span_in(raw, line, &l[k..k + nw_key.len()]),
-                        format!(
-                            "\"{nw_key}\" = {nw}: a CTA holds 1 to {MAX_WARPS} warps (at most 1024 threads)"
-                        ),
-                    );
-                }
-            }
-            let nc_key = if l.contains("triton_gpu.num-ctas") {
-                "triton_gpu.num-ctas"
-            } else {
-                "ttg.num-ctas"
-            };
-            num_ctas = module_int(raw, line, l, nc_key)?.unwrap_or(1);
-            if num_ctas == 0 || num_ctas > MAX_CTAS || !num_ctas.is_power_of_two() {
-                let k = l.find(nc_key).expect("key found");
-                return err_at(
-                    span_in(raw, line, &l[k..k + nc_key.len()]),
-                    format!(
-                        "\"{nc_key}\" = {num_ctas}: a cluster holds 1, 2, 4, 8 or {MAX_CTAS} CTAs (a power of two, at most {MAX_CTAS}: sm_90's largest cluster)"
-                    ),
-                );
-            }
-            if let Some(tpw) = module_int(raw, line, l, "ttg.threads-per-warp")?.or(module_int(
-                raw,
-                line,
-                l,
-                "triton_gpu.threads-per-warp",
-            )?) {
-                if tpw != 32 {
-                    return err(line, format!("\"ttg.threads-per-warp\" = {tpw}: warpforge targets 32-lane NVIDIA warps"));
-                }
-            }
+            module = Some(parse_module(raw, line, l)?);
             continue;
         }
         if let Some(p) = l.find("tt.func") {
@@ -992,145 +1010,250 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         else {
             continue;
         };
-        let rest = &l[p..];
-        let op_at = span_in(raw, line, &rest[..rest.find(' ').unwrap_or(rest.len())]);
-        let kw = if rest.starts_with("ttg.") {
-            "ttg.convert_layout"
-        } else {
-            "triton_gpu.convert_layout"
+        let at = OpAt {
+            raw,
+            line,
+            l,
+            p,
+            func: &func,
+            doc: &func_doc,
         };
-        let more = &rest[kw.len()..];
-        if let Some((q, k)) = ["ttg.convert_layout", "triton_gpu.convert_layout"]
-            .iter()
-            .filter_map(|k| more.find(k).map(|q| (q, k.len())))
-            .min()
-        {
-            let second = &more[q..q + k];
-            return err_at(
-                span_in(raw, line, second),
-                "a second convert_layout on one line (warpforge reads one op per line; put each on its own line)",
-            );
-        }
-        let colon = rest.find(" : ").ok_or_else(|| ParseError {
-            line,
-            col: op_at.col,
-            len: op_at.len,
-            msg: "convert_layout without a type (` : tensor<...> -> tensor<...>`)".into(),
-        })?;
-        let types = &rest[colon + 3..];
-        let s0 = types.find("tensor<").ok_or_else(|| ParseError {
-            line,
-            col: op_at.col,
-            len: op_at.len,
-            msg: "convert_layout: expected a tensor source type".into(),
-        })?;
-        let e0 = tensor_end(types, s0).ok_or_else(|| {
-            let at = span_in(raw, line, &types[s0..]);
-            ParseError {
+        match parse_op(&ctx, &aliases, &at, module.as_ref()) {
+            Ok(op) => file.converts.push(op),
+            Err(error) => file.failed.push(FailedOp {
+                name: format!("{func}:{line}"),
+                func: func.clone(),
                 line,
-                col: at.col,
-                len: at.len,
-                msg: "convert_layout: unbalanced `<` in the source type".into(),
-            }
-        })?;
-        let after = &types[e0..];
-        let arrow = after.find("->").ok_or_else(|| {
-            let at = span_in(raw, line, after);
-            ParseError {
-                line,
-                col: at.col,
-                len: at.len.max(1),
-                msg: "convert_layout: expected `->` after the source type".into(),
-            }
-        })?;
-        if !after[..arrow].trim().is_empty() {
-            return err_at(
-                span_in(raw, line, after[..arrow].trim()),
-                format!(
-                    "convert_layout: unexpected `{}` between the source type and `->`",
-                    after[..arrow].trim()
-                ),
-            );
+                error,
+            }),
         }
-        let after = &after[arrow + 2..];
-        let s1 = after.find("tensor<").ok_or_else(|| ParseError {
-            line,
-            col: op_at.col,
-            len: op_at.len,
-            msg: "convert_layout: expected a tensor result type".into(),
-        })?;
-        let e1 = tensor_end(after, s1).ok_or_else(|| {
-            let at = span_in(raw, line, &after[s1..]);
-            ParseError {
-                line,
-                col: at.col,
-                len: at.len,
-                msg: "convert_layout: unbalanced `<` in the result type".into(),
-            }
-        })?;
-        let tail = after[e1..].trim();
-        if !(tail.is_empty() || tail.starts_with("loc(")) {
-            return err_at(
-                span_in(raw, line, tail),
-                format!("convert_layout: unexpected `{tail}` after the result type"),
-            );
-        }
-        let (shape, elem, src_t) = split_tensor_type(raw, &types[s0..e0], line)?;
-        let (shape2, elem2, dst_t) = split_tensor_type(raw, &after[s1..e1], line)?;
-        if shape != shape2 {
-            return err_at(
-                op_at,
-                format!("convert_layout changes the shape: {shape:?} -> {shape2:?}"),
-            );
-        }
-        if elem != elem2 {
-            return err_at(
-                op_at,
-                format!(
-                    "convert_layout changes the element type: {} -> {}",
-                    elem.name, elem2.name
-                ),
-            );
-        }
-        let Some(nw) = num_warps else {
-            return err_at(
-                op_at,
-                "convert_layout outside a module with \"ttg.num-warps\"",
-            );
-        };
-        let src_at = span_in(raw, line, src_t);
-        let dst_at = span_in(raw, line, dst_t);
-        let mut sl = Lexer::new(src_t, line, src_at.col.saturating_sub(1));
-        let sv = sl.value()?;
-        sl.end("the encoding of the source tensor type")?;
-        let mut dl = Lexer::new(dst_t, line, dst_at.col.saturating_sub(1));
-        let dv = dl.value()?;
-        dl.end("the encoding of the result tensor type")?;
-        let src = ctx.encoding(&sv, 0)?;
-        let dst = ctx.encoding(&dv, 0)?;
-        let mut budget = MAX_EXPANDED;
-        let src_text =
-            expand_text(src_t, &aliases, 0, &mut budget).or_else(|m| err_at(src_at, m))?;
-        let dst_text =
-            expand_text(dst_t, &aliases, 0, &mut budget).or_else(|m| err_at(dst_at, m))?;
-        file.converts.push(ConvertOp {
-            name: format!("{func}:{line}"),
-            line,
-            func: func.clone(),
-            shape,
-            elem,
-            src,
-            dst,
-            src_text,
-            dst_text,
-            src_at,
-            dst_at,
-            num_warps: nw,
-            num_ctas,
-            doc: func_doc.clone(),
-        });
     }
     Ok(file)
+}
+
+/// Where one `convert_layout` is: its raw line, number, trimmed text, the
+/// op keyword's offset in it, and the enclosing function and its comment.
+struct OpAt<'a> {
+    raw: &'a str,
+    line: usize,
+    l: &'a str,
+    p: usize,
+    func: &'a str,
+    doc: &'a str,
+}
+
+/// A `module attributes {...}` line: warps, CTAs, lanes and target.
+///
+/// Errors: a warp or CTA count out of range, a key that is not an integer.
+fn parse_module(raw: &str, line: usize, l: &str) -> Result<Module, ParseError> {
+    let nw_key = if l.contains("triton_gpu.num-warps") {
+        "triton_gpu.num-warps"
+    } else {
+        "ttg.num-warps"
+    };
+    let num_warps = module_int(raw, line, l, nw_key)?;
+    if let Some(nw) = num_warps {
+        if nw == 0 || nw > MAX_WARPS {
+            let k = l.find(nw_key).expect("key found");
+            return err_at(
+                span_in(raw, line, &l[k..k + nw_key.len()]),
+                format!(
+                    "\"{nw_key}\" = {nw}: a CTA holds 1 to {MAX_WARPS} warps (at most 1024 threads)"
+                ),
+            );
+        }
+    }
+    let nc_key = if l.contains("triton_gpu.num-ctas") {
+        "triton_gpu.num-ctas"
+    } else {
+        "ttg.num-ctas"
+    };
+    let num_ctas = module_int(raw, line, l, nc_key)?.unwrap_or(1);
+    if num_ctas == 0 || num_ctas > MAX_CTAS || !num_ctas.is_power_of_two() {
+        let k = l.find(nc_key).expect("key found");
+        return err_at(
+            span_in(raw, line, &l[k..k + nc_key.len()]),
+            format!(
+                "\"{nc_key}\" = {num_ctas}: a cluster holds 1, 2, 4, 8 or {MAX_CTAS} CTAs (a power of two, at most {MAX_CTAS}: sm_90's largest cluster)"
+            ),
+        );
+    }
+    let lanes = module_int(raw, line, l, "ttg.threads-per-warp")?
+        .or(module_int(raw, line, l, "triton_gpu.threads-per-warp")?)
+        .unwrap_or(32);
+    let target = module_str(l, "ttg.target").or_else(|| module_str(l, "triton_gpu.target"));
+    Ok(Module {
+        num_warps,
+        num_ctas,
+        lanes,
+        target,
+    })
+}
+
+/// One `convert_layout` line, read in the module `module` (`None`: outside
+/// any module).
+///
+/// Errors: the op's text, types or layouts cannot be read, or its module
+/// is not one warpforge serves ([`module_refusal`]).
+fn parse_op(
+    ctx: &Ctx,
+    aliases: &HashMap<String, AliasDef>,
+    at: &OpAt,
+    module: Option<&Module>,
+) -> Result<ConvertOp, ParseError> {
+    let OpAt {
+        raw,
+        line,
+        l,
+        p,
+        func,
+        doc,
+    } = *at;
+    let rest = &l[p..];
+    let op_at = span_in(raw, line, &rest[..rest.find(' ').unwrap_or(rest.len())]);
+    let kw = if rest.starts_with("ttg.") {
+        "ttg.convert_layout"
+    } else {
+        "triton_gpu.convert_layout"
+    };
+    let more = &rest[kw.len()..];
+    if let Some((q, k)) = ["ttg.convert_layout", "triton_gpu.convert_layout"]
+        .iter()
+        .filter_map(|k| more.find(k).map(|q| (q, k.len())))
+        .min()
+    {
+        let second = &more[q..q + k];
+        return err_at(
+            span_in(raw, line, second),
+            "a second convert_layout on one line (warpforge reads one op per line; put each on its own line)",
+        );
+    }
+    let colon = rest.find(" : ").ok_or_else(|| ParseError {
+        line,
+        col: op_at.col,
+        len: op_at.len,
+        msg: "convert_layout without a type (` : tensor<...> -> tensor<...>`)".into(),
+    })?;
+    let types = &rest[colon + 3..];
+    let s0 = types.find("tensor<").ok_or_else(|| ParseError {
+        line,
+        col: op_at.col,
+        len: op_at.len,
+        msg: "convert_layout: expected a tensor source type".into(),
+    })?;
+    let e0 = tensor_end(types, s0).ok_or_else(|| {
+        let at = span_in(raw, line, &types[s0..]);
+        ParseError {
+            line,
+            col: at.col,
+            len: at.len,
+            msg: "convert_layout: unbalanced `<` in the source type".into(),
+        }
+    })?;
+    let after = &types[e0..];
+    let arrow = after.find("->").ok_or_else(|| {
+        let at = span_in(raw, line, after);
+        ParseError {
+            line,
+            col: at.col,
+            len: at.len.max(1),
+            msg: "convert_layout: expected `->` after the source type".into(),
+        }
+    })?;
+    if !after[..arrow].trim().is_empty() {
+        return err_at(
+            span_in(raw, line, after[..arrow].trim()),
+            format!(
+                "convert_layout: unexpected `{}` between the source type and `->`",
+                after[..arrow].trim()
+            ),
+        );
+    }
+    let after = &after[arrow + 2..];
+    let s1 = after.find("tensor<").ok_or_else(|| ParseError {
+        line,
+        col: op_at.col,
+        len: op_at.len,
+        msg: "convert_layout: expected a tensor result type".into(),
+    })?;
+    let e1 = tensor_end(after, s1).ok_or_else(|| {
+        let at = span_in(raw, line, &after[s1..]);
+        ParseError {
+            line,
+            col: at.col,
+            len: at.len,
+            msg: "convert_layout: unbalanced `<` in the result type".into(),
+        }
+    })?;
+    let tail = after[e1..].trim();
+    if !(tail.is_empty() || tail.starts_with("loc(")) {
+        return err_at(
+            span_in(raw, line, tail),
+            format!("convert_layout: unexpected `{tail}` after the result type"),
+        );
+    }
+    let (shape, elem, src_t) = split_tensor_type(raw, &types[s0..e0], line)?;
+    let (shape2, elem2, dst_t) = split_tensor_type(raw, &after[s1..e1], line)?;
+    if shape != shape2 {
+        return err_at(
+            op_at,
+            format!("convert_layout changes the shape: {shape:?} -> {shape2:?}"),
+        );
+    }
+    if elem != elem2 {
+        return err_at(
+            op_at,
+            format!(
+                "convert_layout changes the element type: {} -> {}",
+                elem.name, elem2.name
+            ),
+        );
+    }
+    let Some(m) = module else {
+        return err_at(
+            op_at,
+            "convert_layout outside a module with \"ttg.num-warps\"",
+        );
+    };
+    if let Some(why) = module_refusal(m) {
+        return err_at(op_at, why);
+    }
+    let Some(nw) = m.num_warps else {
+        return err_at(
+            op_at,
+            "convert_layout outside a module with \"ttg.num-warps\"",
+        );
+    };
+    let src_at = span_in(raw, line, src_t);
+    let dst_at = span_in(raw, line, dst_t);
+    let mut sl = Lexer::new(src_t, line, src_at.col.saturating_sub(1));
+    let sv = sl.value()?;
+    sl.end("the encoding of the source tensor type")?;
+    let mut dl = Lexer::new(dst_t, line, dst_at.col.saturating_sub(1));
+    let dv = dl.value()?;
+    dl.end("the encoding of the result tensor type")?;
+    let src = ctx.encoding(&sv, 0)?;
+    let dst = ctx.encoding(&dv, 0)?;
+    let mut budget = MAX_EXPANDED;
+    let src_text = expand_text(src_t, aliases, 0, &mut budget).or_else(|m| err_at(src_at, m))?;
+    let dst_text = expand_text(dst_t, aliases, 0, &mut budget).or_else(|m| err_at(dst_at, m))?;
+    Ok(ConvertOp {
+        name: format!("{func}:{line}"),
+        line,
+        func: func.to_string(),
+        shape,
+        elem,
+        src,
+        dst,
+        src_text,
+        dst_text,
+        src_at,
+        dst_at,
+        num_warps: nw,
+        num_ctas: m.num_ctas,
+        doc: doc.to_string(),
+        target: m.target.clone(),
+    })
 }
 
 /// Where the attribute field `field` is written for one side of a
@@ -1199,6 +1322,14 @@ pub fn locate_field(text: &str, at: Span, field: &str) -> Option<Span> {
 
 #[cfg(test)]
 mod tests {
+    /// The file's error, or the first conversion's that failed.
+    fn first_error(t: &str) -> ParseError {
+        match parse_ttgir(t) {
+            Err(e) => e,
+            Ok(f) => f.failed.first().expect("an error").error.clone(),
+        }
+    }
+
     use super::*;
 
     #[test]
@@ -1254,11 +1385,11 @@ module attributes {"ttg.num-warps" = 4 : i32} {
     #[test]
     fn file_errors_carry_lines() {
         let t = "module attributes {\"ttg.num-warps\" = 1 : i32} {\n  %0 = ttg.convert_layout %x : tensor<16x8xi8, #nope> -> tensor<16x8xi8, #nope>\n}";
-        let e = parse_ttgir(t).unwrap_err();
+        let e = first_error(t);
         assert_eq!(e.line, 2);
         assert!(e.msg.contains("#nope"));
         let t = "module attributes {\"ttg.num-warps\" = 1 : i32} {\n\n  %0 = ttg.convert_layout %x : tensor<16x8xi8, #a> -> tensor<8x16xi8, #a>\n}";
-        let e = parse_ttgir(t).unwrap_err();
+        let e = first_error(t);
         assert_eq!(e.line, 3);
         assert!(e.msg.contains("changes the shape"));
     }
@@ -1275,7 +1406,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
     fn errors_carry_columns_and_lengths() {
         let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], bogus = 3}>").unwrap_err();
         assert_eq!((e.line, e.col, e.len), (1, 39, 5), "{e}");
-        let e = parse_ttgir(&file(&OP.replace("#b>", "#c>"))).unwrap_err();
+        let e = first_error(&file(&OP.replace("#b>", "#c>")));
         assert_eq!((e.line, e.col, e.len), (4, 52, 2), "{e}");
         assert!(e
             .to_string()
@@ -1293,7 +1424,35 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         }
         // alias chains and cycles
         let t = "#a = #b\n#b = #a\nmodule attributes {\"ttg.num-warps\" = 1 : i32} {\n  %0 = ttg.convert_layout %x : tensor<16x16xi32, #a> -> tensor<16x16xi32, #a>\n}\n";
-        assert!(parse_ttgir(t).unwrap_err().msg.contains("nest too deeply"));
+        assert!(first_error(t).msg.contains("nest too deeply"));
+    }
+
+    #[test]
+    fn one_bad_op_leaves_the_others_and_modules_say_their_target() {
+        let good = OP;
+        let bad = OP.replace("#b>", "#c>");
+        let t = format!(
+            "#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, ttg.target = \"cuda:80\"}} {{\n  tt.func @f() {{\n    {good}\n    {bad}\n    {good}\n  }}\n}}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx942\"}} {{\n  tt.func @g() {{\n    {good}\n  }}\n}}\n"
+        );
+        let f = parse_ttgir(&t).unwrap();
+        let lines: Vec<usize> = f.converts.iter().map(|o| o.line).collect();
+        assert_eq!(lines, [4, 6]);
+        assert!(f
+            .converts
+            .iter()
+            .all(|o| o.target.as_deref() == Some("cuda:80")));
+        assert_eq!(f.failed.len(), 2, "{:?}", f.failed);
+        assert_eq!((f.failed[0].line, f.failed[0].name.as_str()), (5, "f:5"));
+        assert!(f.failed[0]
+            .error
+            .msg
+            .contains("unknown attribute alias `#c`"));
+        assert_eq!(f.failed[1].name, "g:11");
+        let amd = &f.failed[1].error.msg;
+        assert!(
+            amd.contains("AMD target `hip:gfx942`") && amd.contains("64 lanes"),
+            "{amd}"
+        );
     }
 
     #[test]
@@ -1302,18 +1461,18 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         assert!(e.msg.contains("`warpsPerCTA` is given twice"), "{e}");
         let e = parse_attribute(&format!("{B} }}")).unwrap_err();
         assert!(e.msg.contains("unexpected `}` after the attribute"), "{e}");
-        let e = parse_ttgir(&file(&OP.replace("#b>", "#b junk>"))).unwrap_err();
+        let e = first_error(&file(&OP.replace("#b>", "#b junk>")));
         assert!(
             e.msg
                 .contains("after the encoding of the source tensor type"),
             "{e}"
         );
-        let e = parse_ttgir(&file(&format!("{OP} {OP}"))).unwrap_err();
+        let e = first_error(&file(&format!("{OP} {OP}")));
         assert!(e.msg.contains("second convert_layout"), "{e}");
         // an SSA name that mentions convert_layout is not a second op
         let ok = OP.replace("%x", "%convert_layout_3");
         assert_eq!(parse_ttgir(&file(&ok)).unwrap().converts.len(), 1);
-        let e = parse_ttgir(&file(OP).replace("= 1 : i32", "= 64 : i32")).unwrap_err();
+        let e = first_error(&file(OP).replace("= 1 : i32", "= 64 : i32"));
         assert!(e.msg.contains("1 to 32 warps"), "{e}");
         let e = parse_attribute(&B.replace("[1, 4]", "[1, 4294967300]")).unwrap_err();
         assert!(e.msg.contains("not a non-negative 32-bit integer"), "{e}");

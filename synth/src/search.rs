@@ -110,28 +110,30 @@ pub struct Considered {
 /// state": 255 general registers per thread from sm_50 on).
 pub const MAX_THREAD_REGISTERS: u32 = 255;
 
-/// Refuse, before any planning, a conversion whose data alone cannot live
-/// in a thread's registers: either side's elements per thread, packed as
-/// Triton holds them (four 8-bit or two 16-bit elements per 32-bit
-/// register), over [`MAX_THREAD_REGISTERS`]. A 64-bit element counts as one
-/// register here: up to 255 of them still compile (ptxas spills the other
-/// halves, as it does for Triton's own lowering of such tiles), so only data
-/// that no kernel could hold is refused.
+/// Most elements per thread on either side of a conversion that warpforge
+/// plans. Triton 3.6 lowers larger tiles too (spilling); up to here every
+/// conversion is planned, and one whose data alone is over the register
+/// file is emitted with its predicted spill stated (`over_register_limit`).
+pub const MAX_ELEMS_PER_THREAD: u64 = 1024;
+
+/// Refuse, before any planning, a conversion with more than
+/// [`MAX_ELEMS_PER_THREAD`] elements per thread on either side (`regs`
+/// counts the 32-bit registers that data takes: four 8-bit or two 16-bit
+/// elements per register, a 64-bit element two).
 pub fn fits_registers(conv: &Conversion, an: &Analysis) -> Result<(), PlanError> {
     let bits = plan_width(conv);
     for (side, elems) in [
         ("source", an.src_regs() as u64),
         ("destination", an.dst_regs() as u64),
     ] {
-        let regs = (elems * bits.min(32) as u64).div_ceil(32);
-        if regs > MAX_THREAD_REGISTERS as u64 {
+        if elems > MAX_ELEMS_PER_THREAD {
             return Err(PlanError::TooManyRegisters {
                 name: conv.name.clone(),
                 side,
                 elems,
                 bits,
-                regs,
-                limit: MAX_THREAD_REGISTERS,
+                regs: (elems * bits as u64).div_ceil(32),
+                limit: MAX_ELEMS_PER_THREAD as u32,
             });
         }
     }

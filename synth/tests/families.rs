@@ -164,10 +164,10 @@ fn cta_shared_families_prove_without_conflicts() {
                         };
                         let ch = match plan_conversion_with(&c, StrategyChoice::Shared, &w, &opt) {
                             Ok(ch) => ch,
-                            // data no register file holds is refused before
-                            // planning (more than 255 registers per thread)
-                            Err(synth::plan::PlanError::TooManyRegisters { regs, .. }) => {
-                                assert!(regs > 255, "{s} -> {d}");
+                            // more than 1024 elements per thread is refused
+                            // before planning
+                            Err(synth::plan::PlanError::TooManyRegisters { elems, .. }) => {
+                                assert!(elems > 1024, "{s} -> {d}");
                                 continue;
                             }
                             Err(e) => panic!("{s} -> {d} ({bits}-bit): {e}"),

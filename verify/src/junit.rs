@@ -60,6 +60,21 @@ pub fn cpu_case(file: &str, name: &str, bits: u32, result: &Result<u64, String>)
     }
 }
 
+/// The test case of a conversion warpforge refused (or a file it could
+/// not read): a failure of kind `refused` carrying `reason`.
+pub fn refused_case(file: &str, name: &str, reason: &str) -> TestCase {
+    TestCase {
+        classname: file.to_string(),
+        name: format!("{name} refused"),
+        seconds: 0.0,
+        outcome: Outcome::Failed {
+            kind: "refused",
+            message: format!("refused: {reason}"),
+            detail: format!("warpforge served no helper for {name}: {reason}"),
+        },
+    }
+}
+
 /// The test case of one GPU check ([`CaseResult`]): a mismatch names the
 /// first wrong slot; a helper whose one-shot or loop kernel spills to local
 /// memory where its data fits the register budget

@@ -101,7 +101,9 @@ pub enum PlanError {
     },
     #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers allow; --max-smem allows {max}")]
     SmemTooLarge { name: String, need: u64, max: u64 },
-    #[error("{name}: {elems} elements per thread in the {side} layout ({bits}-bit: {regs} 32-bit registers, packed) cannot live in a thread's {limit} registers: split the tile or spread it over more warps")]
+    /// More elements per thread on one side than warpforge plans
+    /// ([`crate::search::MAX_ELEMS_PER_THREAD`]).
+    #[error("{name}: {elems} elements per thread in the {side} layout ({bits}-bit: {regs} 32-bit registers) is over the {limit} elements per thread warpforge plans: split the tile or spread it over more warps")]
     TooManyRegisters {
         name: String,
         side: &'static str,
