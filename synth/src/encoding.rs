@@ -318,6 +318,18 @@ fn cga_bases_layout(bases: &[Vec<i32>], names: &[String]) -> Result<LinearLayout
 /// Triton's `ensureLayoutNotLargerThan` with `broadcastRegisters = true`:
 /// zero the largest bases of every out dim larger than `shape`.
 pub fn ensure_not_larger(layout: &LinearLayout, shape: &[(String, i64)]) -> Result<LinearLayout> {
+    ensure_not_larger_with(layout, shape, true)
+}
+
+/// Triton's `ensureLayoutNotLargerThan`: with `broadcast_registers`, the
+/// largest bases of every out dim larger than `shape` become zero; without,
+/// such register bases are removed instead (other dims' still zeroed).
+pub fn ensure_not_larger_with(
+    layout: &LinearLayout,
+    shape: &[(String, i64)],
+    broadcast_registers: bool,
+) -> Result<LinearLayout> {
+    let mut dropped: Vec<usize> = Vec::new();
     let mut ins: Vec<(String, Vec<Vec<i32>>)> = layout
         .in_dims()
         .iter()
@@ -347,10 +359,23 @@ pub fn ensure_not_larger(layout: &LinearLayout, shape: &[(String, i64)]) -> Resu
             if actual <= desired {
                 break;
             }
-            ins[di].1[bi][k] = 0;
+            if !broadcast_registers && ins[di].0 == REGISTER {
+                dropped.push(bi);
+            } else {
+                ins[di].1[bi][k] = 0;
+            }
             actual >>= 1;
         }
         outs[k].1 = desired as i32;
+    }
+    if let Some(r) = ins.iter_mut().find(|d| d.0 == REGISTER) {
+        let kept: Vec<Vec<i32>> =
+            r.1.iter()
+                .enumerate()
+                .filter(|(i, _)| !dropped.contains(i))
+                .map(|(_, b)| b.clone())
+                .collect();
+        r.1 = kept;
     }
     Ok(LinearLayout::new(ins, outs, false)?)
 }
@@ -381,6 +406,142 @@ pub fn ensure_not_smaller(layout: &LinearLayout, shape: &[(String, i64)]) -> Res
         }
     }
     Ok(ret)
+}
+
+/// Triton's `LinearEncodingAttr::toLinearLayout(shape)`: the layout of the
+/// bases as written (each out dim as large as its largest basis needs,
+/// Triton's `LinearLayout(bases, outDimNames)`), fitted to `shape` by
+/// [`ensure_not_smaller`] (registers cover what the bases do not reach) and
+/// [`ensure_not_larger`] (bases past the shape broadcast), so that a layout
+/// written for one shape reads, as Triton reads it, at another (a slice's
+/// parent at the slice's shape, a `linear` attribute on a smaller tensor).
+///
+/// Errors: bases of another rank than `shape`, or values out of `i32`.
+fn linear_at_shape(
+    register: &[Vec<i32>],
+    lane: &[Vec<i32>],
+    warp: &[Vec<i32>],
+    block: &[Vec<i32>],
+    shape: &[i64],
+) -> Result<LinearLayout> {
+    let rank = shape.len();
+    let names = standard_out_dim_names(rank);
+    let all = || register.iter().chain(lane).chain(warp).chain(block);
+    if let Some(b) = all().find(|b| b.len() != rank) {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: format!(
+                "linear basis {b:?} has {} entries for a rank-{rank} tensor",
+                b.len()
+            ),
+        });
+    }
+    let own: Vec<(String, i32)> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| {
+            let max = all().map(|b| b[k].max(0) as u32).max().unwrap_or(0);
+            // llvm::NextPowerOf2: the least power of two above max
+            let size = if max == 0 {
+                1
+            } else {
+                (max + 1).next_power_of_two()
+            };
+            (n.clone(), size.min(1 << 30) as i32)
+        })
+        .collect();
+    let l = LinearLayout::new(
+        vec![
+            (REGISTER.into(), register.to_vec()),
+            (LANE.into(), lane.to_vec()),
+            (WARP.into(), warp.to_vec()),
+            (BLOCK.into(), block.to_vec()),
+        ],
+        own,
+        false,
+    )?;
+    let want: Vec<(String, i64)> = names.iter().cloned().zip(shape.iter().copied()).collect();
+    // registers extend the dims in the layout's order (Triton's getRepOrder
+    // of a linear encoding: dims as its register bases first move them,
+    // then the rest from the last dim down: `orderPerDimImpl`)
+    let mut order: Vec<usize> = Vec::new();
+    for b in register {
+        if let Some(k) = b.iter().position(|&v| v != 0) {
+            if !order.contains(&k) {
+                order.push(k);
+            }
+        }
+    }
+    for k in (0..rank).rev() {
+        if !order.contains(&k) {
+            order.push(k);
+        }
+    }
+    let mut l = l;
+    for k in order {
+        let (name, desired) = &want[k];
+        let actual = l.out_dim_size(name) as i64;
+        if *desired > actual {
+            l = l.mul(&LinearLayout::identity_1d(
+                (*desired / actual) as i32,
+                REGISTER,
+                name,
+            )?)?;
+        }
+    }
+    ensure_not_larger_with(&l, &want, false)
+}
+
+/// Triton's `fmaDotToLinearLayout` (lib/Dialect/TritonGPU/IR/
+/// LinearLayoutConversions.cpp): the operand `op_idx` of an FMA dot whose
+/// parent is a blocked layout: each thread holds the whole K extent
+/// (`shape[K]` registers along K, K the last dim for A and the second to
+/// last for B), lanes and warps broadcast along K, dims in the parent's
+/// order.
+///
+/// Errors: those of the parent blocked layout (rank, warps, powers of two).
+fn fma_dot_layout(
+    op_idx: u32,
+    parent: &Encoding,
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    let Encoding::Blocked {
+        size_per_thread,
+        threads_per_warp,
+        warps_per_cta,
+        order,
+        cta,
+    } = parent
+    else {
+        unreachable!("fma_dot_layout takes a blocked parent");
+    };
+    // the parent's own checks (rank, warps, lanes)
+    parent.to_linear_layout(shape, num_warps)?;
+    let rank = shape.len();
+    let k = if op_idx == 0 { rank - 1 } else { rank - 2 };
+    let names = standard_out_dim_names(rank);
+    let rep_names: Vec<String> = order.iter().map(|&d| names[d as usize].clone()).collect();
+    let mut thread_size = size_per_thread.clone();
+    thread_size[k] = shape[k] as u32;
+    let broadcast = |sizes: &[u32], in_dim: &str| -> Result<LinearLayout> {
+        let mut l = LinearLayout::empty();
+        for &d in order {
+            let d = d as usize;
+            let one = if d == k {
+                LinearLayout::zeros_1d(sizes[d] as i32, in_dim, &names[d], 1)?
+            } else {
+                LinearLayout::identity_1d(sizes[d] as i32, in_dim, &names[d])?
+            };
+            l = l.mul(&one)?;
+        }
+        Ok(l)
+    };
+    let regs = identity_standard_nd(REGISTER, &thread_size, order)?.transpose_outs(&rep_names)?;
+    let lanes = broadcast(threads_per_warp, LANE)?.transpose_outs(&rep_names)?;
+    let warps = broadcast(warps_per_cta, WARP)?.transpose_outs(&rep_names)?;
+    let l = regs.mul(&lanes)?.mul(&warps)?;
+    combine_cta_cga_with_shape(l, cta, shape)
 }
 
 /// Triton's `combineCtaCgaWithShape`.
@@ -681,24 +842,7 @@ impl Encoding {
                 lane,
                 warp,
                 block,
-            } => {
-                let names = standard_out_dim_names(rank);
-                let outs: Vec<(String, i32)> = names
-                    .iter()
-                    .cloned()
-                    .zip(shape.iter().map(|&s| s as i32))
-                    .collect();
-                LinearLayout::new(
-                    vec![
-                        (REGISTER.into(), register.clone()),
-                        (LANE.into(), lane.clone()),
-                        (WARP.into(), warp.clone()),
-                        (BLOCK.into(), block.clone()),
-                    ],
-                    outs,
-                    false,
-                )?
-            }
+            } => linear_at_shape(register, lane, warp, block, shape)?,
             Encoding::CuteTv { thread, value, .. } => {
                 return cute_tv_layout(thread, value, shape, num_warps);
             }
@@ -802,6 +946,9 @@ impl Encoding {
                 k_width,
             } => {
                 const E: &str = "dot_op";
+                if let Encoding::Blocked { .. } = parent.as_ref() {
+                    return fma_dot_layout(*op_idx, parent, shape, num_warps);
+                }
                 let Encoding::NvidiaMma {
                     version_major,
                     warps_per_cta,
@@ -811,7 +958,10 @@ impl Encoding {
                 else {
                     return Err(EncodingError::Unsupported {
                         encoding: E,
-                        detail: format!("parent `{}` (supported: nvidia_mma)", parent.kind()),
+                        detail: format!(
+                            "parent `{}` (supported: nvidia_mma, blocked)",
+                            parent.kind()
+                        ),
                     });
                 };
                 if *op_idx > 1 {
