@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
+.PHONY: check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -40,6 +40,20 @@ test:
 verify-resources: build
 	@mkdir -p $(OUT)
 	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir) $(wildcard tests/data/random_s*.ttgir)
+
+# Everything `make test` samples, whole: every conversion of Triton 3.6's own
+# layout-conversion tests (tests/data/triton_tests, 1,548 distinct) and of the
+# generated real-kernel corpus (corpus/real, 2,911 NVIDIA conversions) planned,
+# emitted and proven on the CPU simulator at every width (tests/triton_tests.rs
+# with WF_SAMPLE=1, release build). Run before a release.
+check-all: build
+	WF_SAMPLE=1 $(CARGO) test --release --test triton_tests -- --nocapture
+
+# Regenerate the real-kernel corpus with Triton 3.6 (pip install triton==3.6.0;
+# no GPU): whole TTGIR per kernel, then shrunk to the lines warpforge reads.
+corpus-real:
+	python3 corpus/generate/gen_real.py
+	python3 corpus/generate/extract.py corpus/real
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,
 # toString, JSON and Gluon layouts, format detection):
