@@ -655,3 +655,97 @@ fn helper_names_collide_across_ttgir_files_of_one_emit_get_the_file_stem() {
     );
     assert!(h.contains("void wf_attn_93("), "no collision: kept");
 }
+
+/// Issue 47: a layout given as `@FILE` is an input like `--ttgir`: no
+/// output may be it, by name, symlink or hard link, for emit and draw.
+#[test]
+fn at_file_layouts_are_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    std::fs::write(&a, B8X4).unwrap();
+    std::fs::write(&b, B4X8T).unwrap();
+    std::fs::hard_link(&b, dir.path().join("hard.txt")).unwrap();
+    std::os::unix::fs::symlink(&a, dir.path().join("sym.txt")).unwrap();
+    let (sa, sb) = (format!("@{}", a.display()), format!("@{}", b.display()));
+    for out in ["b.txt", "hard.txt", "sym.txt"] {
+        let o = dir.path().join(out);
+        let r = run(&[
+            "emit",
+            "--src",
+            &sa,
+            "--dst",
+            &sb,
+            "--shape",
+            "16x16",
+            "--warps",
+            "1",
+            "-o",
+            o.to_str().unwrap(),
+        ]);
+        expect_error(&r, &["refusing to overwrite"]);
+    }
+    let r = run(&[
+        "draw",
+        "--attr",
+        &sa,
+        "--shape",
+        "16x16",
+        "-o",
+        a.to_str().unwrap(),
+    ]);
+    expect_error(&r, &["--attr", "refusing to overwrite"]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), B8X4);
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), B4X8T);
+}
+
+/// Issue 47: inputs that never end or are not text stop at once, in
+/// bounded memory (the first 64 KiB chunk shows the NUL byte).
+#[test]
+fn endless_and_binary_inputs_stop_at_once() {
+    for args in [
+        vec!["plan", "--ttgir", "/dev/zero"],
+        vec!["plan", "--ttgir", "/dev/urandom"],
+        vec!["plan", "--src", "@/dev/zero", "--dst", B4X8T],
+        vec!["layout", "--smem", "@/dev/zero"],
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = run(&args);
+        expect_error(&o, &["not text (a NUL byte at offset"]);
+        assert!(t0.elapsed().as_secs_f64() < 5.0, "{args:?}");
+    }
+}
+
+/// Issue 47: `--name` reaches the header only as an identifier part:
+/// control characters, spaces, quotes and `*/` are refused, not mangled.
+#[test]
+fn pair_names_cannot_inject_code() {
+    for name in [
+        "x\n#define int float",
+        "a b",
+        "a-b",
+        "",
+        "名前",
+        "x*/y",
+        "q\"",
+        "b\\",
+    ] {
+        let o = run(&[
+            "emit", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--warps", "1", "--name",
+            name,
+        ]);
+        expect_error(&o, &["--name", "ASCII letters, digits and `_`"]);
+        assert!(o.stdout.is_empty());
+    }
+}
+
+/// Issue 47: JSON bases refuse a key given twice, as attributes do.
+#[test]
+fn json_layouts_refuse_duplicate_keys() {
+    let o = run(&[
+        "layout",
+        "--attr",
+        r#"{"register": [[1]], "lane": [[2],[4],[8],[16],[32]], "register": [[1]], "warp": [], "shape": [64]}"#,
+    ]);
+    expect_error(&o, &["key `register` is given twice"]);
+}

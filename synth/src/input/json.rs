@@ -36,15 +36,81 @@ fn key_at(text: &str, key: &str) -> usize {
         .map_or(0, |(i, _)| i)
 }
 
+/// A JSON value read like [`Value`], except that an object with a key
+/// given twice is an error (serde_json keeps the last), as attribute
+/// dictionaries refuse a field given twice.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(Strict(x)) = a.next_element()? {
+            v.push(x);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        let mut m = serde_json::Map::new();
+        while let Some(k) = a.next_key::<String>()? {
+            let Strict(v) = a.next_value()?;
+            if m.contains_key(&k) {
+                return Err(serde::de::Error::custom(format!(
+                    "key `{k}` is given twice"
+                )));
+            }
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
 /// Parse the text; errors are `(byte offset, message)`.
 pub(super) fn parse(text: &str) -> Res<LayoutText> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg
-            .rsplit_once(" at line ")
-            .map_or(msg.clone(), |(m, _)| m.to_string());
-        (offset_of(text, e.line(), e.column()), msg)
-    })?;
+    let v: Value = serde_json::from_str::<Strict>(text)
+        .map(|s| s.0)
+        .map_err(|e| {
+            let msg = e.to_string();
+            let msg = msg
+                .rsplit_once(" at line ")
+                .map_or(msg.clone(), |(m, _)| m.to_string());
+            (offset_of(text, e.line(), e.column()), msg)
+        })?;
     let start = text.len() - text.trim_start().len();
     let Value::Object(map) = v else {
         return Err((start, "expected a JSON object of bases".into()));

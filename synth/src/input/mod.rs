@@ -196,6 +196,68 @@ pub struct LayoutText {
     pub ttgir: String,
 }
 
+/// Most bytes an input file may hold: 64 MiB, or `WARPFORGE_MAX_INPUT`
+/// (bytes) where that is set to a positive integer.
+pub fn max_input_bytes() -> u64 {
+    std::env::var("WARPFORGE_MAX_INPUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(64 << 20)
+}
+
+/// Read the input file `path` as UTF-8 text (without a leading byte-order
+/// mark), bounded: at most [`max_input_bytes`], read in 64 KiB chunks that
+/// stop at the first NUL byte (binary data, `/dev/zero`, `/dev/urandom`), so
+/// a file that never ends or is not text is refused early and in bounded
+/// memory.
+///
+/// Errors, as one line naming the path: it cannot be opened or read, it is
+/// a directory, it holds a NUL byte (at which offset), it is over the limit
+/// (naming it and `WARPFORGE_MAX_INPUT`), it is not UTF-8 (the offset of the
+/// first invalid byte).
+pub fn read_input_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(format!("{shown}: is a directory, not a file"));
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let limit = max_input_bytes();
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("{shown}: cannot read: {e}")),
+        };
+        if let Some(i) = chunk[..n].iter().position(|&b| b == 0) {
+            return Err(format!(
+                "{shown}: not text (a NUL byte at offset {}): warpforge reads TTGIR and layout text",
+                bytes.len() + i
+            ));
+        }
+        if bytes.len() as u64 + n as u64 > limit {
+            return Err(format!(
+                "{shown}: over {limit} bytes, the most an input may hold (set WARPFORGE_MAX_INPUT=BYTES to read more)"
+            ));
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{shown}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text,
+    })
+}
+
 /// Read a layout from `text`, detecting the format. `@PATH` reads the
 /// text from a file first. Errors: [`InputError`], naming the path (for
 /// `@PATH`), the format(s) tried and the position each stopped at.
@@ -205,12 +267,14 @@ pub fn read_layout(text: &str) -> Result<LayoutText, InputError> {
     let t = text.trim();
     if let Some(path) = t.strip_prefix('@') {
         let path = path.trim();
-        let body = std::fs::read_to_string(path).map_err(|e| InputError::Io {
+        let body = read_input_file(std::path::Path::new(path)).map_err(|e| InputError::Io {
             path: path.to_string(),
-            detail: e.to_string(),
+            detail: e
+                .strip_prefix(&format!("{path}: "))
+                .unwrap_or(&e)
+                .to_string(),
         })?;
-        let body = body.strip_prefix('\u{feff}').unwrap_or(&body);
-        return parse_layout_in(body, &format!("@{path}: "));
+        return parse_layout_in(&body, &format!("@{path}: "));
     }
     parse_layout_in(text, "")
 }
