@@ -41,13 +41,17 @@ verify-resources: build
 	@mkdir -p $(OUT)
 	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir) $(wildcard tests/data/random_s*.ttgir)
 
-# Everything `make test` samples, whole: every conversion of Triton 3.6's own
-# layout-conversion tests (tests/data/triton_tests, 1,548 distinct) and of the
-# generated real-kernel corpus (corpus/real, 2,911 NVIDIA conversions) planned,
-# emitted and proven on the CPU simulator at every width (tests/triton_tests.rs
-# with WF_SAMPLE=1, release build). Run before a release.
+# Everything `make test` samples, whole (WF_SAMPLE=1, release build): every
+# conversion of Triton 3.6's own layout-conversion tests (tests/data/triton_tests,
+# 1,548 distinct) and of the generated real-kernel corpus (corpus/real, 2,911
+# NVIDIA conversions) planned, emitted and proven on the CPU simulator at every
+# width (tests/triton_tests.rs); the blocked/mma shared-memory families
+# (synth/tests/families.rs) whole, not every 8th case; the CLI's sweeps at
+# sm_90 as well as sm_86, and verify --cpu of the random and Triton-lowering
+# files. Then the resource check of `make test`. Run before a release.
 check-all: build
-	WF_SAMPLE=1 $(CARGO) test --release --test triton_tests -- --nocapture
+	WF_SAMPLE=1 $(CARGO) test --workspace --release
+	@$(MAKE) --no-print-directory verify-resources
 
 # Regenerate the real-kernel corpus with Triton 3.6 (pip install triton==3.6.0;
 # no GPU): whole TTGIR per kernel, then shrunk to the lines warpforge reads.

@@ -24,10 +24,20 @@ fn main() {
         None => "unknown".into(),
     };
     println!("cargo:rustc-env=WARPFORGE_COMMIT={commit}");
-    // the sources too, so that an edited tree is stamped `-dirty`
+    // HEAD and the branch it names (a commit moves them), not .git/index
+    // (which any `git status` rewrites: that relinked the binary for
+    // nothing); the sources too, so that an edited tree is stamped `-dirty`
+    if let Ok(head) = std::fs::read_to_string(".git/HEAD") {
+        if let Some(r) = head.trim().strip_prefix("ref: ") {
+            for p in [format!(".git/{r}"), ".git/packed-refs".to_string()] {
+                if std::path::Path::new(&p).exists() {
+                    println!("cargo:rerun-if-changed={p}");
+                }
+            }
+        }
+    }
     for p in [
         ".git/HEAD",
-        ".git/index",
         "src",
         "synth/src",
         "kernels/src",
@@ -35,6 +45,7 @@ fn main() {
         "verify/src",
         "bench/src",
         "draw/src",
+        "pipeline/src",
     ] {
         if std::path::Path::new(p).exists() {
             println!("cargo:rerun-if-changed={p}");

@@ -212,7 +212,7 @@ fn by_target(
         let emitted = sub.emit(&a.naming.prefix)?;
         let runs_here = gpu.is_some_and(|g| sm <= (g.sm.0 * 10 + g.sm.1) as u32);
         let r = if runs_here {
-            on_gpu(&sub.conversions, &emitted, dts, a.input.max_registers)?
+            on_gpu(&sub.conversions, &emitted, dts, a.input.max_registers, sm)?
         } else {
             if gpu.is_some() {
                 note!("warpforge: sm_{sm} plans: the GPU at hand cannot run them; compiled for sm_{sm} only");
@@ -242,6 +242,7 @@ fn on_gpu(
     emitted: &pipeline::Emitted,
     dts: &[DType],
     max_registers: Option<u32>,
+    sm: u32,
 ) -> Result<GpuReport> {
     let cases: Vec<GpuCase> = planned
         .iter()
@@ -251,7 +252,8 @@ fn on_gpu(
             analysis: &p.chosen.analysis,
         })
         .collect();
-    let r = verify::verify_on_gpu(&emitted.header, &cases, dts, max_registers)?;
+    let target = ((sm / 10) as i32, (sm % 10) as i32);
+    let r = verify::verify_on_gpu_for(&emitted.header, &cases, dts, max_registers, Some(target))?;
     note!(
         "warpforge: GPU {}; module compiled in {:.2} s",
         gpu_desc(&r.gpu, "driver"),

@@ -678,6 +678,52 @@ fn nvrtc_cubin(
     Ok((cubin, log))
 }
 
+/// NVRTC-compile `src` to PTX for `compute_{major}{minor}` (which a newer
+/// GPU's driver compiles at load).
+fn nvrtc_ptx(src: &str, sm: (i32, i32), includes: &[String]) -> Result<String, VerifyError> {
+    use cudarc::nvrtc::{result, sys};
+    let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
+    let name = CString::new("warpforge_verify.cu").unwrap();
+    let prog = result::create_program(&csrc, Some(&name))
+        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+    let mut opts = vec![
+        format!("--gpu-architecture=compute_{}{}", sm.0, sm.1),
+        "-std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
+    for i in includes {
+        opts.push(format!("--include-path={i}"));
+    }
+    let res = unsafe { result::compile_program(prog, &opts) };
+    if let Err(e) = res {
+        let log = unsafe { result::get_program_log(prog) }
+            .map(|l| {
+                unsafe { CStr::from_ptr(l.as_ptr()) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .unwrap_or_default();
+        unsafe {
+            let _ = result::destroy_program(prog);
+        }
+        return Err(VerifyError::Compile(format!("{e:?}\n{log}")));
+    }
+    let mut size = 0usize;
+    let ptx = unsafe {
+        sys::nvrtcGetPTXSize(prog, &mut size)
+            .result()
+            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        let mut buf = vec![0u8; size];
+        sys::nvrtcGetPTX(prog, buf.as_mut_ptr() as *mut _)
+            .result()
+            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        let _ = result::destroy_program(prog);
+        buf
+    };
+    let end = ptx.iter().position(|&b| b == 0).unwrap_or(ptx.len());
+    Ok(String::from_utf8_lossy(&ptx[..end]).into_owned())
+}
+
 /// What ptxas reports for one kernel (`--ptxas-options=-v`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PtxasResources {
@@ -1044,7 +1090,32 @@ pub fn verify_on_gpu(
     dtypes: &[DType],
     max_registers: Option<u32>,
 ) -> Result<GpuReport, VerifyError> {
+    verify_on_gpu_for(header, cases, dtypes, max_registers, None)
+}
+
+/// [`verify_on_gpu`] for the helpers of an older `target` than the GPU at
+/// hand (`None`: the GPU's own): the module is compiled by NVRTC for that
+/// target, so `__CUDA_ARCH__` is the target's (the header's guard and every
+/// instruction choice as the target sees them), its SASS counts and ptxas
+/// report are the target's, and it runs here as `compute_<target>` PTX
+/// that the driver compiles for this GPU.
+///
+/// Errors: those of [`verify_on_gpu`]; a target newer than the GPU.
+pub fn verify_on_gpu_for(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    target: Option<(i32, i32)>,
+) -> Result<GpuReport, VerifyError> {
     let gpu = probe_gpu()?;
+    let sm = target.unwrap_or(gpu.sm);
+    if sm > gpu.sm {
+        return Err(VerifyError::Compile(format!(
+            "sm_{}{} helpers cannot run on this sm_{}{} GPU",
+            sm.0, sm.1, gpu.sm.0, gpu.sm.1
+        )));
+    }
     let mut notes = Vec::new();
     let t0 = std::time::Instant::now();
     let CompiledModule {
@@ -1052,7 +1123,16 @@ pub fn verify_on_gpu(
         cubin,
         half,
         ..
-    } = compile_module(header, cases, dtypes, max_registers, gpu.sm, &mut notes)?;
+    } = compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
+    let image = if sm == gpu.sm {
+        Ptx::from_binary(cubin.clone())
+    } else {
+        notes.push(format!(
+            "compiled for sm_{}{} (SASS counts and registers of that target) and run on this sm_{}{} GPU as compute_{}{} PTX",
+            sm.0, sm.1, gpu.sm.0, gpu.sm.1, sm.0, sm.1
+        ));
+        Ptx::from_src(nvrtc_ptx(&src, sm, &cuda_include_dirs())?)
+    };
     let compile_seconds = t0.elapsed().as_secs_f64();
     let sass = sass_of(&cubin);
     if sass.is_none() {
@@ -1060,9 +1140,7 @@ pub fn verify_on_gpu(
     }
     let ctx = CudaContext::new(0).map_err(driver_err)?;
     let stream = ctx.default_stream();
-    let module = ctx
-        .load_module(Ptx::from_binary(cubin))
-        .map_err(driver_err)?;
+    let module = ctx.load_module(image).map_err(driver_err)?;
     let max_smem = device_smem_optin(&ctx)?;
     let mut results = Vec::new();
     for c in cases {
