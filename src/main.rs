@@ -49,8 +49,8 @@ enum Cmd {
 }
 
 /// Exit codes: 0 success (and a closed standard output, as ripgrep does:
-/// the reader has all it wanted), 1 any error or failed check, 2 a
-/// command-line error (clap's).
+/// the reader has all it wanted), 1 any error, failed check or refused
+/// conversion, 2 a command-line error (clap's, or a [`cmd::UsageError`]).
 fn main() {
     let cli = Cli::parse();
     let result: Result<i32> = match cli.cmd {
@@ -65,6 +65,10 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => 0,
+        Err(e) if e.downcast_ref::<cmd::UsageError>().is_some() => {
+            report(&e);
+            2
+        }
         Err(e) => {
             report(&e);
             1
@@ -73,12 +77,27 @@ fn main() {
     std::process::exit(code);
 }
 
+/// A message line of at most about 300 characters: a longer one (a 90 KB
+/// list echoed back) keeps its first 240 and last 40 characters around a
+/// note of how many were left out; the snippet below shows the place.
+fn elide(line: &str) -> String {
+    let n = line.chars().count();
+    if n <= 300 {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(240).collect();
+    let tail: String = line.chars().skip(n - 40).collect();
+    format!("{head} ... ({} characters left out) ... {tail}", n - 280)
+}
+
 /// Print an error: the one-line form, then (for errors in an input text)
 /// the snippet with the offending text underlined.
 fn report(e: &anyhow::Error) {
     use pipeline::SourceError;
     let Some(se) = e.downcast_ref::<SourceError>() else {
-        note!("warpforge: error: {e:#}");
+        let text = format!("{e:#}");
+        let lines: Vec<String> = text.lines().map(elide).collect();
+        note!("warpforge: error: {}", lines.join("\n"));
         return;
     };
     let ctx: Vec<String> = e
@@ -91,7 +110,10 @@ fn report(e: &anyhow::Error) {
     } else {
         format!("{}: ", ctx.join(": "))
     };
-    note!("warpforge: error: {lead}{}: {}", se.place, se.msg);
+    note!(
+        "warpforge: error: {}",
+        elide(&format!("{lead}{}: {}", se.place, se.msg))
+    );
     let snippet = se.snippet();
     if !snippet.is_empty() {
         note!("{snippet}");

@@ -42,6 +42,9 @@ fn canonical_or_lexical(p: &Path) -> Option<PathBuf> {
 /// devices aside). Each entry is (what the user wrote it as, e.g. `-o` or
 /// `--ttgir`, the path).
 pub fn check_outputs(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    for (oflag, o) in outputs {
+        check_dir(o).map_err(|e| anyhow::anyhow!("{oflag} {e}"))?;
+    }
     for (i, (oflag, o)) in outputs.iter().enumerate() {
         // writing to a FIFO or device (`/dev/stdout`) replaces no file, even
         // when the input was read from the same one
@@ -123,13 +126,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).with_context(|| {
-        format!(
-            "{}: cannot create the directory {}",
-            path.display(),
-            dir.display()
-        )
-    })?;
+    check_dir(path)?;
     let stem = target
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -167,6 +164,24 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
     tmp.persist(&target)
         .map_err(|e| e.error)
         .with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+/// Refuse an output path whose directory does not exist: warpforge
+/// creates no directories (a mistyped `-o a/b/c.cuh` is an error, not a
+/// new tree).
+pub fn check_dir(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{}: the directory {} does not exist (warpforge creates no directories: make it first)",
+            path.display(),
+            dir.display()
+        );
+    }
     Ok(())
 }
 

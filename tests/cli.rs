@@ -962,11 +962,18 @@ fn non_surjective_and_wrong_warps() {
         ],
         &["warps"],
     );
-    expect_error(
-        &[
-            "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--dtype", "q7",
-        ],
-        &["--dtype", "q7"],
+    // a value no element type has is a command-line error: exit 2
+    let o = run(&[
+        "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "16x16", "--dtype", "q7",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--dtype") && stderr(&o).contains("q7"));
+    let o = run(&["plan", "--src", B8X4, "--dst", B4X8T, "--shape", "-16x16"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--shape") && stderr(&o).contains("not positive"),
+        "{}",
+        stderr(&o)
     );
 }
 

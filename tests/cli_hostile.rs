@@ -749,3 +749,67 @@ fn json_layouts_refuse_duplicate_keys() {
     ]);
     expect_error(&o, &["key `register` is given twice"]);
 }
+
+/// Issue 47: an output in a directory that does not exist is an error
+/// before any work; no directory is created.
+#[test]
+fn outputs_create_no_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a/b/c.cuh");
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        "corpus/pairs.mlir",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    expect_error(&o, &["-o", "does not exist", "creates no directories"]);
+    assert!(!dir.path().join("a").exists());
+}
+
+/// Issue 47: `--ttgir -` reads standard input (bounded as files are).
+#[test]
+fn ttgir_from_standard_input() {
+    use std::io::Write;
+    let mut c = bin()
+        .current_dir(root())
+        .args(["plan", "--ttgir", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read_to_string(root().join("corpus/pairs.mlir")).unwrap();
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("shuffle_swap:29"));
+}
+
+/// Issue 47: command-line errors found after parsing exit 2 as clap's do
+/// and name the flag; a number too large says so; a long offending text
+/// is elided on the first line.
+#[test]
+fn usage_errors_exit_2_and_messages_stay_readable() {
+    let o = run(&["plan"]);
+    expect_error_code(&o, 2, &["give --ttgir FILE"]);
+    let o = run(&["plan", "--src", B8X4, "--dst", B4X8T, "--shape", "-16x16"]);
+    expect_error_code(&o, 2, &["--shape", "not positive"]);
+    let o = run(&[
+        "plan", "--src", B8X4, "--dst", B4X8T, "--dtype", "q7", "--shape", "16x16",
+    ]);
+    expect_error_code(&o, 2, &["--dtype", "q7"]);
+    let big = B8X4.replace(
+        "[1, 4], threadsPerWarp",
+        "[99999999999999999999, 4], threadsPerWarp",
+    );
+    let o = run(&["layout", "--attr", &big, "--shape", "16x16"]);
+    expect_error(&o, &["is too large"]);
+    let dots = format!("ptx:{}", ".".repeat(100_000));
+    let o = run(&["layout", "--attr", &dots]);
+    let first = stderr(&o).lines().next().unwrap_or_default().to_string();
+    assert!(
+        first.chars().count() < 400 && first.contains("characters left out"),
+        "{first}"
+    );
+}

@@ -105,7 +105,11 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         draw::layout_picture(&title, &l).map_err(|e| anyhow!("--attr: {e}"))?
     } else {
         if src.ttgir.is_empty() && src.src.is_none() {
-            bail!("give --attr LAYOUT, --src LAYOUT --dst LAYOUT, or --ttgir FILE [--name NAME]");
+            return Err(super::UsageError(
+                "give --attr LAYOUT, --src LAYOUT --dst LAYOUT, or --ttgir FILE [--name NAME]"
+                    .into(),
+            )
+            .into());
         }
         // `--name` with --ttgir picks conversions (in `load`)
         let loaded = src.load()?;

@@ -77,6 +77,30 @@ fn check_pair_name(n: &str) -> Result<()> {
     Ok(())
 }
 
+/// A command-line error found after parsing (an input missing, flags that
+/// do not fit together): exit status 2, as clap's own.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct UsageError(pub String);
+
+/// `--dtype T`: an MLIR element type warpforge knows (a command-line
+/// error, exit 2, otherwise).
+fn parse_dtype(s: &str) -> Result<String, String> {
+    match synth::parse::ElemType::parse(s.trim()) {
+        Some(_) => Ok(s.trim().to_string()),
+        None => Err(format!(
+            "unknown element type `{s}` (i1, i8, i16, i32, i64, f16, bf16, f32, f64, tf32, f8E4M3FN, f8E5M2, ...)"
+        )),
+    }
+}
+
+/// `--shape AxB`: positive integers joined by `x` (a command-line error,
+/// exit 2, otherwise; a leading `-` is read as the value, not a flag).
+fn parse_shape_arg(s: &str) -> Result<String, String> {
+    synth::parse::parse_shape(s)?;
+    Ok(s.to_string())
+}
+
 /// `--prefix P`: the start of a C identifier.
 fn parse_prefix(s: &str) -> Result<String, String> {
     let ok = s
@@ -119,10 +143,10 @@ pub(crate) struct Source {
     pub dst: Option<String>,
     /// Tensor shape for --src/--dst, e.g. 64x32 (default: the shape the
     /// layouts carry: toString out dims, JSON or Gluon `shape`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_shape_arg)]
     pub shape: Option<String>,
     /// Element type for --src/--dst (i32, f16, bf16, f32, i8, f8E4M3FN, ...) [default: f32].
-    #[arg(long)]
+    #[arg(long, value_parser = parse_dtype)]
     pub dtype: Option<String>,
     /// Warps per CTA for --src/--dst, a power of two up to 32 (default: what
     /// the layouts fix, else 4).
@@ -155,7 +179,10 @@ impl Source {
             return pipeline::load_files(&self.ttgir, self.name.as_deref());
         }
         let (Some(src), Some(dst)) = (&self.src, &self.dst) else {
-            bail!("give --ttgir FILE, or --src LAYOUT --dst LAYOUT --shape AxB");
+            return Err(UsageError(
+                "give --ttgir FILE, or --src LAYOUT --dst LAYOUT --shape AxB".into(),
+            )
+            .into());
         };
         if let Some(n) = &self.name {
             check_pair_name(n)?;

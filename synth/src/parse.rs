@@ -422,7 +422,7 @@ impl<'a> Lexer<'a> {
                     line: at.line,
                     col: at.col,
                     len: at.len,
-                    msg: format!("bad integer `{t}`"),
+                    msg: not_an_integer(&t),
                 })?;
                 // optional type suffix `: i32`
                 let save = self.pos;
@@ -805,13 +805,28 @@ pub fn parse_attribute_at(text: &str) -> Result<Encoding, (ParseError, usize)> {
     })
 }
 
+/// Why `t` did not parse as a 64-bit integer: `too large` for a run of
+/// digits (with an optional sign) out of range, else `not an integer`.
+pub fn not_an_integer(t: &str) -> String {
+    let d = t.trim().trim_start_matches(['-', '+']);
+    if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) {
+        format!(
+            "`{}` is too large (integers here are at most {})",
+            t.trim(),
+            i64::MAX
+        )
+    } else {
+        format!("`{}` is not an integer", t.trim())
+    }
+}
+
 /// Parse `AxBxC` (a tensor shape) into dims: each a positive integer.
 pub fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
     text.split('x')
         .map(|d| match d.trim().parse::<i64>() {
             Ok(v) if v > 0 => Ok(v),
             Ok(v) => Err(format!("shape `{text}`: dimension {v} is not positive")),
-            Err(_) => Err(format!("shape `{text}`: `{d}` is not an integer")),
+            Err(_) => Err(format!("shape `{text}`: {}", not_an_integer(d))),
         })
         .collect()
 }

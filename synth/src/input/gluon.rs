@@ -143,7 +143,7 @@ impl P<'_> {
                 let t = String::from_utf8_lossy(&self.s[at..self.pos]).into_owned();
                 t.parse::<i64>()
                     .map(|i| V::Int(i, at))
-                    .map_err(|_| (at, format!("`{t}` is not an integer")))
+                    .map_err(|_| (at, crate::parse::not_an_integer(&t)))
             }
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
                 let mut name = self.ident();

@@ -206,8 +206,8 @@ pub fn max_input_bytes() -> u64 {
         .unwrap_or(64 << 20)
 }
 
-/// Read the input file `path` as UTF-8 text (without a leading byte-order
-/// mark), bounded: at most [`max_input_bytes`], read in 64 KiB chunks that
+/// Read the input file `path` (`-`: standard input) as UTF-8 text
+/// (without a leading byte-order mark), bounded: at most [`max_input_bytes`], read in 64 KiB chunks that
 /// stop at the first NUL byte (binary data, `/dev/zero`, `/dev/urandom`), so
 /// a file that never ends or is not text is refused early and in bounded
 /// memory.
@@ -218,11 +218,20 @@ pub fn max_input_bytes() -> u64 {
 /// first invalid byte).
 pub fn read_input_file(path: &std::path::Path) -> Result<String, String> {
     use std::io::Read;
-    let shown = path.display();
+    let stdin = path.as_os_str() == "-";
+    let shown = if stdin {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    };
     if path.is_dir() {
         return Err(format!("{shown}: is a directory, not a file"));
     }
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let mut f: Box<dyn Read> = if stdin {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?)
+    };
     let limit = max_input_bytes();
     let mut bytes: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];

@@ -102,7 +102,7 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                 ),
                 ))
             }
-            Err(_) => return Err((label_at, format!("`{label}` is not an integer"))),
+            Err(_) => return Err((label_at, crate::parse::not_an_integer(label))),
         }
         let tuple = rest[arrow + 2..].trim();
         let tuple_at = body_at
@@ -122,7 +122,7 @@ pub(super) fn parse(text: &str) -> Res<LayoutText> {
                 let v = part.trim().parse::<i64>().map_err(|_| {
                     (
                         p + (part.len() - part.trim_start().len()),
-                        format!("`{}` is not an integer", part.trim()),
+                        crate::parse::not_an_integer(part),
                     )
                 })?;
                 vals.push(v);
@@ -228,10 +228,12 @@ fn out_dims(rest: &str, base: usize) -> Res<Vec<(String, i64)>> {
         let (name, size) = item
             .split_once(" (size ")
             .ok_or((item_at, format!("expected `NAME (size N)`, got `{item}`")))?;
-        let size: i64 = size
-            .trim()
-            .parse()
-            .map_err(|_| (item_at, format!("size `{}` is not an integer", size.trim())))?;
+        let size: i64 = size.trim().parse().map_err(|_| {
+            (
+                item_at,
+                format!("size {}", crate::parse::not_an_integer(size)),
+            )
+        })?;
         if size <= 0 || size & (size - 1) != 0 || size > (1 << 30) {
             return Err((
                 item_at,
