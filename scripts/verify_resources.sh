@@ -63,5 +63,5 @@ done
 these() { for f in "$@"; do cat "$out/resources/$(basename "$f").jsonl" 2>/dev/null; done; }
 rechecked=$(these "$@" | grep -o '"min_blocks_registers":' | wc -l)
 cases=$(these "$@" | grep -o '"compiled_only":true' | wc -l)
-echo "RESOURCE CHECK ran: $cases cases (helper x element type x form), registers and spills by NVRTC 13.0 for sm_90, across $# files ($rechecked kernels spilled with registers to spare and were compiled again under __launch_bounds__(threads, 1))"
+echo "RESOURCE CHECK ran: $cases cases (helper x element type x form), registers and spills by NVRTC 13.0 for each conversion's target (its ttg.target, else sm_90), across $# files ($rechecked kernels spilled with registers to spare and were compiled again under __launch_bounds__(threads, 1))"
 exit $status
