@@ -2,9 +2,11 @@
 //! written by `gen_triton_tests.py` there from the Gluon
 //! `test_lowerings.py` parametrisations) and the generated corpus of real
 //! kernels (`corpus/real/`, `corpus/generate/gen_real.py`): every NVIDIA
-//! conversion is served (none refused), emitted and proven on the CPU
-//! simulator at every element width its helper serves; every AMD one is
-//! refused per conversion with the AMD reason, never as a file error.
+//! conversion up to 1024 elements per thread is served (none refused),
+//! emitted and proven on the CPU simulator at every element width its helper
+//! serves (larger ones, six of the real corpus, are refused by count before
+//! planning); every AMD one is refused per conversion with the AMD reason,
+//! never as a file error.
 //!
 //! CI runs a fixed sample: every `WF_SAMPLE`-th conversion of each set,
 //! over its files in path order (default 20, starting with the first).
@@ -77,11 +79,20 @@ fn serve_all(dir: &str, skip: &str) -> usize {
     }
     let emitted = planned.emit("wf_").unwrap();
     assert_eq!(emitted.helpers.len(), planned.conversions.len());
+    // the one refusal allowed: more than 1024 elements per thread (issue 46:
+    // refused before planning, naming the count); six conversions of the
+    // real corpus (a one-warp gather of 2048 elements per thread)
+    let (over, other): (Vec<String>, Vec<String>) = refused
+        .into_iter()
+        .partition(|r| r.contains("over the 1024 elements per thread warpforge plans"));
+    for r in &over {
+        eprintln!("refused as allowed: {r}");
+    }
     assert!(
-        refused.is_empty(),
+        other.is_empty(),
         "{} refused:\n{}",
-        refused.len(),
-        refused.join("\n")
+        other.len(),
+        other.join("\n")
     );
     planned.conversions.len()
 }

@@ -93,6 +93,7 @@ impl Target {
     pub fn of(op: &ConvertOp, flag: Option<u32>, override_file: bool) -> Result<Target, String> {
         if let (Some(sm), true) = (flag, override_file) {
             let from = match &op.target {
+                Some(t) if *t == format!("cuda:{sm}") => format!("ttg.target = \"{t}\""),
                 Some(t) => {
                     format!("--sm {sm} --override-target, over the file's ttg.target = \"{t}\"")
                 }
