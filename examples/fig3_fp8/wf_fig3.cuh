@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x726d97b630c6
+#define WARPFORGE_DETAIL_H 0x890c644c951d
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -55,6 +55,11 @@ template <> struct bits_of<1> { typedef unsigned char type; };
 template <> struct bits_of<2> { typedef unsigned short type; };
 template <> struct bits_of<4> { typedef unsigned type; };
 template <> struct bits_of<8> { typedef unsigned long long type; };
+
+// False for every argument list, but only once instantiated: the
+// static_assert of a refused conversion's declarations fires where a kernel
+// uses them, not where the header is included.
+template <typename...> struct refused { static constexpr bool value = false; };
 
 template <int kOp, typename T>
 __device__ __forceinline__ T shfl_bits(T v, unsigned a) {
@@ -103,6 +108,22 @@ __device__ __forceinline__ unsigned ld_word(const void* p) {
   return w;
 }
 __device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+// Two consecutive natural words (elements p .. p + 64/bits - 1) by one 8-byte
+// memcpy. NVVM's scalar replacement widens such a 64-bit slice of a caller's
+// array into an integer, so that the caller's per-element work on it folds
+// into 32-bit operations; a 4-byte slice of 16-bit elements becomes a
+// <2 x i16> vector instead, and the caller's work on it stays per half (an
+// extract and an insert per element).
+__device__ __forceinline__ void ld_dword(const void* p, unsigned& lo, unsigned& hi) {
+  unsigned long long q;
+  memcpy(&q, p, 8);
+  lo = (unsigned)q;
+  hi = (unsigned)(q >> 32);
+}
+__device__ __forceinline__ void st_dword(void* p, unsigned lo, unsigned hi) {
+  const unsigned long long q = (unsigned long long)lo | ((unsigned long long)hi << 32);
+  memcpy(p, &q, 8);
+}
 
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
@@ -161,12 +182,16 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
+#elif WARPFORGE_DETAIL_H != 0x890c644c951d
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_fig3
-#define WARPFORGE_HELPER_wf_fig3 0x5fb7b08b1835
+#define WARPFORGE_HELPER_wf_fig3 0x4c4b8be21aad
+// target: sm_90 (--sm 90); compiles for sm_90 and newer, an older architecture stops with #error
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "warpforge: wf_fig3 was planned for sm_90 (--sm 90) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
+#endif
 // ---------------------------------------------------------------------------
 // wf_fig3: `fig3`, tensor<16x32xf8E4M3FN>, 1 warp(s)
 // src: PTX fragment ptx:mma.m16n8k16.c.f32
@@ -200,7 +225,8 @@ enum class words : unsigned { automatic, none, src, dst, both };
 // plan for 64-bit elements: shuffle via shuffle/in-place/idx (16 shfl + 32 sel)
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 4 shfl + 8 sel
-// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it
+// 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_fig3_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
+// element form's warpforge::words (which arrays move as natural 32-bit words): 16-bit (automatic = both); other widths ignore it
 // predicted register peak per thread (8-bit elements): element form ~36 (16 of data), packed form ~24 (4 of data); __launch_bounds__(32) allows 255
 // lower bound (8-bit elements): 4 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 6 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_fig3_packed16(const unsigned (&src)[8], unsigned (&dst)[8]);
@@ -247,7 +273,7 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
     detail::st_word(&dst[8], q6);
     detail::st_word(&dst[12], q7);
   } else if constexpr (sizeof(T) == 2) {
-    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    constexpr words kW = kWords == words::automatic ? words::both : kWords;
     if constexpr (kW == words::none) {
       const unsigned lane = threadIdx.x & 31u;
       const unsigned warp = threadIdx.x >> 5;
@@ -306,14 +332,10 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
       dst[15] = detail::from_u32<T>(w3_7 >> 16u);
     } else if constexpr (kW == words::src) {
       unsigned src_w[8];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
       unsigned pk_dst[8];
       wf_fig3_packed16(src_w, pk_dst);
       dst[0] = detail::from_u32<T>(pk_dst[0]);
@@ -336,34 +358,22 @@ __device__ __forceinline__ void wf_fig3(const T (&src)[16], T (&dst)[16]) {
       const unsigned pk_src[8] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16)};
       unsigned pk_dst[8];
       wf_fig3_packed16(pk_src, pk_dst);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
     } else {  // words::both
       unsigned src_w[8];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
       unsigned pk_dst[8];
       wf_fig3_packed16(src_w, pk_dst);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
     }
   } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     const unsigned lane = threadIdx.x & 31u;
@@ -546,7 +556,7 @@ __device__ __forceinline__ void wf_fig3_packed8_inplace(unsigned (&x)[4]) {
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_fig3 != 0x5fb7b08b1835
+#elif WARPFORGE_HELPER_wf_fig3 != 0x4c4b8be21aad
 #error "warpforge: two headers define wf_fig3 differently; emit one of them with another --prefix"
 #endif
 

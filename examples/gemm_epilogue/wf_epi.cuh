@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x726d97b630c6
+#define WARPFORGE_DETAIL_H 0x890c644c951d
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -55,6 +55,11 @@ template <> struct bits_of<1> { typedef unsigned char type; };
 template <> struct bits_of<2> { typedef unsigned short type; };
 template <> struct bits_of<4> { typedef unsigned type; };
 template <> struct bits_of<8> { typedef unsigned long long type; };
+
+// False for every argument list, but only once instantiated: the
+// static_assert of a refused conversion's declarations fires where a kernel
+// uses them, not where the header is included.
+template <typename...> struct refused { static constexpr bool value = false; };
 
 template <int kOp, typename T>
 __device__ __forceinline__ T shfl_bits(T v, unsigned a) {
@@ -103,6 +108,22 @@ __device__ __forceinline__ unsigned ld_word(const void* p) {
   return w;
 }
 __device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+// Two consecutive natural words (elements p .. p + 64/bits - 1) by one 8-byte
+// memcpy. NVVM's scalar replacement widens such a 64-bit slice of a caller's
+// array into an integer, so that the caller's per-element work on it folds
+// into 32-bit operations; a 4-byte slice of 16-bit elements becomes a
+// <2 x i16> vector instead, and the caller's work on it stays per half (an
+// extract and an insert per element).
+__device__ __forceinline__ void ld_dword(const void* p, unsigned& lo, unsigned& hi) {
+  unsigned long long q;
+  memcpy(&q, p, 8);
+  lo = (unsigned)q;
+  hi = (unsigned)(q >> 32);
+}
+__device__ __forceinline__ void st_dword(void* p, unsigned lo, unsigned hi) {
+  const unsigned long long q = (unsigned long long)lo | ((unsigned long long)hi << 32);
+  memcpy(p, &q, 8);
+}
 
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
@@ -161,12 +182,16 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
+#elif WARPFORGE_DETAIL_H != 0x890c644c951d
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16
-#define WARPFORGE_HELPER_wf_epi_f16 0xd1e91e664b5c
+#define WARPFORGE_HELPER_wf_epi_f16 0xc27a87521ccd
+// target: sm_80 (--sm 80); compiles for sm_80 and newer, an older architecture stops with #error
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "warpforge: wf_epi_f16 was planned for sm_80 (--sm 80) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
+#endif
 // ---------------------------------------------------------------------------
 // wf_epi_f16: `epi_f16`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -205,11 +230,12 @@ enum class words : unsigned { automatic, none, src, dst, both };
 // plan for 64-bit elements: shuffle via shuffle/in-place/idx (32 shfl + 192 sel)
 // stages: SmemStore -> Barrier -> SmemLoad -> RegRename
 // predicted cost per thread: 4 sts + 8 lds
-// 8-bit elements in this form: the arrays move as natural 32-bit words (memcpy) through wf_epi_f16_packed8, 8 prmt per thread reorder them to and from its word order
-// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 8-bit (automatic = both), 16-bit (automatic = none); other widths ignore it
+// 8-bit elements in this form: the arrays move as natural 32-bit words, one at a time by a 4-byte memcpy, through wf_epi_f16_packed8; 8 prmt per thread reorder them to and from its word order
+// 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_epi_f16_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
+// element form's warpforge::words (which arrays move as natural 32-bit words): 8-bit (automatic = both), 16-bit (automatic = both); other widths ignore it
 // shared scratch 8192 bytes (4096 elements), 1 round(s); per CTA 128 wavefronts, minimum 128, 0 bank conflicts; per warp 32 of at least 32
 // scratch by element width: 1-byte 4096 bytes (1 round), 2-byte 8192 bytes (1 round), 4-byte 16384 bytes (1 round), 8-byte none
-// predicted register peak per thread (16-bit elements): element form ~48 (32 of data), packed form ~40 (16 of data); __launch_bounds__(128) allows 255
+// predicted register peak per thread (16-bit elements): element form ~40 (16 of data, held as 32-bit words), packed form ~40 (16 of data); __launch_bounds__(128) allows 255; one register per element (~48) would leave 10 CTAs of 128 threads resident per SM, words 12
 // lower bound (16-bit elements): 16 shuffled 32-bit words per thread, or 8 shared-memory accesses per thread and 32 wavefronts per warp for a round trip
 template <typename T>
 constexpr unsigned wf_epi_f16_smem_bytes = 4096u * unsigned(sizeof(T));
@@ -395,7 +421,7 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
       detail::st_word(&dst[28], q7);
     }
   } else if constexpr (sizeof(T) == 2) {
-    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    constexpr words kW = kWords == words::automatic ? words::both : kWords;
     if constexpr (kW == words::none) {
       const unsigned lane = threadIdx.x & 31u;
       const unsigned warp = threadIdx.x >> 5;
@@ -499,22 +525,14 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
       dst[31] = s2_7_3;
     } else if constexpr (kW == words::src) {
       unsigned src_w[16];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
-      src_w[8] = detail::ld_word(&src[16]);
-      src_w[9] = detail::ld_word(&src[18]);
-      src_w[10] = detail::ld_word(&src[20]);
-      src_w[11] = detail::ld_word(&src[22]);
-      src_w[12] = detail::ld_word(&src[24]);
-      src_w[13] = detail::ld_word(&src[26]);
-      src_w[14] = detail::ld_word(&src[28]);
-      src_w[15] = detail::ld_word(&src[30]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
+      detail::ld_dword(&src[16], src_w[8], src_w[9]);
+      detail::ld_dword(&src[20], src_w[10], src_w[11]);
+      detail::ld_dword(&src[24], src_w[12], src_w[13]);
+      detail::ld_dword(&src[28], src_w[14], src_w[15]);
       unsigned pk_dst[16];
       wf_epi_f16_packed16(src_w, pk_dst, smem);
       dst[0] = detail::from_u32<T>(pk_dst[0]);
@@ -553,58 +571,34 @@ __device__ __forceinline__ void wf_epi_f16(const T (&src)[32], T (&dst)[32], voi
       const unsigned pk_src[16] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16), detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16)};
       unsigned pk_dst[16];
       wf_epi_f16_packed16(pk_src, pk_dst, smem);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
-      detail::st_word(&dst[16], pk_dst[8]);
-      detail::st_word(&dst[18], pk_dst[9]);
-      detail::st_word(&dst[20], pk_dst[10]);
-      detail::st_word(&dst[22], pk_dst[11]);
-      detail::st_word(&dst[24], pk_dst[12]);
-      detail::st_word(&dst[26], pk_dst[13]);
-      detail::st_word(&dst[28], pk_dst[14]);
-      detail::st_word(&dst[30], pk_dst[15]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
+      detail::st_dword(&dst[16], pk_dst[8], pk_dst[9]);
+      detail::st_dword(&dst[20], pk_dst[10], pk_dst[11]);
+      detail::st_dword(&dst[24], pk_dst[12], pk_dst[13]);
+      detail::st_dword(&dst[28], pk_dst[14], pk_dst[15]);
     } else {  // words::both
       unsigned src_w[16];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
-      src_w[8] = detail::ld_word(&src[16]);
-      src_w[9] = detail::ld_word(&src[18]);
-      src_w[10] = detail::ld_word(&src[20]);
-      src_w[11] = detail::ld_word(&src[22]);
-      src_w[12] = detail::ld_word(&src[24]);
-      src_w[13] = detail::ld_word(&src[26]);
-      src_w[14] = detail::ld_word(&src[28]);
-      src_w[15] = detail::ld_word(&src[30]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
+      detail::ld_dword(&src[16], src_w[8], src_w[9]);
+      detail::ld_dword(&src[20], src_w[10], src_w[11]);
+      detail::ld_dword(&src[24], src_w[12], src_w[13]);
+      detail::ld_dword(&src[28], src_w[14], src_w[15]);
       unsigned pk_dst[16];
       wf_epi_f16_packed16(src_w, pk_dst, smem);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
-      detail::st_word(&dst[16], pk_dst[8]);
-      detail::st_word(&dst[18], pk_dst[9]);
-      detail::st_word(&dst[20], pk_dst[10]);
-      detail::st_word(&dst[22], pk_dst[11]);
-      detail::st_word(&dst[24], pk_dst[12]);
-      detail::st_word(&dst[26], pk_dst[13]);
-      detail::st_word(&dst[28], pk_dst[14]);
-      detail::st_word(&dst[30], pk_dst[15]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
+      detail::st_dword(&dst[16], pk_dst[8], pk_dst[9]);
+      detail::st_dword(&dst[20], pk_dst[10], pk_dst[11]);
+      detail::st_dword(&dst[24], pk_dst[12], pk_dst[13]);
+      detail::st_dword(&dst[28], pk_dst[14], pk_dst[15]);
     }
   } else if constexpr (sizeof(T) == 4) {
     const unsigned lane = threadIdx.x & 31u;
@@ -1107,7 +1101,7 @@ __device__ __forceinline__ void wf_epi_f16_packed8_inplace(unsigned (&x)[8], voi
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_epi_f16 != 0xd1e91e664b5c
+#elif WARPFORGE_HELPER_wf_epi_f16 != 0xc27a87521ccd
 #error "warpforge: two headers define wf_epi_f16 differently; emit one of them with another --prefix"
 #endif
 

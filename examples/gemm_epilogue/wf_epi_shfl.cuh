@@ -19,7 +19,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x726d97b630c6
+#define WARPFORGE_DETAIL_H 0x890c644c951d
 namespace detail {
 
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
@@ -55,6 +55,11 @@ template <> struct bits_of<1> { typedef unsigned char type; };
 template <> struct bits_of<2> { typedef unsigned short type; };
 template <> struct bits_of<4> { typedef unsigned type; };
 template <> struct bits_of<8> { typedef unsigned long long type; };
+
+// False for every argument list, but only once instantiated: the
+// static_assert of a refused conversion's declarations fires where a kernel
+// uses them, not where the header is included.
+template <typename...> struct refused { static constexpr bool value = false; };
 
 template <int kOp, typename T>
 __device__ __forceinline__ T shfl_bits(T v, unsigned a) {
@@ -103,6 +108,22 @@ __device__ __forceinline__ unsigned ld_word(const void* p) {
   return w;
 }
 __device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+// Two consecutive natural words (elements p .. p + 64/bits - 1) by one 8-byte
+// memcpy. NVVM's scalar replacement widens such a 64-bit slice of a caller's
+// array into an integer, so that the caller's per-element work on it folds
+// into 32-bit operations; a 4-byte slice of 16-bit elements becomes a
+// <2 x i16> vector instead, and the caller's work on it stays per half (an
+// extract and an insert per element).
+__device__ __forceinline__ void ld_dword(const void* p, unsigned& lo, unsigned& hi) {
+  unsigned long long q;
+  memcpy(&q, p, 8);
+  lo = (unsigned)q;
+  hi = (unsigned)(q >> 32);
+}
+__device__ __forceinline__ void st_dword(void* p, unsigned lo, unsigned hi) {
+  const unsigned long long q = (unsigned long long)lo | ((unsigned long long)hi << 32);
+  memcpy(p, &q, 8);
+}
 
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
@@ -161,12 +182,16 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x726d97b630c6
+#elif WARPFORGE_DETAIL_H != 0x890c644c951d
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16_shfl
-#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x56a7bcf9927d
+#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x7f50ffcb3a18
+// target: sm_80 (--sm 80); compiles for sm_80 and newer, an older architecture stops with #error
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "warpforge: wf_epi_f16_shfl was planned for sm_80 (--sm 80) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
+#endif
 // ---------------------------------------------------------------------------
 // wf_epi_f16_shfl: `epi_f16_shfl`, tensor<64x64xf16>, 4 warp(s)
 // src: CuTe TV layout ((_4,_8,_4),((_2,_2),(_1,_8))):((_128,_1,_16),((_64,_8),(_0,_512)))
@@ -204,8 +229,9 @@ enum class words : unsigned { automatic, none, src, dst, both };
 // plan for 64-bit elements: shuffle via shuffle/in-place/idx (32 shfl + 192 sel)
 // stages: Pack -> Select -> Select -> Select -> Shuffle -> Select -> Select -> Select -> Unpack
 // predicted cost per thread: 16 shfl + 96 sel
-// element form's warpforge::words (which arrays move as natural 32-bit words; name the array you carry and do no per-element work on): 16-bit (automatic = none); other widths ignore it
-// predicted register peak per thread (16-bit elements): element form ~52 (32 of data), packed form ~36 (16 of data); __launch_bounds__(128) allows 255
+// 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_epi_f16_shfl_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
+// element form's warpforge::words (which arrays move as natural 32-bit words): 16-bit (automatic = both); other widths ignore it
+// predicted register peak per thread (16-bit elements): element form ~36 (16 of data, held as 32-bit words), packed form ~36 (16 of data); __launch_bounds__(128) allows 255; one register per element (~52) would leave 9 CTAs of 128 threads resident per SM, words 12
 // lower bound (16-bit elements): 16 shuffled 32-bit words per thread, or 8 shared-memory accesses per thread and 32 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_epi_f16_shfl_packed16(const unsigned (&src)[16], unsigned (&dst)[16]);
 __device__ __forceinline__ void wf_epi_f16_shfl_packed8(const unsigned (&src)[8], unsigned (&dst)[8]);
@@ -304,7 +330,7 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
     detail::st_word(&dst[24], q6);
     detail::st_word(&dst[28], q7);
   } else if constexpr (sizeof(T) == 2) {
-    constexpr words kW = kWords == words::automatic ? words::none : kWords;
+    constexpr words kW = kWords == words::automatic ? words::both : kWords;
     if constexpr (kW == words::none) {
       const unsigned lane = threadIdx.x & 31u;
       const unsigned warp = threadIdx.x >> 5;
@@ -477,22 +503,14 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
       dst[31] = detail::from_u32<T>(w7_15 >> 16u);
     } else if constexpr (kW == words::src) {
       unsigned src_w[16];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
-      src_w[8] = detail::ld_word(&src[16]);
-      src_w[9] = detail::ld_word(&src[18]);
-      src_w[10] = detail::ld_word(&src[20]);
-      src_w[11] = detail::ld_word(&src[22]);
-      src_w[12] = detail::ld_word(&src[24]);
-      src_w[13] = detail::ld_word(&src[26]);
-      src_w[14] = detail::ld_word(&src[28]);
-      src_w[15] = detail::ld_word(&src[30]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
+      detail::ld_dword(&src[16], src_w[8], src_w[9]);
+      detail::ld_dword(&src[20], src_w[10], src_w[11]);
+      detail::ld_dword(&src[24], src_w[12], src_w[13]);
+      detail::ld_dword(&src[28], src_w[14], src_w[15]);
       unsigned pk_dst[16];
       wf_epi_f16_shfl_packed16(src_w, pk_dst);
       dst[0] = detail::from_u32<T>(pk_dst[0]);
@@ -531,58 +549,34 @@ __device__ __forceinline__ void wf_epi_f16_shfl(const T (&src)[32], T (&dst)[32]
       const unsigned pk_src[16] = {detail::to_u32(src[0]) | (detail::to_u32(src[1]) << 16), detail::to_u32(src[2]) | (detail::to_u32(src[3]) << 16), detail::to_u32(src[4]) | (detail::to_u32(src[5]) << 16), detail::to_u32(src[6]) | (detail::to_u32(src[7]) << 16), detail::to_u32(src[8]) | (detail::to_u32(src[9]) << 16), detail::to_u32(src[10]) | (detail::to_u32(src[11]) << 16), detail::to_u32(src[12]) | (detail::to_u32(src[13]) << 16), detail::to_u32(src[14]) | (detail::to_u32(src[15]) << 16), detail::to_u32(src[16]) | (detail::to_u32(src[17]) << 16), detail::to_u32(src[18]) | (detail::to_u32(src[19]) << 16), detail::to_u32(src[20]) | (detail::to_u32(src[21]) << 16), detail::to_u32(src[22]) | (detail::to_u32(src[23]) << 16), detail::to_u32(src[24]) | (detail::to_u32(src[25]) << 16), detail::to_u32(src[26]) | (detail::to_u32(src[27]) << 16), detail::to_u32(src[28]) | (detail::to_u32(src[29]) << 16), detail::to_u32(src[30]) | (detail::to_u32(src[31]) << 16)};
       unsigned pk_dst[16];
       wf_epi_f16_shfl_packed16(pk_src, pk_dst);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
-      detail::st_word(&dst[16], pk_dst[8]);
-      detail::st_word(&dst[18], pk_dst[9]);
-      detail::st_word(&dst[20], pk_dst[10]);
-      detail::st_word(&dst[22], pk_dst[11]);
-      detail::st_word(&dst[24], pk_dst[12]);
-      detail::st_word(&dst[26], pk_dst[13]);
-      detail::st_word(&dst[28], pk_dst[14]);
-      detail::st_word(&dst[30], pk_dst[15]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
+      detail::st_dword(&dst[16], pk_dst[8], pk_dst[9]);
+      detail::st_dword(&dst[20], pk_dst[10], pk_dst[11]);
+      detail::st_dword(&dst[24], pk_dst[12], pk_dst[13]);
+      detail::st_dword(&dst[28], pk_dst[14], pk_dst[15]);
     } else {  // words::both
       unsigned src_w[16];
-      src_w[0] = detail::ld_word(&src[0]);
-      src_w[1] = detail::ld_word(&src[2]);
-      src_w[2] = detail::ld_word(&src[4]);
-      src_w[3] = detail::ld_word(&src[6]);
-      src_w[4] = detail::ld_word(&src[8]);
-      src_w[5] = detail::ld_word(&src[10]);
-      src_w[6] = detail::ld_word(&src[12]);
-      src_w[7] = detail::ld_word(&src[14]);
-      src_w[8] = detail::ld_word(&src[16]);
-      src_w[9] = detail::ld_word(&src[18]);
-      src_w[10] = detail::ld_word(&src[20]);
-      src_w[11] = detail::ld_word(&src[22]);
-      src_w[12] = detail::ld_word(&src[24]);
-      src_w[13] = detail::ld_word(&src[26]);
-      src_w[14] = detail::ld_word(&src[28]);
-      src_w[15] = detail::ld_word(&src[30]);
+      detail::ld_dword(&src[0], src_w[0], src_w[1]);
+      detail::ld_dword(&src[4], src_w[2], src_w[3]);
+      detail::ld_dword(&src[8], src_w[4], src_w[5]);
+      detail::ld_dword(&src[12], src_w[6], src_w[7]);
+      detail::ld_dword(&src[16], src_w[8], src_w[9]);
+      detail::ld_dword(&src[20], src_w[10], src_w[11]);
+      detail::ld_dword(&src[24], src_w[12], src_w[13]);
+      detail::ld_dword(&src[28], src_w[14], src_w[15]);
       unsigned pk_dst[16];
       wf_epi_f16_shfl_packed16(src_w, pk_dst);
-      detail::st_word(&dst[0], pk_dst[0]);
-      detail::st_word(&dst[2], pk_dst[1]);
-      detail::st_word(&dst[4], pk_dst[2]);
-      detail::st_word(&dst[6], pk_dst[3]);
-      detail::st_word(&dst[8], pk_dst[4]);
-      detail::st_word(&dst[10], pk_dst[5]);
-      detail::st_word(&dst[12], pk_dst[6]);
-      detail::st_word(&dst[14], pk_dst[7]);
-      detail::st_word(&dst[16], pk_dst[8]);
-      detail::st_word(&dst[18], pk_dst[9]);
-      detail::st_word(&dst[20], pk_dst[10]);
-      detail::st_word(&dst[22], pk_dst[11]);
-      detail::st_word(&dst[24], pk_dst[12]);
-      detail::st_word(&dst[26], pk_dst[13]);
-      detail::st_word(&dst[28], pk_dst[14]);
-      detail::st_word(&dst[30], pk_dst[15]);
+      detail::st_dword(&dst[0], pk_dst[0], pk_dst[1]);
+      detail::st_dword(&dst[4], pk_dst[2], pk_dst[3]);
+      detail::st_dword(&dst[8], pk_dst[4], pk_dst[5]);
+      detail::st_dword(&dst[12], pk_dst[6], pk_dst[7]);
+      detail::st_dword(&dst[16], pk_dst[8], pk_dst[9]);
+      detail::st_dword(&dst[20], pk_dst[10], pk_dst[11]);
+      detail::st_dword(&dst[24], pk_dst[12], pk_dst[13]);
+      detail::st_dword(&dst[28], pk_dst[14], pk_dst[15]);
     }
   } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     const unsigned lane = threadIdx.x & 31u;
@@ -1107,7 +1101,7 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed8_inplace(unsigned (&x)[8]
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x56a7bcf9927d
+#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x7f50ffcb3a18
 #error "warpforge: two headers define wf_epi_f16_shfl differently; emit one of them with another --prefix"
 #endif
 

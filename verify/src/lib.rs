@@ -630,6 +630,36 @@ fn nvrtc_cubin(
     sm: (i32, i32),
     includes: &[String],
 ) -> Result<(Vec<u8>, String), VerifyError> {
+    let arch = format!("--gpu-architecture=sm_{}{}", sm.0, sm.1);
+    nvrtc_compile(src, &arch, &["--ptxas-options=-v"], includes, Output::Cubin)
+}
+
+/// NVRTC-compile `src` to PTX for `compute_{major}{minor}` (which a newer
+/// GPU's driver compiles at load).
+fn nvrtc_ptx(src: &str, sm: (i32, i32), includes: &[String]) -> Result<String, VerifyError> {
+    let arch = format!("--gpu-architecture=compute_{}{}", sm.0, sm.1);
+    let (ptx, _) = nvrtc_compile(src, &arch, &[], includes, Output::Ptx)?;
+    let end = ptx.iter().position(|&b| b == 0).unwrap_or(ptx.len());
+    Ok(String::from_utf8_lossy(&ptx[..end]).into_owned())
+}
+
+/// What [`nvrtc_compile`] returns.
+#[derive(Clone, Copy)]
+enum Output {
+    Cubin,
+    Ptx,
+}
+
+/// One NVRTC program: `src` compiled with `arch` (`--gpu-architecture=...`),
+/// C++17, line info, `extra` options and `includes`; the CUBIN or PTX bytes
+/// and the program log.
+fn nvrtc_compile(
+    src: &str,
+    arch: &str,
+    extra: &[&str],
+    includes: &[String],
+    out: Output,
+) -> Result<(Vec<u8>, String), VerifyError> {
     use cudarc::nvrtc::{result, sys};
     if !unsafe { sys::is_culib_present() } {
         return Err(VerifyError::Compile(
@@ -641,11 +671,11 @@ fn nvrtc_cubin(
     let prog = result::create_program(&csrc, Some(&name))
         .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
     let mut opts = vec![
-        format!("--gpu-architecture=sm_{}{}", sm.0, sm.1),
+        arch.to_string(),
         "-std=c++17".to_string(),
         "-lineinfo".to_string(),
-        "--ptxas-options=-v".to_string(),
     ];
+    opts.extend(extra.iter().map(|o| o.to_string()));
     for i in includes {
         opts.push(format!("--include-path={i}"));
     }
@@ -664,64 +694,24 @@ fn nvrtc_cubin(
         return Err(VerifyError::Compile(format!("{e:?}\n{log}")));
     }
     let mut size = 0usize;
-    let cubin = unsafe {
-        sys::nvrtcGetCUBINSize(prog, &mut size)
-            .result()
-            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
-        let mut buf = vec![0u8; size];
-        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut _)
-            .result()
-            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
-        let _ = result::destroy_program(prog);
-        buf
-    };
-    Ok((cubin, log))
-}
-
-/// NVRTC-compile `src` to PTX for `compute_{major}{minor}` (which a newer
-/// GPU's driver compiles at load).
-fn nvrtc_ptx(src: &str, sm: (i32, i32), includes: &[String]) -> Result<String, VerifyError> {
-    use cudarc::nvrtc::{result, sys};
-    let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
-    let name = CString::new("warpforge_verify.cu").unwrap();
-    let prog = result::create_program(&csrc, Some(&name))
-        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
-    let mut opts = vec![
-        format!("--gpu-architecture=compute_{}{}", sm.0, sm.1),
-        "-std=c++17".to_string(),
-        "-lineinfo".to_string(),
-    ];
-    for i in includes {
-        opts.push(format!("--include-path={i}"));
-    }
-    let res = unsafe { result::compile_program(prog, &opts) };
-    if let Err(e) = res {
-        let log = unsafe { result::get_program_log(prog) }
-            .map(|l| {
-                unsafe { CStr::from_ptr(l.as_ptr()) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
-        unsafe {
-            let _ = result::destroy_program(prog);
+    let bytes = unsafe {
+        match out {
+            Output::Cubin => sys::nvrtcGetCUBINSize(prog, &mut size),
+            Output::Ptx => sys::nvrtcGetPTXSize(prog, &mut size),
         }
-        return Err(VerifyError::Compile(format!("{e:?}\n{log}")));
-    }
-    let mut size = 0usize;
-    let ptx = unsafe {
-        sys::nvrtcGetPTXSize(prog, &mut size)
-            .result()
-            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        .result()
+        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
         let mut buf = vec![0u8; size];
-        sys::nvrtcGetPTX(prog, buf.as_mut_ptr() as *mut _)
-            .result()
-            .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
+        match out {
+            Output::Cubin => sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut _),
+            Output::Ptx => sys::nvrtcGetPTX(prog, buf.as_mut_ptr() as *mut _),
+        }
+        .result()
+        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
         let _ = result::destroy_program(prog);
         buf
     };
-    let end = ptx.iter().position(|&b| b == 0).unwrap_or(ptx.len());
-    Ok(String::from_utf8_lossy(&ptx[..end]).into_owned())
+    Ok((bytes, log))
 }
 
 /// What ptxas reports for one kernel (`--ptxas-options=-v`).
