@@ -26,7 +26,7 @@ test:
 	 exit $$(cat $(OUT)/test.rc)
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
-	@$(MAKE) --no-print-directory verify-resources
+	@./scripts/verify_resources.sh target/debug/warpforge $(OUT) $(RESOURCES_TEST)
 
 # No GPU needed: every corpus, stress, Triton-test (tests/data/triton_lowerings.ttgir)
 # and random (tests/data/random_s*.ttgir, scripts/random_conversions.py) helper's
@@ -37,9 +37,14 @@ test:
 # `__launch_bounds__(threads, 1)`) or whose scratch exceeds the target's. Fetches NVIDIA's NVRTC, header, cuobjdump
 # and nvdisasm wheels into $(OUT)/cuda-tools once (CUDA_TOOLS=DIR to use
 # another copy); without network, a visible skip.
+# `make test` checks the corpus and the stress files (about 1,500 cases) with
+# the debug binary it has just built; `make verify-resources` and `make
+# check-all` add Triton's layout tests and the random files (about 7,600).
+RESOURCES_TEST := $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
+RESOURCES_ALL := tests/data/triton_lowerings.ttgir $(RESOURCES_TEST) $(wildcard tests/data/random_s*.ttgir)
 verify-resources: build
 	@mkdir -p $(OUT)
-	@./scripts/verify_resources.sh $(BIN) $(OUT) tests/data/triton_lowerings.ttgir $(CORPUS) $(wildcard tests/data/stress_w*.ttgir) $(wildcard tests/data/random_s*.ttgir)
+	@./scripts/verify_resources.sh $(BIN) $(OUT) $(RESOURCES_ALL)
 
 # Everything `make test` samples, whole (WF_SAMPLE=1, release build): every
 # conversion of Triton 3.6's own layout-conversion tests (tests/data/triton_tests,
