@@ -327,6 +327,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
     }
     let mut out = Vec::new();
     let mut refused = loaded.refused.clone();
+    let mut memo = Memo::default();
     for (file, op) in loaded.ops.iter().cloned() {
         let planned = Target::of(&op, opts.sm, opts.override_target)
             .map_err(anyhow::Error::msg)
@@ -337,7 +338,8 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                     max_registers: opts.max_registers,
                     ..SharedOptions::default()
                 };
-                let r = plan_op(&op, opts, &shared).and_then(|r| check_registers(&op, r, opts))?;
+                let r = plan_op(&op, opts, &shared, &mut memo)
+                    .and_then(|r| check_registers(&op, r, opts))?;
                 Ok::<_, anyhow::Error>((t, r))
             });
         match planned {
@@ -469,8 +471,60 @@ fn plan_op(
     op: &ConvertOp,
     opts: &Options,
     shared: &SharedOptions,
+    memo: &mut Memo,
 ) -> Result<OpPlans, synth::plan::PlanError> {
     let c = Conversion::from_op(op)?;
+    let key = MemoKey {
+        src: c.src.clone(),
+        dst: c.dst.clone(),
+        shape: c.shape.clone(),
+        bits: plan_width(&c),
+        warps: c.num_warps,
+        sm: shared.sm,
+        max_smem: shared.max_smem,
+        max_registers: shared.max_registers,
+    };
+    if let Some((chosen, variants)) = memo.get(&key) {
+        let rename = |ch: &Chosen| {
+            let mut ch = ch.clone();
+            ch.analysis.name = c.name.clone();
+            ch
+        };
+        let chosen = rename(chosen);
+        let variants = variants.iter().map(|(b, ch)| (*b, rename(ch))).collect();
+        return Ok((c, chosen, variants));
+    }
+    let r = plan_op_uncached(c, opts, shared)?;
+    memo.insert(key, (r.1.clone(), r.2.clone()));
+    Ok(r)
+}
+
+/// What a plan depends on besides the options of one run: both linear
+/// layouts over the shape, the element width planned, the warps and the
+/// target's limits (not the op's name, element type spelling or attribute
+/// text). Conversions that share a key share their plans
+/// ([`plan`] plans each distinct one once: a kernel often converts the
+/// same layouts at several places).
+#[derive(PartialEq, Eq, Hash)]
+struct MemoKey {
+    src: synth::layout::LinearLayout,
+    dst: synth::layout::LinearLayout,
+    shape: Vec<i64>,
+    bits: u32,
+    warps: u32,
+    sm: u32,
+    max_smem: Option<u64>,
+    max_registers: Option<u32>,
+}
+
+/// Plans of the conversions planned so far in one [`plan`] call.
+type Memo = std::collections::HashMap<MemoKey, (Chosen, Vec<(u32, Chosen)>)>;
+
+fn plan_op_uncached(
+    c: Conversion,
+    opts: &Options,
+    shared: &SharedOptions,
+) -> Result<OpPlans, synth::plan::PlanError> {
     let own = plan_width(&c);
     if opts.all_widths {
         let v = plan_all_widths(&c, opts.strategy, &opts.weights, shared)?;

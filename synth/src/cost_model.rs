@@ -172,8 +172,19 @@ impl Features {
     /// (packed for 8/16-bit data where the plan has one). No latency
     /// features: add them with [`Features::with_latency`].
     pub fn ranked(p: &Plan, bits: u32, limit: u32) -> Features {
-        let (_, packed) = crate::plan::preferred_peak(p, bits);
-        Features::for_width(p, bits).with_spill(p, bits, packed, limit)
+        let (cost, packed) = p.width_form(bits);
+        Features::ranked_with(p, bits, limit, cost, packed)
+    }
+    /// [`Features::ranked`] from the plan's [`Plan::width_form`] computed
+    /// once by the caller (`cost`, `packed`).
+    pub fn ranked_with(
+        p: &Plan,
+        bits: u32,
+        limit: u32,
+        cost: crate::plan::Cost,
+        packed: bool,
+    ) -> Features {
+        Features::with_cost(p, cost).with_spill(p, bits, packed && bits < 32, limit)
     }
     /// The features of a plan for elements of `bits` in the helper form
     /// [`Plan::packed_form`] recommends ([`Plan::cost_for_width`]).
@@ -335,6 +346,19 @@ impl Weights {
     /// the latency floor levels.
     pub fn score_in(&self, p: &Plan, bits: u32, limit: u32, warps: u32) -> (f64, f64) {
         let f = Features::ranked(p, bits, limit).with_latency(p, warps);
+        (self.dot(&f), self.throughput(&f))
+    }
+    /// [`Weights::score_in`] from the plan's [`Plan::width_form`] computed
+    /// once by the caller.
+    pub fn score_with(
+        &self,
+        p: &Plan,
+        form: (crate::plan::Cost, bool),
+        bits: u32,
+        limit: u32,
+        warps: u32,
+    ) -> (f64, f64) {
+        let f = Features::ranked_with(p, bits, limit, form.0, form.1).with_latency(p, warps);
         (self.dot(&f), self.throughput(&f))
     }
     /// Weighted score of a plan for elements of `bits` ([`Features::for_width`]):

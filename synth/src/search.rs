@@ -22,7 +22,10 @@ pub struct Chosen {
     /// elements ([`Plan::cost_for_width`]).
     pub cost: Cost,
     pub score: f64,
-    /// Candidates considered and how many passed the simulator.
+    /// Candidates enumerated, and how many were proven on the simulator
+    /// (the search proves them best score first, a group of equal scores at
+    /// a time, and stops at the first group with a proven candidate:
+    /// [`Prove::UntilChosen`]).
     pub candidates: usize,
     pub verified_candidates: usize,
     /// The simulator's report on the chosen plan.
@@ -150,6 +153,31 @@ pub fn consider(
     opt: &SharedOptions,
     shared_limit: Option<usize>,
 ) -> Result<Considered, PlanError> {
+    consider_proving(conv, choice, w, opt, shared_limit, Prove::All)
+}
+
+/// Which of the kept candidates the search proves on the simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prove {
+    /// Every kept candidate ([`consider`]: `bench` times them all).
+    All,
+    /// In ranked order, one group of candidates with equal (register cap,
+    /// score, throughput) at a time, until a group has a proven member:
+    /// what choosing needs, since the ranking's remaining tie-breaks (bank
+    /// conflicts from the simulator, store width, stages) only order
+    /// candidates within such a group ([`plan_conversion_with`]).
+    UntilChosen,
+}
+
+/// [`consider`], proving the candidates `prove` names.
+pub fn consider_proving(
+    conv: &Conversion,
+    choice: StrategyChoice,
+    w: &Weights,
+    opt: &SharedOptions,
+    shared_limit: Option<usize>,
+    prove: Prove,
+) -> Result<Considered, PlanError> {
     let an = Analysis::new(conv)?;
     fits_registers(conv, &an)?;
     if let Some(e) = crate::plan::cluster::refusal(&an, choice, opt) {
@@ -194,52 +222,82 @@ pub fn consider(
     // Ranked as the proven list is below (within the register cap first,
     // then by score), so that the shared candidates kept are the best of
     // those within the cap.
-    let mut scored: Vec<(bool, (f64, f64), Plan)> = cands
-        .drain(..)
+    // the packed lowering is walked once per candidate (`width_form`):
+    // its cost, form and register peak serve the ranking and the result
+    let counts = crate::plan::pack::NetworkCounts::default();
+    let mut scored: Vec<Scored> = cands
+        .into_par_iter()
         .map(|p| {
-            let over = crate::plan::preferred_peak(&p, opt.elem_bits).0.peak > cap;
-            (over, w.score_in(&p, opt.elem_bits, cap, conv.num_warps), p)
+            let form = p.width_form_with(opt.elem_bits, Some(&counts));
+            let packed = form.1 && opt.elem_bits < 32;
+            let peak = crate::plan::peak_registers(&p, opt.elem_bits, packed).peak;
+            Scored {
+                over: peak > cap,
+                score: w.score_with(&p, form, opt.elem_bits, cap, conv.num_warps),
+                cost: form.0,
+                peak,
+                plan: p,
+            }
         })
         .collect();
     scored.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then(a.1 .0.total_cmp(&b.1 .0))
-            .then(a.1 .1.total_cmp(&b.1 .1))
+        a.over
+            .cmp(&b.over)
+            .then(a.score.0.total_cmp(&b.score.0))
+            .then(a.score.1.total_cmp(&b.score.1))
     });
     let mut shared_kept = 0;
-    scored.retain(|(_, _, p)| {
-        if p.kind != crate::plan::Kind::Shared {
+    scored.retain(|s| {
+        if s.plan.kind != crate::plan::Kind::Shared {
             return true;
         }
         shared_kept += 1;
         shared_kept <= limit
     });
-    let results: Vec<(bool, (f64, f64), Plan, Result<SimReport, String>)> = scored
-        .into_par_iter()
-        .map(|(over, s, p)| {
-            // the element plan, then its packed form (8/16-bit words), byte by byte
-            let r = simulate(&p, &an)
-                .and_then(|rep| {
-                    crate::sim::simulate_packed_form(&p, &an, opt.elem_bits).map(|_| rep)
-                })
-                .map_err(|e| e.to_string());
-            (over, s, p, r)
-        })
-        .collect();
+    let prove_one = |s: Scored| {
+        // the element plan, then its packed form (8/16-bit words), byte by byte
+        let r = simulate(&s.plan, &an)
+            .and_then(|rep| {
+                crate::sim::simulate_packed_form(&s.plan, &an, opt.elem_bits).map(|_| rep)
+            })
+            .map_err(|e| e.to_string());
+        (s, r)
+    };
+    let results: Vec<(Scored, Result<SimReport, String>)> = match prove {
+        Prove::All => scored.into_par_iter().map(prove_one).collect(),
+        Prove::UntilChosen => {
+            let mut done = Vec::new();
+            let mut rest = scored.into_iter().peekable();
+            while let Some(first) = rest.next() {
+                let key = (first.over, first.score);
+                let mut group = vec![first];
+                while let Some(s) = rest.next_if(|s| (s.over, s.score) == key) {
+                    group.push(s);
+                }
+                let proved: Vec<_> = group.into_par_iter().map(prove_one).collect();
+                let any = proved.iter().any(|(_, r)| r.is_ok());
+                done.extend(proved);
+                if any {
+                    break;
+                }
+            }
+            done
+        }
+    };
     let mut failures = Vec::new();
     let mut proven = Vec::new();
-    for (over, (score, throughput), plan, r) in results {
+    for (s, r) in results {
         match r {
             Ok(sim) => proven.push(Candidate {
-                throughput,
-                cost: plan.cost_for_width(opt.elem_bits),
-                peak_registers: crate::plan::preferred_peak(&plan, opt.elem_bits).0.peak,
-                over_registers: over,
-                plan,
-                score,
+                throughput: s.score.1,
+                cost: s.cost,
+                peak_registers: s.peak,
+                over_registers: s.over,
+                plan: s.plan,
+                score: s.score.0,
                 sim,
             }),
-            Err(e) => failures.push(format!("{}: {e}", plan.strategy)),
+            Err(e) => failures.push(format!("{}: {e}", s.plan.strategy)),
         }
     }
     // Within the register cap first (Triton's lowering has no such choice:
@@ -265,6 +323,17 @@ pub fn consider(
     })
 }
 
+/// One enumerated candidate as the search ranks it: over the register cap,
+/// (score, throughput score), its cost and register peak in the form a
+/// caller should use ([`Plan::width_form`], computed once).
+struct Scored {
+    over: bool,
+    score: (f64, f64),
+    cost: Cost,
+    peak: u32,
+    plan: Plan,
+}
+
 /// [`plan_conversion`] for an explicit element width and target.
 pub fn plan_conversion_with(
     conv: &Conversion,
@@ -272,7 +341,7 @@ pub fn plan_conversion_with(
     w: &Weights,
     opt: &SharedOptions,
 ) -> Result<Chosen, PlanError> {
-    let c = consider(conv, choice, w, opt, None)?;
+    let c = consider_proving(conv, choice, w, opt, None, Prove::UntilChosen)?;
     let verified = c.proven.len();
     let Some(best) = c.proven.into_iter().next() else {
         return Err(PlanError::NoVerifiedPlan {

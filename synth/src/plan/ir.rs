@@ -904,13 +904,27 @@ impl Plan {
     /// [`Plan::packed_form`] recommends: [`super::pack::packed_cost`] or
     /// [`Plan::cost`].
     pub fn cost_for_width(&self, bits: u32) -> Cost {
-        // packed_form without walking the packed lowering twice
+        self.width_form(bits).0
+    }
+    /// [`Plan::cost_for_width`] and [`Plan::packed_form`] with one walk of
+    /// the packed lowering (the search's hot path: each candidate is
+    /// scored, capped and costed from this one result).
+    pub fn width_form(&self, bits: u32) -> (Cost, bool) {
+        self.width_form_with(bits, None)
+    }
+    /// [`Plan::width_form`] sharing network counts between candidates
+    /// ([`super::pack::NetworkCounts`]).
+    pub fn width_form_with(
+        &self,
+        bits: u32,
+        counts: Option<&super::pack::NetworkCounts>,
+    ) -> (Cost, bool) {
         if self.packed_kind() {
-            if let Some(c) = super::pack::packed_cost(self, bits) {
-                return c;
+            if let Some(c) = super::pack::packed_cost_with(self, bits, counts) {
+                return (c, true);
             }
         }
-        self.cost()
+        (self.cost(), false)
     }
     /// Cluster barriers of the plan ([`Stage::ClusterBarrier`]).
     pub fn cluster_barriers(&self) -> u32 {

@@ -298,7 +298,7 @@ pub fn per_word(bits: u32) -> Option<u32> {
 /// Where one element value lives in the packed lowering: slot `slot` of the
 /// word named by `key` (a loose element is slot 0 of its zero-extended
 /// word).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Piece<K> {
     pub key: K,
     pub slot: u32,
@@ -344,7 +344,7 @@ pub(crate) fn want_of<K: Clone + PartialEq>(
 /// entry `k` of stage `si` made (a select or shuffle result, one element in
 /// slot 0). Shared by [`packed_cost`] and the packed simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Key {
+pub enum Key {
     Src(u32),
     Loaded(usize, usize, u32),
     Loose(usize, usize),
@@ -405,6 +405,48 @@ pub fn access_chunk(access: &SmemAccess) -> usize {
 /// those of the packed lowering (see the module docs). `None` when `bits`
 /// is not 8 or 16 or a register array does not fill whole words.
 pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
+    packed_cost_with(plan, bits, None)
+}
+
+/// The `prmt` count of [`words_of`] per distinct input (the pieces of every
+/// word and the element width), shared by the candidates of one search:
+/// candidates that differ only in shared-memory offsets or swizzle store
+/// and load the same words, and the packed lowering's networks are its
+/// costliest part.
+#[derive(Default)]
+pub struct NetworkCounts(
+    std::sync::Mutex<std::collections::HashMap<(u32, Vec<Vec<Piece<Key>>>), u32>>,
+);
+
+impl NetworkCounts {
+    /// [`words_of`]`(words, bits).1.prmts()`, computed once per input.
+    fn prmts(&self, words: Vec<Vec<Piece<Key>>>, bits: u32) -> u32 {
+        let key = (bits, words);
+        if let Some(&n) = self
+            .0
+            .lock()
+            .map(|m| m.get(&key).copied())
+            .ok()
+            .flatten()
+            .as_ref()
+        {
+            return n;
+        }
+        let n = words_of(&key.1, bits).1.prmts();
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, n);
+        }
+        n
+    }
+}
+
+/// [`packed_cost`], with the network counts shared through `counts` when
+/// given (the search's candidates, [`NetworkCounts`]).
+pub fn packed_cost_with(plan: &Plan, bits: u32, counts: Option<&NetworkCounts>) -> Option<Cost> {
+    let count = |words: Vec<Vec<Piece<Key>>>| match counts {
+        Some(c) => c.prmts(words, bits),
+        None => words_of(&words, bits).1.prmts(),
+    };
     let p = per_word(bits)?;
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return None;
@@ -444,7 +486,7 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
             Stage::Shuffle { entries, .. } => vals = after_shuffle(&vals, entries, si),
             Stage::SmemStore { access } => {
                 base.prmt -= access.pack_prmt();
-                prmt += words_of(&store_pieces(access, &vals), bits).1.prmts();
+                prmt += count(store_pieces(access, &vals));
             }
             Stage::SmemLoad { access } => {
                 let chunk = access_chunk(access) as u32;
@@ -469,9 +511,7 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
     if vals.len() as u32 != plan.dst_regs {
         return None;
     }
-    prmt += words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits)
-        .1
-        .prmts();
+    prmt += count(dst_pieces(&vals, &pd, plan.dst_regs, bits));
     base.prmt += prmt;
     Some(base)
 }

@@ -22,6 +22,26 @@ use std::collections::HashMap;
 /// (`u64::MAX`: a byte nothing defined).
 type Word = [u64; 4];
 
+/// Numbers for the words' keys, given as keys first appear (the same for
+/// every thread: each thread's words are an array indexed by them).
+#[derive(Default)]
+struct KeyIds(HashMap<Key, usize>);
+
+impl KeyIds {
+    /// The key's number, a new one when it is new.
+    fn id(&mut self, k: Key) -> usize {
+        let n = self.0.len();
+        *self.0.entry(k).or_insert(n)
+    }
+    /// The key's number when it has one (a word nothing wrote has none).
+    fn get(&self, k: &Key) -> Option<usize> {
+        self.0.get(k).copied()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// Run the packed form of `plan` for elements of `bits` (8 or 16) and prove
 /// it. `Ok(None)` when the plan has no packed form of that width (or is a
 /// word plan, which [`super::simulate`] runs itself).
@@ -59,7 +79,9 @@ pub fn simulate_packed_form(
     let unsupported = |si: usize, kind: &'static str| SimError::Unsupported { stage: si, kind };
     for blk in 0..blocks {
         let nthreads = (warps * 32) as usize;
-        // the value structure (same for every thread) and each thread's words
+        // the value structure (same for every thread); each thread's words
+        // are a dense array indexed by the key's number in `ids` (numbered
+        // once for all threads as keys appear)
         let mut vals: Vec<Piece<Key>> = (0..plan.src_regs)
             .map(|r| {
                 let (w, slot) = ps.word_slot(r);
@@ -69,39 +91,50 @@ pub fn simulate_packed_form(
                 }
             })
             .collect();
-        let mut words: Vec<HashMap<Key, Word>> = (0..nthreads)
+        let mut ids = KeyIds::default();
+        let src_ids: Vec<usize> = (0..plan.src_regs / p)
+            .map(|wi| ids.id(Key::Src(wi)))
+            .collect();
+        let mut words: Vec<Vec<Word>> = (0..nthreads)
             .map(|t| {
                 let (w, l) = (t as u64 / 32, t as u64 % 32);
-                (0..plan.src_regs / p)
-                    .map(|wi| {
-                        let mut word = [u64::MAX; 4];
-                        for s in 0..p {
-                            let r = ps.register(wi, s) as u64;
-                            let e = elem_bytes(an.src.tag(r, l, w, blk as u64));
-                            word[s as usize * eb..(s as usize + 1) * eb].copy_from_slice(&e[..eb]);
-                        }
-                        (Key::Src(wi), word)
-                    })
-                    .collect()
+                let mut v = vec![[u64::MAX; 4]; ids.len()];
+                for (wi, &id) in src_ids.iter().enumerate() {
+                    let word = &mut v[id];
+                    for s in 0..p {
+                        let r = ps.register(wi as u32, s) as u64;
+                        let e = elem_bytes(an.src.tag(r, l, w, blk as u64));
+                        word[s as usize * eb..(s as usize + 1) * eb].copy_from_slice(&e[..eb]);
+                    }
+                }
+                v
             })
             .collect();
-        // the element a piece holds, as a loose word (element in slot 0)
-        let loose = |words: &HashMap<Key, Word>, pc: &Piece<Key>| -> Word {
-            let w = words.get(&pc.key).copied().unwrap_or([u64::MAX; 4]);
+        // the element at `slot` of word `id`, as a loose word (element in slot 0)
+        let loose = |words: &[Word], id: Option<usize>, slot: u32| -> Word {
+            let w = id
+                .and_then(|i| words.get(i))
+                .copied()
+                .unwrap_or([u64::MAX; 4]);
             let mut out = [u64::MAX; 4];
-            let at = pc.slot as usize * eb;
+            let at = slot as usize * eb;
             out[..eb].copy_from_slice(&w[at..at + eb]);
             out
         };
-        // a prmt program run on one thread's words
-        let run = |words: &HashMap<Key, Word>, keys: &[Key], prog: &WordProgram| -> Vec<Word> {
-            let inputs: Vec<Word> = keys
+        // a prmt program run on one thread's words (inputs by key number)
+        let run = |words: &[Word], inputs: &[Option<usize>], prog: &WordProgram| -> Vec<Word> {
+            let inputs: Vec<Word> = inputs
                 .iter()
-                .map(|k| words.get(k).copied().unwrap_or([u64::MAX; 4]))
+                .map(|i| {
+                    i.and_then(|i| words.get(i))
+                        .copied()
+                        .unwrap_or([u64::MAX; 4])
+                })
                 .collect();
             prog.eval_bytes(&inputs)
         };
-        let mut smem: HashMap<u32, [u64; 2]> = HashMap::new();
+        // shared memory by element offset: the bytes and whether written
+        let mut smem: Vec<Option<[u64; 2]>> = Vec::new();
         for (si, st) in plan.stages.iter().enumerate() {
             match st {
                 Stage::RegRename { map } => {
@@ -112,15 +145,34 @@ pub fn simulate_packed_form(
                         .ok_or(unsupported(si, "RegRename (register out of range)"))?;
                 }
                 Stage::Select { entries } => {
+                    // (lane mask, (word, slot) if set, (word, slot) if clear, result)
+                    let sel: Vec<_> = entries
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.if_set != e.if_clear)
+                        .map(|(k, e)| {
+                            let at =
+                                |r: u32| vals.get(r as usize).map(|v| (ids.get(&v.key), v.slot));
+                            (
+                                e.lane_mask,
+                                at(e.if_set),
+                                at(e.if_clear),
+                                ids.id(Key::Loose(si, k)),
+                            )
+                        })
+                        .collect();
                     for (t, w) in words.iter_mut().enumerate() {
+                        w.resize(ids.len(), [u64::MAX; 4]);
                         let lane = t as u32 % 32;
-                        for (k, e) in entries.iter().enumerate() {
-                            if e.if_set != e.if_clear {
-                                let set = (lane & e.lane_mask).count_ones() & 1 == 1;
-                                let src = &vals[if set { e.if_set } else { e.if_clear } as usize];
-                                let v = loose(w, src);
-                                w.insert(Key::Loose(si, k), v);
-                            }
+                        for &(mask, set, clear, out) in &sel {
+                            let pick = if (lane & mask).count_ones() & 1 == 1 {
+                                set
+                            } else {
+                                clear
+                            };
+                            let (id, slot) =
+                                pick.ok_or(unsupported(si, "Select (register out of range)"))?;
+                            w[out] = loose(w, id, slot);
                         }
                     }
                     vals = after_select(&vals, entries, si);
@@ -130,16 +182,25 @@ pub fn simulate_packed_form(
                     lane_map,
                     entries,
                 } => {
+                    // (shuffle argument, (word, slot) read, result)
+                    let moves: Vec<_> = entries
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.arg.is_some())
+                        .map(|(k, e)| {
+                            let from = vals.get(e.reg as usize).map(|v| (ids.get(&v.key), v.slot));
+                            (e.arg, from, ids.id(Key::Loose(si, k)))
+                        })
+                        .collect();
                     let old = words.clone();
                     for (t, w) in words.iter_mut().enumerate() {
+                        w.resize(ids.len(), [u64::MAX; 4]);
                         let (warp, lane) = (t as u32 / 32, t as u32 % 32);
-                        for (k, e) in entries.iter().enumerate() {
-                            if e.arg.is_some() {
-                                let src = shfl_src(*mode, lane_map, e.arg, lane);
-                                let v =
-                                    loose(&old[(warp * 32 + src) as usize], &vals[e.reg as usize]);
-                                w.insert(Key::Loose(si, k), v);
-                            }
+                        for &(arg, from, out) in &moves {
+                            let src = shfl_src(*mode, lane_map, arg, lane);
+                            let (id, slot) =
+                                from.ok_or(unsupported(si, "Shuffle (register out of range)"))?;
+                            w[out] = loose(&old[(warp * 32 + src) as usize], id, slot);
                         }
                     }
                     vals = after_shuffle(&vals, entries, si);
@@ -149,8 +210,9 @@ pub fn simulate_packed_form(
                     // the stage's words (instruction by instruction), one
                     // program for every thread, run on each thread's words
                     let (keys, prog) = words_of(&store_pieces(access, &vals), bits);
+                    let inputs: Vec<Option<usize>> = keys.iter().map(|k| ids.get(k)).collect();
                     let built: Vec<Vec<Word>> =
-                        words.iter().map(|w| run(w, &keys, &prog)).collect();
+                        words.iter().map(|w| run(w, &inputs, &prog)).collect();
                     let mut first = 0usize;
                     for (ii, inst) in access.insts.iter().enumerate() {
                         for warp in 0..warps {
@@ -163,7 +225,11 @@ pub fn simulate_packed_form(
                                 let at = (e as usize % chunk) * eb;
                                 let mut v = [u64::MAX; 2];
                                 v[..eb].copy_from_slice(&word[at..at + eb]);
-                                smem.insert(off, v);
+                                let off = off as usize;
+                                if smem.len() <= off {
+                                    smem.resize(off + 1, None);
+                                }
+                                smem[off] = Some(v);
                             }
                         }
                         first += inst.regs.chunks(chunk).count();
@@ -173,20 +239,28 @@ pub fn simulate_packed_form(
                 Stage::SmemLoad { access } => {
                     let chunk = access_chunk(access);
                     for (ii, inst) in access.insts.iter().enumerate() {
+                        let loaded: Vec<usize> = (0..inst.regs.len().div_ceil(chunk))
+                            .map(|j| ids.id(Key::Loaded(si, ii, j as u32)))
+                            .collect();
+                        for w in words.iter_mut() {
+                            w.resize(ids.len(), [u64::MAX; 4]);
+                        }
                         for warp in 0..warps {
                             let slots = access
                                 .element_slots(ii, warp)
                                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
                             for (lane, e, off) in slots {
-                                let v = smem.get(&off).copied().ok_or(SimError::NotVisible {
-                                    stage: si,
-                                    warp,
-                                    addr: off,
-                                })?;
-                                let key = Key::Loaded(si, ii, e / chunk as u32);
-                                let w = words[warp as usize * 32 + lane as usize]
-                                    .entry(key)
-                                    .or_insert([u64::MAX; 4]);
+                                let v = smem.get(off as usize).copied().flatten().ok_or(
+                                    SimError::NotVisible {
+                                        stage: si,
+                                        warp,
+                                        addr: off,
+                                    },
+                                )?;
+                                let id = *loaded
+                                    .get(e as usize / chunk)
+                                    .ok_or(unsupported(si, "SmemLoad (element out of range)"))?;
+                                let w = &mut words[warp as usize * 32 + lane as usize][id];
                                 let at = (e as usize % chunk) * eb;
                                 w[at..at + eb].copy_from_slice(&v[..eb]);
                             }
@@ -211,9 +285,10 @@ pub fn simulate_packed_form(
         // the destination words: one program for all of them (the same for
         // every thread), run on each thread's words
         let (keys, prog) = words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits);
+        let inputs: Vec<Option<usize>> = keys.iter().map(|k| ids.get(k)).collect();
         for (t, w) in words.iter().enumerate() {
             let (warp, lane) = (t as u32 / 32, t as u32 % 32);
-            let built = run(w, &keys, &prog);
+            let built = run(w, &inputs, &prog);
             for (j, word) in (0..plan.dst_regs / p).zip(built) {
                 for s in 0..p {
                     let r = pd.register(j, s);

@@ -136,14 +136,14 @@ impl WordProgram {
 /// them.
 fn distinct(wants: &[Want]) -> (Vec<Want>, Vec<usize>) {
     let mut uniq: Vec<Want> = Vec::new();
+    let mut at: std::collections::HashMap<Want, usize> = std::collections::HashMap::new();
     let idx = wants
         .iter()
-        .map(|w| match uniq.iter().position(|u| u == w) {
-            Some(i) => i,
-            None => {
+        .map(|w| {
+            *at.entry(*w).or_insert_with(|| {
                 uniq.push(*w);
                 uniq.len() - 1
-            }
+            })
         })
         .collect();
     (uniq, idx)
@@ -542,11 +542,30 @@ pub fn network(wants: &[Want]) -> WordProgram {
 /// slot order from slot 0, as [`super::word_of`] takes them) into one word:
 /// the distinct input keys in the order the program numbers them, and the
 /// program ([`network`]), output `j` holding word `j`.
-pub fn words_of<K: Clone + PartialEq>(words: &[Vec<Piece<K>>], bits: u32) -> (Vec<K>, WordProgram) {
+pub fn words_of<K: Clone + Eq + std::hash::Hash>(
+    words: &[Vec<Piece<K>>],
+    bits: u32,
+) -> (Vec<K>, WordProgram) {
     let mut keys: Vec<K> = Vec::new();
+    let mut index: std::collections::HashMap<K, u32> = std::collections::HashMap::new();
+    let eb = bits / 8;
     let wants: Vec<Want> = words
         .iter()
-        .map(|pieces| super::want_of(pieces, bits, &mut keys))
+        .map(|pieces| {
+            // super::want_of, with the keys found by hash (a stage's words
+            // read hundreds of distinct keys)
+            let mut want: Want = [None; 4];
+            for (e, p) in pieces.iter().enumerate() {
+                let k = *index.entry(p.key.clone()).or_insert_with(|| {
+                    keys.push(p.key.clone());
+                    keys.len() as u32 - 1
+                });
+                for b in 0..eb {
+                    want[(e as u32 * eb + b) as usize] = Some((k, p.slot * eb + b));
+                }
+            }
+            want
+        })
         .collect();
     (keys, network(&wants))
 }

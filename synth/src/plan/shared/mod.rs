@@ -478,21 +478,27 @@ fn assemble(
     if (st.addr.base_bits() | ld.addr.base_bits()) & !low_mask != 0 {
         return None;
     }
+    // one pass over the instructions: round `j` takes those whose offset's
+    // top bits are `j`, in order
     let split = |acc: &SmemAccess| -> Vec<SmemAccess> {
-        (0u32..1 << round_bits)
-            .map(|j| SmemAccess {
-                insts: acc
-                    .insts
-                    .iter()
-                    .filter(|i| i.offset >> low == j)
-                    .map(|i| SmemInst {
-                        regs: i.regs.clone(),
-                        offset: i.offset & low_mask,
-                    })
-                    .collect(),
-                ..acc.clone()
+        let mut rounds: Vec<SmemAccess> = (0u32..1 << round_bits)
+            .map(|_| SmemAccess {
+                instr: acc.instr,
+                width: acc.width,
+                addr: acc.addr.clone(),
+                insts: Vec::new(),
+                reg_xor: acc.reg_xor.clone(),
             })
-            .collect()
+            .collect();
+        for i in &acc.insts {
+            if let Some(r) = rounds.get_mut((i.offset >> low) as usize) {
+                r.insts.push(SmemInst {
+                    regs: i.regs.clone(),
+                    offset: i.offset & low_mask,
+                });
+            }
+        }
+        rounds
     };
     let (st_r, ld_r) = (split(&st), split(&ld));
     // Copies in other warps that store for this one make it cross warps.
