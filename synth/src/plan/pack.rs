@@ -414,22 +414,17 @@ pub fn packed_cost(plan: &Plan, bits: u32) -> Option<Cost> {
 /// and load the same words, and the packed lowering's networks are its
 /// costliest part.
 #[derive(Default)]
-pub struct NetworkCounts(
-    std::sync::Mutex<std::collections::HashMap<(u32, Vec<Vec<Piece<Key>>>), u32>>,
-);
+pub struct NetworkCounts(std::sync::Mutex<std::collections::HashMap<NetworkInput, u32>>);
+
+/// The input of one [`words_of`] call: the element width and the pieces of
+/// every word.
+type NetworkInput = (u32, Vec<Vec<Piece<Key>>>);
 
 impl NetworkCounts {
     /// [`words_of`]`(words, bits).1.prmts()`, computed once per input.
     fn prmts(&self, words: Vec<Vec<Piece<Key>>>, bits: u32) -> u32 {
         let key = (bits, words);
-        if let Some(&n) = self
-            .0
-            .lock()
-            .map(|m| m.get(&key).copied())
-            .ok()
-            .flatten()
-            .as_ref()
-        {
+        if let Some(n) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
             return n;
         }
         let n = words_of(&key.1, bits).1.prmts();
