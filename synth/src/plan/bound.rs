@@ -32,7 +32,6 @@
 use super::Analysis;
 use crate::cost_model::{Features, Weights};
 use serde::Serialize;
-use std::collections::HashSet;
 
 /// Lower bounds for one conversion at one element width.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -65,47 +64,55 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         (0..regs).map(|r| side.tag(r, lane, warp, 0)).collect()
     };
     // Elements that move: needed by a thread that does not hold them.
-    let mut moving: HashSet<u64> = HashSet::new();
+    // sorted, deduplicated tag lists (a tile of 1024 elements per thread
+    // at 32 warps has a million tags: sort, not hash)
+    let sorted = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let mut moving: Vec<u64> = Vec::new();
     let mut max_moved = 0u64;
     let mut max_warp_loaded = 0u64;
     for warp in 0..warps {
-        let mut warp_need: HashSet<u64> = HashSet::new();
+        let mut warp_need: Vec<u64> = Vec::new();
         for lane in 0..32 {
-            let held: HashSet<u64> = tags(&an.src, sr, lane, warp).into_iter().collect();
-            let mut need: Vec<u64> = tags(&an.dst, dr, lane, warp)
-                .into_iter()
-                .filter(|t| !held.contains(t))
-                .collect();
-            need.sort_unstable();
-            need.dedup();
-            max_moved = max_moved.max(need.len() as u64);
-            warp_need.extend(need.iter().copied());
-            moving.extend(need);
-        }
-        max_warp_loaded = max_warp_loaded.max(warp_need.len() as u64);
-    }
-    // Stores: an element several warps hold can be stored by any one of
-    // them, so the busiest warp stores at least its share of all moving
-    // elements and every element only it holds.
-    let mut holders: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    let mut held_by: Vec<HashSet<u64>> = Vec::new();
-    for warp in 0..warps {
-        let mut mine: HashSet<u64> = HashSet::new();
-        for lane in 0..32 {
-            mine.extend(
-                tags(&an.src, sr, lane, warp)
+            let held = sorted(tags(&an.src, sr, lane, warp));
+            let need = sorted(
+                tags(&an.dst, dr, lane, warp)
                     .into_iter()
-                    .filter(|t| moving.contains(t)),
+                    .filter(|t| held.binary_search(t).is_err())
+                    .collect(),
             );
+            max_moved = max_moved.max(need.len() as u64);
+            warp_need.extend_from_slice(&need);
         }
-        for &t in &mine {
-            *holders.entry(t).or_default() += 1;
-        }
-        held_by.push(mine);
+        let warp_need = sorted(warp_need);
+        max_warp_loaded = max_warp_loaded.max(warp_need.len() as u64);
+        moving.extend(warp_need);
     }
+    let moving = sorted(moving);
+    // the moving tags each warp holds, and those only one warp holds
+    let held_by: Vec<Vec<u64>> = (0..warps)
+        .map(|warp| {
+            sorted(
+                (0..32)
+                    .flat_map(|lane| tags(&an.src, sr, lane, warp))
+                    .filter(|t| moving.binary_search(t).is_ok())
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut all: Vec<u64> = held_by.iter().flatten().copied().collect();
+    all.sort_unstable();
+    let single: Vec<u64> = all
+        .chunk_by(|a, b| a == b)
+        .filter(|run| run.len() == 1)
+        .map(|run| run[0])
+        .collect();
     let only_mine = held_by
         .iter()
-        .map(|m| m.iter().filter(|t| holders[t] == 1).count() as u64)
+        .map(|m| m.iter().filter(|t| single.binary_search(t).is_ok()).count() as u64)
         .max()
         .unwrap_or(0);
     let max_stored = only_mine.max((moving.len() as u64).div_ceil(warps));

@@ -15,7 +15,6 @@ mod packed;
 mod words;
 
 pub use packed::simulate_packed_form;
-use std::collections::HashMap;
 
 /// What a successful simulation checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -234,7 +233,9 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     .collect()
             })
             .collect();
-        let mut smem: HashMap<u32, Vec<Write>> = HashMap::new();
+        // the writes to each scratch element (addresses are checked against
+        // `smem_elems` before use)
+        let mut smem: Vec<Vec<Write>> = vec![Vec::new(); plan.smem_elems as usize];
         let mut cta_phase = 0u32;
         let mut warp_phase = vec![0u32; warps as usize];
         for (si, stage) in plan.stages.iter().enumerate() {
@@ -260,7 +261,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 }
                                 let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
                                 let value = get(&regs[(w * 32 + lane) as usize], r)?;
-                                let ws = smem.entry(a).or_default();
+                                let ws = &mut smem[a as usize];
                                 if ws.iter().any(|x| {
                                     x.races_with(w, &warp_phase, cta_phase) && x.value != value
                                 }) {
@@ -305,7 +306,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                         size: plan.smem_elems,
                                     });
                                 }
-                                let visible = smem.get(&a).and_then(|ws| {
+                                let visible = smem.get(a as usize).and_then(|ws| {
                                     ws.iter()
                                         .rev()
                                         .find(|x| {

@@ -270,7 +270,67 @@ fn plans_for_store_side(
     }
     dedup(&mut chunks);
     let bank_bits = (128 / (w / 8)).trailing_zeros() as usize;
-    for c in &chunks {
+    // Each chunk's candidates (assembled in parallel, in chunk order), then
+    // the first of every (layout, store form, load form, rounds) kept in
+    // that order, as one sequential walk would keep them.
+    use rayon::prelude::*;
+    let per_chunk: Vec<(Vec<(SeenKey, Plan)>, Option<u64>)> = chunks
+        .par_iter()
+        .map(|c| {
+            let mut least_bytes = None;
+            let mut found = Vec::new();
+            let mut local = std::collections::HashSet::new();
+            chunk_plans(
+                an,
+                opt,
+                xa,
+                xb,
+                sel,
+                c,
+                d,
+                bank_bits,
+                &mut local,
+                &mut found,
+                &mut least_bytes,
+            );
+            (found, least_bytes)
+        })
+        .collect();
+    for (found, least) in per_chunk {
+        if let Some(least) = least {
+            *min_bytes = Some(min_bytes.map_or(least, |x: u64| x.min(least)));
+        }
+        for (key, p) in found {
+            if seen.insert(key) {
+                out.push(p);
+            }
+        }
+    }
+}
+
+/// What makes two shared-memory candidates the same: the layout's bases,
+/// the store and load forms, and the round bits.
+type SeenKey = (Vec<u64>, Form, Form, usize);
+
+/// The candidates of [`plans_for_store_side`] for one chunk `c` (its
+/// vectors in chunk order), each with its [`SeenKey`], those with a key
+/// already in `seen` left out; `min_bytes` as there.
+#[allow(clippy::too_many_arguments)]
+fn chunk_plans(
+    an: &Analysis,
+    opt: &SharedOptions,
+    xa: &SideCols,
+    xb: &SideCols,
+    sel: &AddrMap,
+    c: &[u64],
+    d: usize,
+    bank_bits: usize,
+    seen: &mut std::collections::HashSet<SeenKey>,
+    out: &mut Vec<(SeenKey, Plan)>,
+    min_bytes: &mut Option<u64>,
+) {
+    let w = opt.elem_bits;
+    {
         let mut fa = vector_forms(xa, c, w);
         if opt.sm >= 90 {
             fa.extend(matrix_forms(xa, c, w));
@@ -313,12 +373,10 @@ fn plans_for_store_side(
                     *min_bytes = Some(min_bytes.map_or(least, |x: u64| x.min(least)));
                     continue;
                 }
-                let r_list: Vec<usize> = if r_need == 0 {
-                    vec![0]
-                } else {
-                    (r_need..=r_max).collect()
-                };
-                for r in r_list {
+                // The fewest rounds that fit (as without a scratch limit:
+                // one round): each further round adds two barriers and
+                // moves the same instructions.
+                for r in [r_need] {
                     let rounds_v = &common_outer[common_outer.len() - r..];
                     let mut span = XorBasis::of(&[cc, rounds_v].concat());
                     let h: Vec<u64> = non_chunk_cols(lx, long)
@@ -342,11 +400,12 @@ fn plans_for_store_side(
                         let Some(sl) = SharedLayout::new(an.tensor_bits, bases) else {
                             continue;
                         };
-                        if !seen.insert((sl.bases.clone(), f_st.clone(), f_ld.clone(), r)) {
+                        let key = (sl.bases.clone(), f_st.clone(), f_ld.clone(), r);
+                        if !seen.insert(key.clone()) {
                             continue;
                         }
                         if let Some(p) = assemble(an, xa, xb, sel, f_st, f_ld, &sl, w, sw, r) {
-                            out.push(p);
+                            out.push((key, p));
                         }
                     }
                 }
