@@ -3007,3 +3007,66 @@ fn the_target_comes_from_the_file() {
         .unwrap()
         .contains("\"target\":\"sm_90\""));
 }
+
+/// A conversion repeated in one file is planned once: the repeat reuses the
+/// plans (`plan_reused`), still gets its own helper, and the header is the
+/// one each conversion planned alone would give. `--timings` adds each
+/// conversion's planning seconds and needs `--json`.
+#[test]
+fn a_repeated_conversion_is_planned_once_and_timed() {
+    let dir = tempfile_dir().join("repeated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("twice.ttgir");
+    let b = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]}>";
+    let t = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1]}>";
+    std::fs::write(
+        &f,
+        format!(
+            "#b = {b}\n#t = {t}\nmodule attributes {{\"ttg.num-warps\" = 2 : i32}} {{\n  tt.func @f() {{\n    %0 = ttg.convert_layout %x : tensor<64x32xf16, #b> -> tensor<64x32xf16, #t>\n    %1 = ttg.convert_layout %y : tensor<64x32xbf16, #b> -> tensor<64x32xbf16, #t>\n    %2 = ttg.convert_layout %z : tensor<64x32xf16, #t> -> tensor<64x32xf16, #b>\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let fs = f.to_str().unwrap();
+    let o = run(&["plan", "--json", "--timings", "--ttgir", fs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recs: Vec<serde_json::Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reused: Vec<bool> = recs
+        .iter()
+        .map(|r| r["plan_reused"].as_bool().unwrap())
+        .collect();
+    // bf16 plans as f16 (same width); the reverse conversion is new
+    assert_eq!(reused, [false, true, false]);
+    for r in &recs {
+        assert!(r["plan_seconds"].as_f64().unwrap() >= 0.0, "{r}");
+    }
+    assert_eq!(recs[0]["strategy"], recs[1]["strategy"]);
+    assert_eq!(recs[0]["cost"], recs[1]["cost"]);
+    // without --timings the records carry no time
+    let o = run(&["plan", "--json", "--ttgir", fs]);
+    assert!(!String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("plan_seconds"));
+    assert_eq!(
+        run(&["plan", "--timings", "--ttgir", fs]).status.code(),
+        Some(2)
+    );
+    // the repeat's helper is the first one's under its own name
+    let out = dir.join("twice.cuh");
+    let o = run(&["emit", "--ttgir", fs, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = std::fs::read_to_string(&out).unwrap();
+    let body = |name: &str| -> String {
+        let at = h
+            .find(&format!("void {name}("))
+            .unwrap_or_else(|| panic!("{name}: {h}"));
+        let end = h[at..].find("\n}\n").unwrap() + at;
+        h[at..end].replace(name, "X")
+    };
+    assert_eq!(body("wf_f_5"), body("wf_f_6"));
+    let o = run(&["verify", "--cpu", "--ttgir", fs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

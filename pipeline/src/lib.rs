@@ -203,6 +203,14 @@ pub struct Planned {
     pub variants: Vec<(u32, Chosen)>,
     /// The architecture it was planned for.
     pub target: Target,
+    /// Wall-clock seconds its planning took in this run (every width,
+    /// proofs included; near 0 when an identical conversion of the same
+    /// run was planned before it and its plans were reused).
+    pub seconds: f64,
+    /// Whether its plans are those of an identical conversion planned
+    /// earlier in the same run (same layouts, shape, element width, warps
+    /// and target limits).
+    pub reused: bool,
 }
 
 /// The planned conversions of one input.
@@ -329,6 +337,8 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
     let mut refused = loaded.refused.clone();
     let mut memo = Memo::default();
     for (file, op) in loaded.ops.iter().cloned() {
+        let started = std::time::Instant::now();
+        let known = memo.len();
         let planned = Target::of(&op, opts.sm, opts.override_target)
             .map_err(anyhow::Error::msg)
             .and_then(|t| {
@@ -350,6 +360,8 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                 chosen,
                 variants,
                 target,
+                seconds: started.elapsed().as_secs_f64(),
+                reused: memo.len() == known,
             }),
             Err(e) => {
                 let full = loaded.in_user_terms(&e.to_string());

@@ -19,6 +19,12 @@ pub(crate) struct PlanArgs {
     /// Also print both layouts and the plan's stages (not with --json).
     #[arg(long, short, conflicts_with = "json")]
     verbose: bool,
+    /// With --json: add each conversion's planning time in seconds
+    /// (`plan_seconds`: wall clock, every element width and its proofs;
+    /// near 0 for a repeat of a conversion planned earlier in the run,
+    /// which `plan_reused` marks).
+    #[arg(long, requires = "json")]
+    timings: bool,
     /// The helper names records carry (`emit` with the same prefix names
     /// its helpers so).
     #[command(flatten)]
@@ -36,7 +42,14 @@ pub(crate) fn run(a: PlanArgs) -> Result<i32> {
     for (r, ident) in planned.named_records(&a.naming.prefix)? {
         if a.input.json {
             let v = match r {
-                Record::Served(p) => plan_json(p, &w, ident.as_deref()),
+                Record::Served(p) => {
+                    let mut v = plan_json(p, &w, ident.as_deref());
+                    if a.timings {
+                        v["plan_seconds"] = json!(p.seconds);
+                        v["plan_reused"] = json!(p.reused);
+                    }
+                    v
+                }
                 Record::Refused(x) => refused_json(x, ident.as_deref()),
             };
             writeln!(out, "{v}")?;

@@ -255,11 +255,14 @@ pub fn consider_proving(
         shared_kept <= limit
     });
     let prove_one = |s: Scored| {
-        // the element plan, then its packed form (8/16-bit words), byte by byte
-        let r = simulate(&s.plan, &an)
-            .and_then(|rep| {
-                crate::sim::simulate_packed_form(&s.plan, &an, opt.elem_bits).map(|_| rep)
-            })
+        // the element plan and its packed form (8/16-bit words, byte by
+        // byte), side by side; the element plan's error first
+        let (element, packed) = rayon::join(
+            || simulate(&s.plan, &an),
+            || crate::sim::simulate_packed_form(&s.plan, &an, opt.elem_bits),
+        );
+        let r = element
+            .and_then(|rep| packed.map(|_| rep))
             .map_err(|e| e.to_string());
         (s, r)
     };

@@ -207,6 +207,23 @@ impl Side {
         };
         x(&self.reg, r) ^ x(&self.lane, l) ^ x(&self.warp, w) ^ x(&self.block, b)
     }
+    /// The tags of registers `0..regs` of thread (l, w) of CTA b:
+    /// `[tag(r, l, w, b) for r in 0..regs]`, each from an earlier one by one
+    /// XOR (the simulators' hot path: a million tags for a large tile).
+    pub fn thread_tags(&self, regs: u64, l: u64, w: u64, b: u64) -> Vec<u64> {
+        let mut v = Vec::with_capacity(regs as usize);
+        if regs == 0 {
+            return v;
+        }
+        v.push(self.tag(0, l, w, b));
+        for r in 1..regs {
+            let low = r.trailing_zeros() as usize;
+            // r with its lowest set bit cleared is an earlier register
+            let base = v[(r & (r - 1)) as usize];
+            v.push(base ^ self.reg.get(low).copied().unwrap_or(0));
+        }
+        v
+    }
 }
 
 /// What the analysis of a conversion found (docs/ARCHITECTURE.md 4.1).
@@ -314,5 +331,34 @@ impl Analysis {
     /// Number of destination registers per thread.
     pub fn dst_regs(&self) -> u32 {
         1 << self.dst.hw.reg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `thread_tags` is `tag` register by register, for register counts
+    /// that are and are not powers of two and columns with many bits set.
+    #[test]
+    fn thread_tags_are_tag_register_by_register() {
+        let side = Side {
+            reg: vec![0b1, 0b110, 0b1000, 0b1_0001, 0b10_0000],
+            lane: vec![0b100_0000, 0b1000_0000, 0b1_0000_0011, 0, 0b10_0000_0000],
+            warp: vec![0b100_0000_0000, 0b1000_0000_0001],
+            block: vec![],
+            hw: Hw {
+                reg: 5,
+                lane: 5,
+                warp: 2,
+                block: 0,
+            },
+        };
+        for regs in [0u64, 1, 7, 32, 40] {
+            for (l, w) in [(0, 0), (5, 1), (31, 3)] {
+                let want: Vec<u64> = (0..regs).map(|r| side.tag(r, l, w, 0)).collect();
+                assert_eq!(side.thread_tags(regs, l, w, 0), want, "{regs} {l} {w}");
+            }
+        }
     }
 }

@@ -61,7 +61,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let warps = 1u64 << an.src.hw.warp;
     let (sr, dr) = (1u64 << an.src.hw.reg, 1u64 << an.dst.hw.reg);
     let tags = |side: &super::Side, regs: u64, lane: u64, warp: u64| -> Vec<u64> {
-        (0..regs).map(|r| side.tag(r, lane, warp, 0)).collect()
+        side.thread_tags(regs, lane, warp, 0)
     };
     // Elements that move: needed by a thread that does not hold them.
     // sorted, deduplicated tag lists (a tile of 1024 elements per thread

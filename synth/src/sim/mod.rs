@@ -228,9 +228,8 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         let mut regs: Vec<Vec<u64>> = (0..warps * 32)
             .map(|t| {
                 let (w, l) = (t / 32, t % 32);
-                (0..an.src_regs())
-                    .map(|r| an.src.tag(r as u64, l as u64, w as u64, blk as u64))
-                    .collect()
+                an.src
+                    .thread_tags(an.src_regs() as u64, l as u64, w as u64, blk as u64)
             })
             .collect();
         // the writes to each scratch element (addresses are checked against
@@ -372,8 +371,10 @@ pub(crate) fn check_destination(
             });
         }
         let (w, l) = (t as u32 / 32, t as u32 % 32);
-        for (r, &got) in v.iter().enumerate() {
-            let want = an.dst.tag(r as u64, l as u64, w as u64, block as u64);
+        let wants = an
+            .dst
+            .thread_tags(v.len() as u64, l as u64, w as u64, block as u64);
+        for (r, (&got, &want)) in v.iter().zip(&wants).enumerate() {
             if got != want {
                 return Err(SimError::WrongElement {
                     block,
