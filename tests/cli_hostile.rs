@@ -813,3 +813,22 @@ fn usage_errors_exit_2_and_messages_stay_readable() {
         "{first}"
     );
 }
+
+/// Issue 47: a TTGIR file cut short (its module's closing `}` missing) is
+/// refused with the line of the brace left open, not read as if whole; the
+/// same file completed is served.
+#[test]
+fn a_truncated_ttgir_file_is_refused_at_the_open_brace() {
+    let dir = std::env::temp_dir().join(format!("wf-truncated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seed = root().join("fuzz/seeds/ttgir-error-truncated-module.txt");
+    let text = std::fs::read_to_string(&seed).unwrap();
+    let cut = dir.join("cut.ttgir");
+    std::fs::write(&cut, &text).unwrap();
+    let o = run(&["plan", "--ttgir", cut.to_str().unwrap()]);
+    expect_error(&o, &["cut.ttgir:3:", "never closed", "truncated"]);
+    let whole = dir.join("whole.ttgir");
+    std::fs::write(&whole, format!("{text}}}\n")).unwrap();
+    let o = run(&["plan", "--ttgir", whole.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

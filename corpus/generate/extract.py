@@ -19,17 +19,40 @@ HEAD = "// Extracted by corpus/generate/extract.py from Triton 3.6's TTGIR of th
 
 
 def extract(text: str) -> str:
-    if text.startswith(HEAD):
-        return text
+    """The kept lines; idempotent (an extracted file gives itself back, its
+    braces paired as below)."""
+    extracted = text.startswith(HEAD)
+    if extracted:
+        text = text[len(HEAD):]
     keep = []
+    # indentation of each kept block opener (module, tt.func) still open: a
+    # closing `}` is kept where it closes one of them (MLIR's printer indents
+    # a block's `}` as its opener), and left as an empty line where it closed
+    # a dropped op's region (an scf.for body), so that `{` and `}` pair up
+    # and line numbers stay those of the kept text
+    opened = []
+    indent = lambda line: len(line) - len(line.lstrip())
     for line in text.split("\n"):
         s = line.strip()
         if "tt.func" in s and "convert_layout" not in s:
             m = re.match(r"(\s*tt\.func\s+(?:public\s+|private\s+)?@[\w.$]+)", line)
             keep.append(m.group(1) + "() {" if m else line)
-        elif (s.startswith("#") and " = " in s) or s.startswith("module") \
-                or "convert_layout" in s or s == "}":
+            opened.append(indent(line))
+        elif s.startswith("module"):
             keep.append(line)
+            if s.endswith("{"):
+                opened.append(indent(line))
+        elif (s.startswith("#") and " = " in s) or "convert_layout" in s:
+            keep.append(line)
+        elif s == "" and extracted:
+            # a `}` an earlier extraction left empty
+            keep.append(line)
+        elif s == "}":
+            if opened and opened[-1] == indent(line):
+                opened.pop()
+                keep.append(line)
+            else:
+                keep.append("")
     return HEAD + "\n".join(keep).rstrip("\n") + "\n"
 
 

@@ -944,12 +944,66 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
+/// Check that the `{` and `}` of the file's code (outside string literals
+/// and `//` comments) pair up, as MLIR's parser requires: a truncated file
+/// (a module or function missing its closing `}`) or a stray `}` is an
+/// error at the brace that is left open (the innermost) or the stray one.
+fn check_braces(text: &str) -> Result<(), ParseError> {
+    let mut open: Vec<Span> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let b = raw.as_bytes();
+        let mut in_str = false;
+        let mut k = 0;
+        while k < b.len() {
+            match b[k] {
+                b'\\' if in_str => k += 1,
+                b'"' => in_str = !in_str,
+                b'/' if !in_str && b.get(k + 1) == Some(&b'/') => break,
+                b'{' if !in_str => open.push(Span {
+                    line: i + 1,
+                    col: k + 1,
+                    len: 1,
+                }),
+                b'}' if !in_str => {
+                    if open.pop().is_none() {
+                        return err_at(
+                            Span {
+                                line: i + 1,
+                                col: k + 1,
+                                len: 1,
+                            },
+                            "`}` closes nothing: no `{` is open here",
+                        );
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+    }
+    match open.pop() {
+        Some(at) => err_at(
+            at,
+            format!(
+                "this `{{` is never closed: the file ends inside it{} (a truncated file?)",
+                if open.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {} enclosing block(s)", open.len())
+                }
+            ),
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Parse a whole TTGIR file (one or more modules). Returns every
 /// `ttg.convert_layout` with its encodings resolved; errors carry the line
 /// and column. A leading UTF-8 byte-order mark is skipped (columns of the
 /// first line count from after it).
 pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    check_braces(text)?;
     // Pass 1: aliases (`#name = <attr>` at the start of a line).
     let mut aliases: HashMap<String, AliasDef> = HashMap::new();
     for (i, raw) in text.lines().enumerate() {
@@ -1395,6 +1449,30 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         assert!(f.converts[0].dst_text.contains("#ttg.nvidia_mma"));
         assert_eq!(f.converts[1].num_warps, 4);
         assert_eq!(f.converts[1].shape, vec![32, 32]);
+    }
+
+    /// Issue 47: a file that ends inside a block (a truncated module or
+    /// function) or has a stray `}` is an error at that brace; braces in
+    /// strings and comments do not count.
+    #[test]
+    fn unpaired_braces_are_errors_at_the_brace() {
+        let op = "    %0 = ttg.convert_layout %x : tensor<16x16xf16, #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [0, 1]}>> -> tensor<16x16xf16, #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>>\n";
+        let head =
+            "module attributes {\"ttg.num-warps\" = 1 : i32, s = \"{\"} {\n  tt.func @f() { // {\n";
+        let whole = format!("{head}{op}  }}\n}}\n");
+        assert_eq!(parse_ttgir(&whole).unwrap().converts.len(), 1);
+        // the module's `}` missing: its `{` (line 1, after the attributes) is named
+        let e = parse_ttgir(&format!("{head}{op}  }}\n")).unwrap_err();
+        assert_eq!((e.line, e.col), (1, head.find("} {").unwrap() + 3), "{e:?}");
+        assert!(e.msg.contains("never closed"), "{}", e.msg);
+        // both missing: the function's, inside one enclosing block
+        let e = parse_ttgir(&format!("{head}{op}")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.msg.contains("1 enclosing"), "{}", e.msg);
+        // one `}` too many
+        let e = parse_ttgir(&format!("{whole}}}\n")).unwrap_err();
+        assert_eq!((e.line, e.col), (6, 1));
+        assert!(e.msg.contains("closes nothing"), "{}", e.msg);
     }
 
     #[test]
