@@ -261,6 +261,16 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
                                 let value = get(&regs[(w * 32 + lane) as usize], r)?;
                                 let ws = &mut smem[a as usize];
+                                // Only the writes of this epoch and of the
+                                // latest earlier one can still be seen: a
+                                // load finds the latest visible write, and
+                                // one of that earlier epoch always is (its
+                                // epoch is before any later load's).
+                                if let Some(last) = ws.last().map(|x| x.cta_phase) {
+                                    if last < cta_phase && ws[0].cta_phase < last {
+                                        ws.retain(|x| x.cta_phase >= last);
+                                    }
+                                }
                                 if ws.iter().any(|x| {
                                     x.races_with(w, &warp_phase, cta_phase) && x.value != value
                                 }) {
