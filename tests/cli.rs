@@ -436,7 +436,7 @@ fn random_cluster_file_is_proven_in_both_plans() {
 /// The random layout conversions of `scripts/random_conversions.py`
 /// (tests/data/random_s{1,2}.ttgir: blocked, mma v2/v3 and dot-operand
 /// layouts at 1-16 warps, 8/16/32-bit; timed against Triton on an H100 in
-/// results/resources_h100.md, fourteenth pass) are planned whole and proven
+/// results/resources_h100.md) are planned whole and proven
 /// on the CPU simulator, every plan at or above its lower bound.
 #[test]
 fn random_layout_conversions_are_proven() {
@@ -2876,7 +2876,8 @@ fn arrays_over_the_register_limit_move_as_words() {
 fn eight_bit_words_move_one_at_a_time_and_sixteen_bit_two() {
     // the same helper's 8-bit and 16-bit element forms through their packed
     // forms: 16-bit natural words move in pairs (an 8-byte memcpy), 8-bit
-    // ones word by word (pairs measured slower there, twentieth pass)
+    // ones word by word (pairs measured slower there; see
+    // results/resources/twentieth/e8_words8/)
     let o = run(&["emit", "--ttgir", "tests/data/stress_w32.ttgir"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let h = String::from_utf8(o.stdout).unwrap();

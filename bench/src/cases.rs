@@ -19,8 +19,7 @@ use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Ca
 /// A round trip of a shuffle plan one way and a shared-memory plan back
 /// overlaps the two on different pipes (ALU and shuffle against the
 /// shared-memory pipe) and runs faster than either family both ways
-/// (results/resources_h100.md, fourteenth pass: 0.65-0.68x of a shuffle
-/// pair where shared memory both ways ran 0.91x), so under
+/// (measured: see results/resources_h100.md), so under
 /// [`Pairing::Chosen`] a candidate of the family the chosen reverse plan is
 /// not of looks faster than it would be in a kernel. [`Pairing::SameFamily`]
 /// times each shuffle candidate with the reverse's best shuffle plan and
@@ -28,7 +27,7 @@ use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Ca
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Pairing {
     /// The plan the search chooses for the reverse conversion, for every
-    /// candidate (the rows of every result before the fourteenth pass).
+    /// candidate (how every result from before `--pair` was timed).
     #[default]
     Chosen,
     /// The reverse conversion's best plan of the candidate's family

@@ -487,7 +487,7 @@ fn near_objective(rows: &[Row], n: f64, w: &Weights, prior: &Weights, lambda: f6
 /// whose candidates differ in few of them, the unpenalised search
 /// ([`refine`]) drives weights to 0 or far out to fit single conversions,
 /// and chooses worse than the prior when each conversion is left out
-/// (`results/resources_h100.md`, eleventh pass).
+/// (measured: see `results/resources_h100.md`).
 fn refine_near(rows: &[Row], prior: &Weights, lambda: f64) -> Weights {
     let n = rows.len().max(1) as f64;
     let mut best = *prior;
@@ -985,7 +985,8 @@ mod tests {
     #[test]
     fn a_choice_is_judged_in_every_form_against_the_fastest_plan_in_that_form() {
         // plan 0 is ranked first (shfl 1 < 2): its packed form is the fastest
-        // packed, its element form 1.5x the fastest element form
+        // packed, its element form half again as slow as the fastest
+        // element form
         let r = form_row(
             "c",
             &[

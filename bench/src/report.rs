@@ -865,7 +865,8 @@ mod spill_tests {
         assert_eq!(back.occupancy_spill, rows[i].occupancy_spill);
     }
 
-    /// Rows timed under `bench --max-registers` (the fifth pass's, at 80)
+    /// Rows timed under `bench --max-registers` (`results/resources/fifth/`,
+    /// at 80)
     /// spill by design and Triton's kernel is not capped: never listed,
     /// while the same rows without the cap would be.
     #[test]
@@ -889,8 +890,8 @@ mod forms_tests {
     use super::*;
 
     /// The "Forms of the chosen plan" section rebuilt from the committed
-    /// rows of the seventh pass (H100) is the section `warpforge bench`
-    /// wrote with them, worst lines included.
+    /// rows of `results/resources/bench_h100_seventh.jsonl` (H100) is the
+    /// section `warpforge bench` wrote with them, worst lines included.
     #[test]
     fn forms_section_of_the_committed_run() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/resources/");

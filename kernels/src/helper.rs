@@ -477,19 +477,17 @@ pub fn emit_helper_widths_as(
 /// two natural words at a time, for 8-bit data and for 16-bit data through
 /// the packed form); `None` otherwise (the element-by-element body).
 ///
-/// Measured on an H100 (`results/resources_h100.md`): 8-bit, in the
-/// reference harness h2h, `warp_local_i8_64x64` 0.906x -> 0.717x Triton's
-/// time (loop registers 254 -> 140), `colsum_trans_i8` registers 70 -> 48.
-/// 16-bit data trades registers for the caller's per-element work: with
-/// every 16-bit element form through words, bench loop registers fell on
-/// every 16-bit conversion (`attn:114` 86 -> 63, `epilogue_f16_256x128` 97
-/// -> 64) but the caller's `b[i] ^= 1` became a `prmt` extract and insert
-/// per element (256 `prmt` against 79): 4 of 26 rows got faster
-/// (`epilogue_f16_256x128`, one CTA per SM -> two, 1.180x -> 1.027x
-/// Triton), 20 slower (up to `attn:114` 1.078x -> 1.197x; "Fourth pass"
-/// there): 4-byte words of 16-bit data became `<2 x i16>` vectors in NVVM.
-/// Moved two words at a time (8 bytes) they are widened to integers and
-/// the caller's work folds (nineteenth pass).
+/// Measured on an H100 (`results/resources_h100.md`): 8-bit words, in the
+/// reference harness h2h, take fewer loop registers and less time
+/// (`warp_local_i8_64x64`, `colsum_trans_i8`). 16-bit data trades registers
+/// for the caller's per-element work: with every 16-bit element form
+/// through 4-byte words, bench loop registers fell on every 16-bit
+/// conversion but the caller's `b[i] ^= 1` became a `prmt` extract and
+/// insert per element, and most rows got slower (a few got faster, such as
+/// `epilogue_f16_256x128`, which went from one CTA per SM to two): 4-byte
+/// words of 16-bit data became `<2 x i16>` vectors in NVVM. Moved two words
+/// at a time (8 bytes) they are widened to integers and the caller's work
+/// folds.
 fn element_via_packed(
     name: &str,
     ident: &str,
@@ -565,13 +563,12 @@ fn via_packed(
 /// Why a caller's choice: the words of an array cost the caller a `prmt`
 /// extract and insert per element it works on, and save one register per
 /// element pair it holds. Measured with `warpforge bench` on an H100
-/// (`results/resources_h100.md`, sixth and seventh passes): holding the
-/// caller's loop-carried array (the one it does no per-element work on) as
-/// words (`bench`'s `carried` form) took `transpose_f16_256x256` (32 warps)
-/// from 1.248x to 0.984x Triton's time and `attn:114` from 1.078x to
-/// 0.986x, where holding the other array, or both, was slower (1.42-1.80x,
-/// 1.22-1.52x); a helper cannot tell which array that is, since the same
-/// helper is the forward call of one loop and the reverse call of another.
+/// (`results/resources_h100.md`): holding the caller's loop-carried array
+/// (the one it does no per-element work on) as words (`bench`'s `carried`
+/// form) made `transpose_f16_256x256` (32 warps) and `attn:114` faster,
+/// where holding the other array, or both, made them slower; a helper
+/// cannot tell which array that is, since the same helper is the forward
+/// call of one loop and the reverse call of another.
 fn element_word_choices(
     name: &str,
     ident: &str,

@@ -5,9 +5,9 @@
 //! by `__byte_perm` programs: one `prmt` per word that takes bytes from two
 //! words; a select of the plan that feeds a destination word folds into
 //! that `prmt` as a lane-dependent selector (Triton's transposition
-//! selectors). Measured in the reference harness on an H100
-//! (`results/h2h_registers.md`): `mma3_to_dot_fp8` 1.003x -> 0.651x of
-//! Triton's time with the `prmt` programs. Smaller arrays stay elements, packed with shifts and ORs
+//! selectors). The `prmt` programs make `mma3_to_dot_fp8` faster (measured
+//! in the reference harness on an H100; see `results/h2h_registers.md`).
+//! Smaller arrays stay elements, packed with shifts and ORs
 //! that NVVM sees through, so a caller's per-element arithmetic between two
 //! helpers folds into word operations.
 
@@ -94,8 +94,8 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
         "the 64 source bytes are read as 16 natural words, one 4-byte memcpy each"
     );
     // 8-bit words move one at a time (two at a time is 16-bit data's:
-    // measured slower on three of the corpus's 8-bit conversions, twentieth
-    // pass)
+    // measured slower on three of the corpus's 8-bit conversions; see
+    // results/resources/twentieth/e8_words8/)
     assert!(
         !body
             .iter()

@@ -3,10 +3,10 @@
 //! form where its words are the natural pairs on both sides or an array's
 //! elements, one register each, are over the launch bounds' limit less 16
 //! (`synth::plan::element_form_rule`); elsewhere it stays element by
-//! element. Measured with h2h on an H200 (`results/resources_h100.md`,
-//! nineteenth pass; the same helpers timed in a broader rule's binary against
-//! the earlier one): `stress_w16`'s `epilogue_f16_256x128` element form
-//! 1.064x -> 1.007x Triton's time, the 32-warp transpose 1.296x -> 1.150x.
+//! element. Measured with h2h on an H200 (`results/resources_h100.md`; the
+//! same helpers timed in a broader rule's binary against the earlier one):
+//! `stress_w16`'s `epilogue_f16_256x128` element form and the 32-warp
+//! transpose ran faster this way.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, StrategyChoice};
@@ -144,9 +144,8 @@ fn reordered_words_within_the_limit_stay_element_by_element() {
 /// Where both arrays' elements, one register each, are over the register
 /// limit less 16 (the 32-warp transpose: 64 halves on each side at 64
 /// registers), `automatic` holds both arrays as words, `prmt` reordering
-/// them. h2h (fair2) on an H200: 1.296x -> 1.150x Triton's time against
-/// the destination alone as 32-bit words; `warpforge bench` 1.114x (1.261x
-/// in the eighteenth pass's run).
+/// them: faster than the destination alone as 32-bit words (measured with
+/// h2h (fair2) on an H200 and with `warpforge bench`; see results/).
 #[test]
 fn arrays_over_the_limit_hold_both() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
@@ -165,9 +164,9 @@ fn arrays_over_the_limit_hold_both() {
 /// natural words and writes each destination element out of the packed
 /// form's words; `dst` packs the source element by element and writes the
 /// destination as natural words; `none` is the element-by-element body.
-/// `transpose_f16_256x256` (32 warps) with the loop-carried tile held as
-/// words: 0.984x Triton's time in `warpforge bench` on an H100 against
-/// 1.248x element by element (`results/resources_h100.md`, seventh pass).
+/// `transpose_f16_256x256` (32 warps) runs faster with the loop-carried
+/// tile held as words than element by element (measured with `warpforge
+/// bench` on an H100; see `results/resources_h100.md`).
 #[test]
 fn the_caller_names_the_array_held_as_words() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");

@@ -7,10 +7,9 @@
 //! otherwise. With 8-byte accesses NVVM widens the caller's array into
 //! integers (inferred from the PTX of a model loop), so its per-element
 //! work folds into 32-bit operations and a loop-carried array crosses the
-//! loop edge as words; in h2h on an H200 (`results/resources_h100.md`,
-//! nineteenth pass) the 32-warp transpose went from 1.296x to 1.150x
-//! Triton's time against the earlier rules (32-bit words of the
-//! destination only).
+//! loop edge as words; in h2h on an H200 (`results/resources_h100.md`)
+//! the 32-warp transpose ran faster this way than under the earlier rules
+//! (32-bit words of the destination only).
 
 use synth::parse::parse_ttgir;
 use synth::plan::{
@@ -60,8 +59,8 @@ fn holds_both(file: &str, name: &str, warps: u32, rule: WordsRule) {
 #[test]
 fn natural_pairs_hold_both_arrays() {
     // the packed form's words are the natural pairs on both sides: no prmt
-    // reorders them, at 16 warps (h2h, H200: 1.064x -> 1.007x Triton's
-    // time) and at 1 (1.131x -> 1.106x)
+    // reorders them, at 16 warps and at 1 (both faster this way: measured
+    // with h2h on an H200; see results/resources_h100.md)
     holds_both(
         "tests/data/stress_w16.ttgir",
         "epilogue_f16_256x128",
@@ -79,9 +78,9 @@ fn natural_pairs_hold_both_arrays() {
 #[test]
 fn an_array_over_the_limit_holds_both_arrays() {
     // 32 warps, 64 halves each side at 64 registers, prmt reordering the
-    // words (h2h, H200: 1.296x -> 1.150x Triton's time); 4 warps, a dot
-    // operand's 64 halves to 256 of a sliced 3-D one over 255 less 16
-    // (1.105x -> 0.796x)
+    // words; 4 warps, a dot operand's 64 halves to 256 of a sliced 3-D one
+    // over 255 less 16 (both faster this way: measured with h2h on an H200;
+    // see results/resources_h100.md)
     holds_both(
         "tests/data/stress_w32.ttgir",
         "transpose_f16_256x256",
@@ -99,8 +98,8 @@ fn an_array_over_the_limit_holds_both_arrays() {
 #[test]
 fn reordered_words_within_the_limit_stay_elements() {
     // prmt would reorder the words and one register per element fits:
-    // element by element (holding both made rows of Triton's tests up to
-    // 27% slower, 1.03x -> 1.31x Triton, nineteenth pass)
+    // element by element (holding both made some rows of Triton's tests
+    // markedly slower; measured with h2h, see results/resources_h100.md)
     for (file, name) in [
         (
             "corpus/ttgir/attn_bf16_d128_128x64_w8_sm80.ttgir",

@@ -2,10 +2,10 @@
 //! `floor_shfl`): a one-warp conversion of a few elements per thread waits
 //! on its dependent shared-memory trip, not on issue slots, so a shuffle
 //! plan with more instructions is chosen over it (Triton issue 9680's 2x8
-//! i16 tile: on an H100 the shared-memory plan ran 1.22x Triton's round
-//! trip and the shuffle plans 0.59-0.68x, `results/resources_h100.md`,
-//! thirteenth pass); at four warps the same trip's latency is shared by the
-//! CTA's warps and no floor binds.
+//! i16 tile: on an H100 the shuffle plans ran faster than the shared-memory
+//! plan and than Triton's round trip, `results/resources_h100.md`); at four
+//! warps the same trip's latency is shared by the CTA's warps and no floor
+//! binds.
 
 use synth::parse::parse_ttgir;
 use synth::plan::{Conversion, Kind, SharedOptions, StrategyChoice};

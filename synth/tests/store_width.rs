@@ -3,10 +3,9 @@
 //! takes the narrower shared-memory stores
 //! (`synth::plan::element_form_store_bytes`, ranked in
 //! `synth::search::consider`). Measured with `warpforge bench` on an H200
-//! (twentieth pass, `results/resources/twentieth/`): the 32-warp f16
-//! transpose's element form went from 1.114x to 1.017x Triton's time with
-//! 8-byte stores in both directions in place of 16-byte ones, its packed
-//! form unchanged (0.907x -> 0.909x).
+//! (`results/resources/twentieth/`): the 32-warp f16 transpose's element
+//! form ran faster with 8-byte stores in both directions in place of
+//! 16-byte ones, its packed form unchanged.
 
 mod common;
 

@@ -593,8 +593,8 @@ pub fn compile_cubin(
 ///
 /// NVRTC can take the SASS of a PTX module it saw before from the CUDA
 /// compute cache (`~/.nv/ComputeCache`) instead of running ptxas, and then
-/// its log is empty. Measured on an H100 machine with CUDA 13 (issue 23,
-/// sixteenth pass): every module compiled again in a later process, or
+/// its log is empty. Measured on an H100 machine with CUDA 13 (issue 23):
+/// every module compiled again in a later process, or
 /// with only a define added, gave an empty log, and `warpforge bench`'s
 /// occupancy recheck failed a check that had passed in the first run.
 /// Where the source has a kernel and the log has no ptxas line for any, the

@@ -278,7 +278,7 @@ fn cluster_conversions_on_the_gpu() {
 /// with an empty NVRTC log) names its kernel's registers both times. On an
 /// H100 machine with CUDA 13 the second compile's log was empty before
 /// `verify::compile_cubin_logged` compiled such a module again with new PTX
-/// (issue 23, sixteenth pass).
+/// (issue 23).
 #[test]
 fn ptxas_reports_a_module_compiled_twice() {
     if !gpu_or_skip("ptxas_reports_a_module_compiled_twice") {

@@ -258,10 +258,10 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     // caller's arrays as natural 32-bit words (`memcpy`, four elements per
     // word, lowest index in the lowest byte). NVVM then keeps the caller's
     // arrays in 32-bit registers too, loop-carried ones included, instead of
-    // one register per byte (measured in the reference head-to-head harness h2h on an H100,
-    // `results/h2h_registers.md`: `mma3_to_dot_fp8`, 64 bytes per thread,
-    // 208 -> 168 registers, 1.14x -> 1.00x Triton's time; with the words
-    // built by `prmt` below, 0.65x). Only from [`PUN_MIN_ELEMS`] elements.
+    // one register per byte, which takes fewer registers and less time, and
+    // less still with the words built by `prmt` below (measured in the
+    // reference head-to-head harness h2h on an H100; see
+    // `results/h2h_registers.md`). Only from [`PUN_MIN_ELEMS`] elements.
     let pun = word_pun(plan);
     // With natural words: where each register's byte lives (a word's
     // expression and its byte), while it is a byte of a word, so that `Pack`
@@ -556,10 +556,10 @@ pub(crate) fn word_pun(plan: &Plan) -> bool {
 }
 
 /// Elements per thread from which [`body`] reads and writes 8-bit arrays as
-/// words. Measured in the reference head-to-head harness h2h on an H100
-/// (`results/h2h_registers.md`), with the words built by `prmt` programs
-/// straight from the natural words: 64 bytes per thread (`mma3_to_dot_fp8`)
-/// 1.003x -> 0.651x Triton's time, 16 bytes (`mma2_acc_to_dot_a_i8`)
-/// 0.924x -> 0.623x, but 4 bytes (`mma2_to_blocked_i8`) 0.71x -> 0.74x (there
-/// NVVM already folds the caller's per-byte work into the words).
+/// words. With the words built by `prmt` programs straight from the natural
+/// words, 64 bytes per thread (`mma3_to_dot_fp8`) and 16 bytes
+/// (`mma2_acc_to_dot_a_i8`) run faster as words, but 4 bytes
+/// (`mma2_to_blocked_i8`) runs slower: there NVVM already folds the caller's
+/// per-byte work into the words (measured in the reference head-to-head
+/// harness h2h on an H100; see `results/h2h_registers.md`).
 pub const PUN_MIN_ELEMS: u32 = synth::plan::WORDS_MIN_ELEMS;

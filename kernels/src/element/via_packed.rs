@@ -169,13 +169,11 @@ pub(crate) fn body_via_packed(
 /// 16-bit: NVVM's scalar replacement (SROA) widens a 64-bit slice of a
 /// `short[N]` array into an integer, so that the caller's per-element work
 /// on the array folds into 32-bit operations, where a 4-byte slice becomes
-/// a `<2 x i16>` vector on which it stays per half (`results/resources_h100.md`,
-/// nineteenth pass). 8-bit: one 4-byte word at a time, as before the
-/// nineteenth pass; 8-byte pairs changed NVVM's loop code on six of the
-/// corpus's and stress files' seven 8-bit conversions and were slower on
-/// three of them (h2h on an H200, twentieth pass: `mma2_acc_to_dot_a_i8`
-/// 0.498x -> 0.481x Triton's time with single words, `attn:104` 0.476x ->
-/// 0.470x; no form more than 0.5% slower with single words;
+/// a `<2 x i16>` vector on which it stays per half (measured: see
+/// `results/resources_h100.md`). 8-bit: one 4-byte word at a time; 8-byte
+/// pairs changed NVVM's loop code on six of the corpus's and stress files'
+/// seven 8-bit conversions and were slower on three of them, while no form
+/// was slower with single words (measured with h2h on an H200; see
 /// `results/resources/twentieth/e8_words8/`).
 fn in_pairs(per: u32) -> bool {
     per == 2

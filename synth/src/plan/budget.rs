@@ -196,31 +196,30 @@ impl HeldWords {
 /// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words);
 /// element by element otherwise.
 ///
-/// Why 8 bytes (nineteenth pass, `results/resources_h100.md`; inferred from
-/// the PTX of a model loop, `nineteenth/local/nvvm_pairs.md`): NVVM's
+/// Why 8 bytes (`results/resources_h100.md`; inferred from the PTX of a
+/// model loop, `results/resources/nineteenth/local/nvvm_pairs.md`): NVVM's
 /// scalar replacement widens an 8-byte slice of the caller's `short[N]`
 /// into an integer, so that the caller's per-element work on an array held
 /// as words folds into 32-bit operations (one `LOP3` per word for
 /// `b[i] ^= 1`), and a loop-carried array crosses the loop edge as words, half
 /// the registers; a 4-byte slice became a `<2 x i16>` vector on which the
 /// caller's work stayed per half (an extract and an insert per element),
-/// which is why passes four to eighteen held words only where one register
-/// per element would cost a CTA or spill, and one array only.
+/// which is why earlier rules held words only where one register per
+/// element would cost a CTA or spill, and one array only.
 /// Why not where `prmt` reorder words within the limit: the reordering is
 /// paid on every call, while element by element the caller's code folds
 /// within an iteration. Measured with the reference harness h2h (Triton-like
 /// addressing, `h2h_fair2.patch`, 256 round trips) on an H200 against the
 /// earlier rules, element form / Triton, each row the earlier binary's or the
 /// broader rule's (below) of one run, whichever code this rule emits
-/// (`results/resources/nineteenth/compose.py`): the corpus's 16-bit conversions
-/// geomean 0.963x -> 0.951x (`transpose_f16_256x256`, 32 warps, 1.296x ->
-/// 1.150x; `epilogue_f16_256x128` 1.064x -> 1.007x; one row slower,
-/// `colsum_trans:37` 1.064x -> 1.073x), every other 16-bit conversion of
-/// Triton's layout tests (56) 1.051x -> 0.957x, 27 -> 9 above 1.05x, none
-/// more than 0.2% slower. Holding both arrays also where `prmt` reorder
-/// words within the limit (timed) was slower on 8 of those 56 (up to
-/// 1.03x -> 1.31x, a 4-warp mma v3 -> 3-D dot operand) and faster on 3 (a
-/// fourth, a rename of ~30 ns, is the harness's spread).
+/// (`results/resources/nineteenth/compose.py`): the corpus's 16-bit
+/// conversions ran faster on the whole (most of all `transpose_f16_256x256`,
+/// 32 warps, and `epilogue_f16_256x128`; one row, `colsum_trans:37`,
+/// slightly slower), and so did the other 16-bit conversions of Triton's
+/// layout tests, none of them slower by more than the harness's spread.
+/// Holding both arrays also where `prmt` reorder words within the
+/// limit (timed) was slower on several of those (most on a 4-warp mma v3 ->
+/// 3-D dot operand) and faster on only a few.
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     element_form_rule(plan, bits, threads).held()
 }
@@ -292,15 +291,14 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
 /// The search ranks candidates that tie on everything the cost model sees
 /// by it, narrower stores first ([`crate::search`]).
 ///
-/// Why (twentieth pass, `results/resources/twentieth/`): on the 32-warp f16
-/// transpose (`stress_w32`, H200, `warpforge bench`, 1024 round trips, one
-/// call), the element forms of the tied candidates ran, over Triton's loop,
-/// 1.114x with 16-byte stores both ways (`v4+v2`, the candidate ranked first
-/// before), 1.057x with 8-byte stores forward alone, 1.074x backward alone
-/// and 1.017x both ways (`v2+v4`; two `bench` runs of one call, each
-/// against its own Triton timing); 4-byte stores (`b32+b32`, more
-/// instructions, not a tie) 1.010x. The packed forms of all of them ran
-/// within 0.3% of each other (0.908x-0.910x): the difference is the `prmt`
+/// Why (measured with `warpforge bench` on an H200, 1024 round trips, one
+/// call; see `results/resources/twentieth/`): on the 32-warp f16 transpose
+/// (`stress_w32`), the element forms of the tied candidates ran slowest
+/// with 16-byte stores both ways (`v4+v2`, the candidate ranked first
+/// before), faster with 8-byte stores forward or backward alone, and
+/// fastest with 8-byte stores both ways (`v2+v4`); 4-byte stores
+/// (`b32+b32`, more instructions, not a tie) ran about as fast as `v2+v4`.
+/// The packed forms of all of them ran alike: the difference is the `prmt`
 /// that build each store's words from the caller's pairs, four before a
 /// 16-byte store against two before an 8-byte one, in the phase where the
 /// warps queue their stores (inferred from the SASS; not profiled).
@@ -348,10 +346,10 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 /// [`element_form_words`] holds as words ([`peak_registers_held`]), else
 /// one register per element ([`peak_registers`] with `packed = false`).
 /// The 32-warp transpose (both arrays over the limit less 16, both as
-/// words): ~56, where `bench` measured its loop at 52 registers (nineteenth
-/// pass; ~64 with the destination alone as words, measured 50). `bench`
-/// charges what this exceeds the limit by as spills in a candidate's score
-/// (`Features::with_spill_of`).
+/// words): ~56, where `bench` measured its loop at 52 registers (~64 with
+/// the destination alone as words, measured 50; see
+/// `results/resources/nineteenth/`). `bench` charges what this exceeds the
+/// limit by as spills in a candidate's score (`Features::with_spill_of`).
 pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
     peak_registers_held(plan, bits, element_form_words(plan, bits, threads))
 }
@@ -363,10 +361,10 @@ pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
 /// One of them (8/16-bit data, a plan with a packed form): the larger of
 /// the other array's elements, one register each (packed into or unpacked
 /// from words at the call's boundary, outside the plan's moves), and the
-/// packed form's peak (sixteenth pass; before, the larger side's data plus
-/// the packed form's overhead: ~88 with the destination alone on the
-/// 16-warp f16 epilogue and the 32-warp transpose, where `bench` measured
-/// 64 and 50). Neither: the
+/// packed form's peak (not the larger side's data plus the packed form's
+/// overhead, which predicted far more than `bench` measured with the
+/// destination alone on the 16-warp f16 epilogue and the 32-warp
+/// transpose). Neither: the
 /// element form's ([`peak_registers`] with `packed = false`). `data` is
 /// the larger side's data in each case.
 pub fn peak_registers_held(plan: &Plan, bits: u32, held: HeldWords) -> RegisterPeak {

@@ -82,13 +82,12 @@ pub fn smem_limit(sm: u32) -> u64 {
 /// the tile allows, such plans store and load in rounds of at most this
 /// many bytes ([`shared_plans_report`]), as Triton 3.6 sizes the scratch of warp-local conversions in
 /// one warp (1-2 KB on `../shared/corpus/ttgir/stress_w1.ttgir`).
-/// Measured on an H100 with `warpforge bench` (results/resources_h100.md,
-/// "Fifth pass"): the chosen plans of the 64x64 f16, 32x128 bf16 and 64x64
-/// i8 one-warp tiles ran at 1.037x, 1.034x and 0.704x Triton's time with the
-/// whole tile (8, 8 and 4 KB) in one round, 1.017x, 1.023x and 0.704x in
-/// rounds of 4 KB, 0.985x, 0.972x and 0.673x in rounds of 2 KB: with eight
-/// one-warp CTAs per SM a warp waits out the latency of every load of its
-/// round before its next phase, and smaller rounds shorten that tail.
+/// Measured on an H100 with `warpforge bench` (results/resources_h100.md):
+/// the chosen plans of the 64x64 f16, 32x128 bf16 and 64x64 i8 one-warp
+/// tiles ran fastest in rounds of 2 KB, against rounds of 4 KB or the whole
+/// tile (8, 8 and 4 KB) in one round: with eight one-warp CTAs per SM a
+/// warp waits out the latency of every load of its round before its next
+/// phase, and smaller rounds shorten that tail.
 pub const ONE_WARP_ROUND_BYTES: u64 = 2048;
 
 /// Round bits (log2 of the rounds) that bring `full_bytes` of scratch within
