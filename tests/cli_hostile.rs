@@ -832,3 +832,33 @@ fn a_truncated_ttgir_file_is_refused_at_the_open_brace() {
     let o = run(&["plan", "--ttgir", whole.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Issue 47: a dimension over 2^30 is blamed on the shape that gives it
+/// (`--shape` or the TTGIR tensor type), not on a layout's bit count.
+#[test]
+fn a_dimension_over_2_pow_30_names_the_shape() {
+    let o = run(&[
+        "plan",
+        "--src",
+        B8X4,
+        "--dst",
+        B4X8T,
+        "--shape",
+        "1x2147483648",
+        "--dtype",
+        "f16",
+    ]);
+    expect_error_code(&o, 2, &["--shape", "2147483648", "over 2^30"]);
+    assert!(!stderr(&o).contains("at most 64"), "{}", stderr(&o));
+    let dir = std::env::temp_dir().join(format!("wf-bigdim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = ttgir(
+        &dir,
+        "big.ttgir",
+        "",
+        "1",
+        &format!("%0 = ttg.convert_layout %x : tensor<2147483648x16xf16, {B8X4}> -> tensor<2147483648x16xf16, {B4X8T}>"),
+    );
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(&o, &["2147483648", "over 2^30"]);
+}

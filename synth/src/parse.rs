@@ -820,10 +820,19 @@ pub fn not_an_integer(t: &str) -> String {
     }
 }
 
-/// Parse `AxBxC` (a tensor shape) into dims: each a positive integer.
+/// Largest tensor dimension a shape may give: 2^30, the largest size a
+/// linear layout's out dimension holds (sizes are 32-bit, as in Triton's
+/// `LinearLayout`).
+pub const MAX_DIM: i64 = 1 << 30;
+
+/// Parse `AxBxC` (a tensor shape) into dims: each a positive integer of at
+/// most [`MAX_DIM`].
 pub fn parse_shape(text: &str) -> Result<Vec<i64>, String> {
     text.split('x')
         .map(|d| match d.trim().parse::<i64>() {
+            Ok(v) if v > MAX_DIM => Err(format!(
+                "shape `{text}`: dimension {v} is over 2^30 = {MAX_DIM}, the largest a layout dimension can be"
+            )),
             Ok(v) if v > 0 => Ok(v),
             Ok(v) => Err(format!("shape `{text}`: dimension {v} is not positive")),
             Err(_) => Err(format!("shape `{text}`: {}", not_an_integer(d))),
@@ -862,6 +871,12 @@ fn split_tensor_type<'r>(
     let shape = shape
         .iter()
         .map(|d| match d.trim().parse::<i64>() {
+            Ok(v) if v > MAX_DIM => err_at(
+                span_in(raw, line, d.trim()),
+                format!(
+                    "dimension {v} in `{t}` is over 2^30 = {MAX_DIM}, the largest a layout dimension can be"
+                ),
+            ),
             Ok(v) if v > 0 => Ok(v),
             _ => err_at(
                 span_in(raw, line, d),
