@@ -862,3 +862,20 @@ fn a_dimension_over_2_pow_30_names_the_shape() {
     let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
     expect_error(&o, &["2147483648", "over 2^30"]);
 }
+
+/// Issue 47: an error at a multi-byte character points at the whole
+/// character, with its column counted in characters, and quotes it intact.
+#[test]
+fn an_error_at_a_wide_character_names_its_column_in_characters() {
+    let dir = std::env::temp_dir().join(format!("wf-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("wide.ttgir");
+    std::fs::write(
+        &f,
+        "#b = #ttg.blocked<{sizePerThread = [\u{ff11}, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>\nmodule attributes {\"ttg.num-warps\" = 1 : i32} {\n  tt.func @f() {\n    %0 = ttg.convert_layout %x : tensor<16x16xf16, #b> -> tensor<16x16xf16, #b>\n  }\n}\n",
+    )
+    .unwrap();
+    let o = run(&["plan", "--ttgir", f.to_str().unwrap()]);
+    expect_error(&o, &["wide.ttgir:1:37:", "`\u{ff11}, 4]"]);
+    assert!(!stderr(&o).contains('\u{fffd}'), "{}", stderr(&o));
+}

@@ -279,15 +279,38 @@ impl<'a> Lexer<'a> {
         }
     }
     /// A point (or the next token's first byte) at the current position.
+    /// `pos`, moved back to the start of the character it is in (the
+    /// scanner reads bytes; an error inside a multi-byte character points
+    /// at the whole character).
+    fn char_start(&self) -> usize {
+        let mut p = self.pos.min(self.s.len());
+        while p > 0 && p < self.s.len() && self.s[p] & 0xC0 == 0x80 {
+            p -= 1;
+        }
+        p
+    }
     fn here(&self) -> Span {
+        let p = self.char_start();
+        // the whole character at `p` (1 to 4 bytes), none at the end
+        let len = match self.s.get(p) {
+            None => 0,
+            Some(&b) if b < 0x80 => 1,
+            Some(_) => {
+                1 + self.s[p + 1..]
+                    .iter()
+                    .take(3)
+                    .take_while(|&&c| c & 0xC0 == 0x80)
+                    .count()
+            }
+        };
         Span {
             line: self.line,
-            col: self.base + self.pos + 1,
-            len: usize::from(self.pos < self.s.len()),
+            col: self.base + p + 1,
+            len,
         }
     }
     fn rest(&self) -> String {
-        let r = String::from_utf8_lossy(&self.s[self.pos.min(self.s.len())..]);
+        let r = String::from_utf8_lossy(&self.s[self.char_start()..]);
         let t: String = r.chars().take(30).collect();
         if t.is_empty() {
             "the end of the text".into()
@@ -296,7 +319,9 @@ impl<'a> Lexer<'a> {
         }
     }
     fn ws(&mut self) {
-        while self.pos < self.s.len() && (self.s[self.pos] as char).is_whitespace() {
+        // MLIR's whitespace is ASCII (a byte of a multi-byte character is
+        // never whitespace)
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
             self.pos += 1;
         }
     }
