@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
+.PHONY: cli-docs check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -57,6 +57,10 @@ verify-resources: build
 check-all: build
 	WF_SAMPLE=1 $(CARGO) test --workspace --release
 	@$(MAKE) --no-print-directory verify-resources
+
+# docs/CLI.md: every subcommand's --help (tests/cli.rs checks it is current).
+cli-docs: build
+	./scripts/cli_docs.sh $(BIN) > docs/CLI.md
 
 # Regenerate the real-kernel corpus with Triton 3.6 (pip install triton==3.6.0;
 # no GPU): whole TTGIR per kernel, then shrunk to the lines warpforge reads.
