@@ -3092,4 +3092,10 @@ fn the_cli_reference_is_what_help_prints() {
     );
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     assert!(readme.contains("docs/CLI.md"));
+    // draw offers no flag it refuses, and names no helper prefix it lacks
+    let draw = String::from_utf8(run(&["draw", "--help"]).stdout).unwrap();
+    assert!(
+        !draw.contains("--json") && !draw.contains("<prefix>"),
+        "{draw}"
+    );
 }

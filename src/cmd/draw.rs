@@ -17,6 +17,15 @@ pub(crate) enum DrawFormat {
 }
 
 #[derive(Args)]
+#[command(
+    // draw writes SVG or text, and names no helper: the shared input's
+    // --json is not offered (still refused with a reason if given), and
+    // --name only picks or names the conversion
+    mut_arg("json", |a| a.hide(true)),
+    mut_arg("name", |a| a.help(
+        "Name of the --src/--dst conversion drawn; with --ttgir: draw only the conversions it names (`func:line`, or a function name)"
+    )),
+)]
 pub(crate) struct DrawArgs {
     /// One layout to draw: a TTGIR attribute, LinearLayout::toString text,
     /// JSON bases, a Gluon constructor, or @FILE holding any of these
