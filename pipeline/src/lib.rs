@@ -41,6 +41,30 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 //!
+//! Every planner option is a field of [`Options`]; the types they name are
+//! re-exported here, so a Rust caller needs only this crate:
+//!
+//! ```
+//! use pipeline::{plan_file, CostModel, Options, StrategyChoice};
+//!
+//! let opts = Options {
+//!     strategy: StrategyChoice::Shared,   // shared-memory plans only
+//!     weights: CostModel::builtin().weights,
+//!     sm: Some(80),                       // plan for an A100 ...
+//!     override_target: true,              // ... whatever the file says
+//!     max_smem: Some(48 * 1024),          // scratch in rounds of at most 48 KB
+//!     max_registers: Some(128),
+//!     all_widths: true,                   // 8/16/32/64-bit, as `emit` serves
+//! };
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/ttgir/colsum_trans_fp16_32x32_w1_sm80.ttgir");
+//! let planned = plan_file(path, &opts)?;
+//! for p in &planned.conversions {
+//!     assert_eq!(p.target.sm, 80);
+//!     assert_eq!(p.chosen.cost.stsm, 0); // no `stmatrix` below sm_90
+//! }
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+//!
 //! Errors are [`anyhow::Error`]s in the user's terms; one that points into
 //! an input text downcasts to [`SourceError`] (file or flag, line, column,
 //! the offending text underlined).
@@ -53,13 +77,17 @@ mod names;
 pub use diag::SourceError;
 pub use kernels::Api;
 pub use load::{load_files, load_pair, Loaded, Pair, Refused, WarpsFrom};
-pub use synth::plan::StrategyChoice;
+// What `Options` and `Planned` name, so that a Rust caller needs only this
+// crate: strategies, cost models, the planned conversion and its plan.
+pub use synth::parse::ConvertOp;
+pub use synth::plan::{Conversion, StrategyChoice};
+pub use synth::search::{Chosen, CostModel, Weights};
 
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
-use synth::parse::{ConvertOp, Span};
-use synth::plan::{Conversion, SharedOptions};
-use synth::search::{plan_all_widths, plan_conversion_with, plan_width, Chosen, Weights};
+use synth::parse::Span;
+use synth::plan::SharedOptions;
+use synth::search::{plan_all_widths, plan_conversion_with, plan_width};
 
 /// Warps per CTA when neither `--warps` nor a layout fixes them.
 pub const DEFAULT_WARPS: u32 = 4;
