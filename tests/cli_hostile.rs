@@ -879,3 +879,55 @@ fn an_error_at_a_wide_character_names_its_column_in_characters() {
     expect_error(&o, &["wide.ttgir:1:37:", "`\u{ff11}, 4]"]);
     assert!(!stderr(&o).contains('\u{fffd}'), "{}", stderr(&o));
 }
+
+/// Issue 47: text a user controls reaches a header only inside comments,
+/// string literals and identifier parts: file paths holding a newline, a
+/// quote, a backslash, `*/` and a would-be `#define`, two files of one
+/// stem (helper names from the paths) and a refused conversion (its reason,
+/// quoting the path, in a `static_assert` string).
+#[test]
+fn user_text_reaches_a_header_only_in_comments_strings_and_identifiers() {
+    let base = std::env::temp_dir().join(format!("wf-inject-{}", std::process::id()));
+    let amd = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = true}>";
+    let mut files = Vec::new();
+    for side in ["a", "b"] {
+        let dir = base.join(format!("{side}*/\"q\\b\n#define int float"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = ttgir(
+            &dir,
+            "k.ttgir",
+            "",
+            "1",
+            &format!("{OP}\n    %1 = ttg.convert_layout %x : tensor<16x16xi32, #b> -> tensor<16x16xi32, {amd}>"),
+        );
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let out = base.join("h.cuh");
+    let mut args = vec!["emit", "--ttgir"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", out.to_str().unwrap()]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o)); // the AMD ones are refused
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(h.contains("int float"), "the paths are named: {h}");
+    for l in h.lines() {
+        let t = l.trim_start();
+        assert!(!t.starts_with("#define int"), "live code from a path: {l}");
+        if l.contains("int float") && !t.starts_with("//") {
+            // only inside a string literal, its quotes and backslashes escaped
+            let lit = &l[l
+                .find('"')
+                .unwrap_or_else(|| panic!("outside a string: {l}"))..];
+            assert!(lit.contains("\\\"q\\\\b"), "{l}");
+        }
+    }
+    for w in h.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if w.starts_with("wf_") {
+            assert!(
+                w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+                "{w}"
+            );
+        }
+    }
+    assert!(h.contains("void wf__"), "helper names from the paths: {h}");
+}
