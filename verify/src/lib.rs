@@ -924,6 +924,12 @@ fn loop_kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
 /// source and destination hold the same registers, and the element form
 /// with each `warpforge::words` choice where it takes them for `d`'s width.
 fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
+    // a width the helper does not serve (its header rejects it at compile
+    // time, e.g. 32/64-bit data whose scratch is over the target's limit)
+    // has no kernels to check
+    if !h.widths.is_empty() && h.smem_bytes(d.bits()).is_none() {
+        return vec![];
+    }
     let mut v = vec![false];
     if h.packed_form(d.bits()).is_some() {
         v.push(true);
