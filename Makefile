@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: cli-docs check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results fuzz fmt clean examples
+.PHONY: cli-docs check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results results-table fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -97,13 +97,21 @@ bench:
 
 # Every candidate plan of every corpus conversion and Triton's own lowering,
 # timed in one loop shape on the GPU (needs python3 with Triton >= 3.6 for
-# the Triton column); writes results/vs_triton.{jsonl,md,svg}.
+# the Triton column); writes bench.{jsonl,md,svg} and command.txt into a new
+# run folder results/runs/<date>-<gpu>-bench-<commit>/ (scripts/new_run.sh).
 bench-triton: build
-	$(BIN) bench --ttgir $(CORPUS) --json results/vs_triton.jsonl --md results/vs_triton.md --svg results/vs_triton.svg
+	@D=$$(./scripts/new_run.sh bench) && \
+	 echo '$(BIN) bench --ttgir $(CORPUS) --json bench.jsonl --md bench.md --svg bench.svg' > $$D/command.txt && \
+	 $(BIN) bench --ttgir $(CORPUS) --json $$D/bench.jsonl --md $$D/bench.md --svg $$D/bench.svg && \
+	 echo "wrote $$D"
 
-# Regenerate results/ (needs a GPU): SASS counts per helper beside Triton 3.6's.
+# A new results/runs/ folder (needs a GPU): SASS counts per helper beside Triton 3.6's.
 results: build
 	./scripts/results.sh
+
+# The headline tables of results/README.md, recomputed from the run folders they cite (no GPU).
+results-table:
+	python3 scripts/results_table.py
 
 # Two CUDA programs built with CUTLASS 4.2's headers (examples/): a CuTe
 # TiledMMA GEMM tile with a warpforge epilogue and the Linear Layouts paper's

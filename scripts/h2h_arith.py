@@ -4,7 +4,7 @@ kernels, the same timing, but warpforge's timing kernel computes each
 element's global index from the layout bases (an XOR of a compile-time
 register part and run-time lane and warp parts, as Triton's kernel does from
 its aranges) instead of reading the per-element index table h2h gives it,
-which keeps ~90-100 registers live across the loop (results/vs_triton_shared.md).
+which keeps ~90-100 registers live across the loop (results/runs/2026-11-22-h200-h2h-896c0d2/README.md).
 Everything else is h2h's own code, imported from the prepared directory.
 
 usage: python3 scripts/h2h_arith.py H2H_DIR OUT.jsonl   (on the GPU machine)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Registers of h2h's loop kernels (warpforge as is, with an arithmetic final store, and Triton), for results/h2h_registers.md. Run on the GPU machine from the repository root, with h2h-work/ made by ../shared/tools/h2h/prep.py; writes $OUT/regs.json. DUMP="c7 c20" also dumps SASS/PTX."""
+"""Registers of h2h's loop kernels (warpforge as is, with an arithmetic final store, and Triton), for results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md. Run on the GPU machine from the repository root, with h2h-work/ made by ../shared/tools/h2h/prep.py; writes $OUT/regs.json. DUMP="c7 c20" also dumps SASS/PTX."""
 import json, os, sys, subprocess, re
 sys.path.insert(0, "h2h-work")
 import h2h, torch, triton, cupy

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write results/vs_triton_shared.md from the outputs of
+"""Write the README.md of an h2h run folder (as results/runs/2026-11-22-h200-h2h-896c0d2/README.md) from the outputs of
 scripts/gpu_shared_proof.sh (h2h.jsonl, h2h_arith.jsonl and their summary.py
-tables). usage: h2h_report.py DIR COMMIT GPU DRIVER DATE > results/vs_triton_shared.md"""
+tables). usage: h2h_report.py DIR COMMIT GPU DRIVER DATE > RUN/README.md (RUN from scripts/new_run.sh h2h)"""
 import json, os, sys
 
 d, commit, gpu, driver, date = sys.argv[1:6]
@@ -26,7 +26,7 @@ o.append("- command: `python3 ../shared/tools/h2h/prep.py target/release/warpfor
 o.append(f"- GPU: {gpu}, driver {driver}, CUDA 13.0, Triton 3.6 (Gluon)")
 o.append(f"- date: {date}; warpforge {commit}")
 o.append("- harness: `../shared/tools/h2h` unchanged: 1056 CTAs x 256 round trips `A -> B`, xor 1, `B -> A`, median of `do_bench`; both sides checked bit-exactly; warpforge's shared-memory helpers get a `__syncthreads()` before each call (counted in its BAR column)")
-o.append("- raw rows: `vs_triton_shared.jsonl` (h2h as shipped), `vs_triton_shared_arith.jsonl` (diagnostic variant below)\n")
+o.append("- raw rows: `h2h.jsonl` (h2h as shipped), `h2h_arith.jsonl` (diagnostic variant below), copied beside this file\n")
 o.append("## Result (h2h as shipped)\n")
 n_le = sum(1 for x in ratios if x[0] <= 1.0)
 o.append(f"{len(ratios)} moving cases that Triton lowers; {n_le} at or below 1.0x; worst {ratios[-1][0]}x (`{ratios[-1][1]}`), best {ratios[0][0]}x (`{ratios[0][1]}`). Before this work the same harness measured 2.85x geomean.\n")

@@ -21,8 +21,8 @@ stderr, so that the file plans whole.
 tests/data/random_s1.ttgir is `1 70 ... --warps 1,2,4,4,8,8` and
 tests/data/random_s2.ttgir `2 60 ... --warps 1,1,2,2,16` with --warpforge
 (two refused); both are proven on the CPU simulator and compiled for their
-registers in CI, and timed against Triton in results/resources_h100.md
-(fourteenth pass).
+registers in CI, and timed against Triton in
+results/runs/2026-11-24-h100-random-sweeps-776774d/ (issue 23, fourteenth pass).
 """
 import argparse, random, re, subprocess, sys
 

@@ -1,11 +1,16 @@
 #!/bin/bash
-# Regenerate results/sass_counts.md on a GPU machine: every corpus conversion
-# verified on the GPU (i32, f16, i8) with its SASS counts, beside Triton 3.6's
-# counts quoted from the corpus comments. Needs a built target/release/warpforge.
+# `make results` on a GPU machine: every corpus conversion verified on the GPU
+# (i32, f16, i8) with its SASS counts, beside Triton 3.6's counts quoted from the
+# corpus comments, into the README.md of a new run folder (scripts/new_run.sh;
+# the last one: results/runs/2026-11-22-h100-sass-counts-f7ac885/). Needs a built
+# target/release/warpforge. usage: scripts/results.sh [OUT.md]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/warpforge}
-OUT=${1:-results/sass_counts.md}
+if [ -n "${1:-}" ]; then OUT=$1; else
+  D=$(scripts/new_run.sh sass-counts); OUT=$D/README.md
+  echo "scripts/results.sh" > "$D/command.txt"
+fi
 tmp=$(mktemp -d)
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "unknown")
 {

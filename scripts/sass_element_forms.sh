@@ -1,5 +1,5 @@
 # Usage (GPU machine, repository root, with h2h-work/ from ../shared/tools/h2h/prep.py): bash scripts/sass_element_forms.sh
-# Output: results/sass_element_forms_h100.txt. Counts SHFL/SEL/PRMT of a kernel that only moves words in, calls one 8-bit element form, and moves words out.
+# Output (stdout), as in results/runs/2026-11-22-h100-h2h-registers-2d224f9/sass_element_forms.txt. Counts SHFL/SEL/PRMT of a kernel that only moves words in, calls one 8-bit element form, and moves words out.
 # SASS of the 8-bit element forms alone: words in from global memory (uint4), helper, words out.
 set -u
 D=h2h-work; T=/tmp/se; mkdir -p $T

@@ -2,15 +2,15 @@
 """How close the shared-memory conversions of `warpforge bench` run to the
 SM's shared-memory bandwidth, for warpforge's chosen plan and for Triton.
 
-Reads `results/vs_triton.jsonl` (the bench rows: 1056 CTAs = 8 per SM on an
+Reads `results/runs/2026-11-22-h100-bench-180de76/bench.jsonl` (the bench rows: 1056 CTAs = 8 per SM on an
 H100's 132 SMs, one round trip `A -> B`, `B -> A` = every element stored and
 loaded twice) and the peak measured by `scripts/smem_bandwidth.py`
-(`results/smem_bandwidth_h100.txt`, STS.128 line). Writes markdown to stdout.
+(`results/runs/2026-11-22-h100-smem-ceiling-3b1fa18/smem_bandwidth.txt`, STS.128 line). Writes markdown to stdout.
 """
 import json, math, re, sys
 
-rows = [json.loads(l) for l in open(sys.argv[1] if len(sys.argv) > 1 else "results/vs_triton.jsonl")]
-peak_txt = open(sys.argv[2] if len(sys.argv) > 2 else "results/smem_bandwidth_h100.txt").read()
+rows = [json.loads(l) for l in open(sys.argv[1] if len(sys.argv) > 1 else "results/runs/2026-11-22-h100-bench-180de76/bench.jsonl")]
+peak_txt = open(sys.argv[2] if len(sys.argv) > 2 else "results/runs/2026-11-22-h100-smem-ceiling-3b1fa18/smem_bandwidth.txt").read()
 peak = json.loads(re.search(r"^sts128 (\{.*\})$", peak_txt, re.M).group(1))["smem_B_per_ns_per_SM"]
 CTAS_PER_SM = 8
 

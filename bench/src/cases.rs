@@ -19,7 +19,7 @@ use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Ca
 /// A round trip of a shuffle plan one way and a shared-memory plan back
 /// overlaps the two on different pipes (ALU and shuffle against the
 /// shared-memory pipe) and runs faster than either family both ways
-/// (measured: see results/resources_h100.md), so under
+/// (measured: see results/runs/2026-11-24-h100-random-sweeps-776774d/), so under
 /// [`Pairing::Chosen`] a candidate of the family the chosen reverse plan is
 /// not of looks faster than it would be in a kernel. [`Pairing::SameFamily`]
 /// times each shuffle candidate with the reverse's best shuffle plan and

@@ -487,7 +487,7 @@ fn near_objective(rows: &[Row], n: f64, w: &Weights, prior: &Weights, lambda: f6
 /// whose candidates differ in few of them, the unpenalised search
 /// ([`refine`]) drives weights to 0 or far out to fit single conversions,
 /// and chooses worse than the prior when each conversion is left out
-/// (measured: see `results/resources_h100.md`).
+/// (measured: see `results/runs/2026-11-24-h100-cost-model-refit-88e9f83/`).
 fn refine_near(rows: &[Row], prior: &Weights, lambda: f64) -> Weights {
     let n = rows.len().max(1) as f64;
     let mut best = *prior;

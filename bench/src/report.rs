@@ -1,5 +1,5 @@
 //! Results of `warpforge bench`: one JSON object per conversion
-//! (`results/vs_triton.jsonl` format), a markdown table and an SVG chart of
+//! (`results/runs/2026-11-22-h100-bench-180de76/bench.jsonl` format), a markdown table and an SVG chart of
 //! warpforge's time over Triton's per conversion.
 
 use crate::cases::BenchCase;
@@ -792,12 +792,12 @@ pub fn svg(rows: &[Row], title: &str) -> Result<String> {
 mod spill_tests {
     use super::*;
 
-    /// Rows measured on an H100 (`results/resources/bench_h100_register_major.jsonl`):
+    /// Rows measured on an H100 (`results/runs/2026-11-23-h100-loop-registers-6411028/bench_register_major.jsonl`):
     /// three chosen plans spill where Triton's loop does not; where both
     /// spill (`matmul:75`'s Triton, the f64 transpose) nothing is reported.
     #[test]
     fn spills_where_triton_does_not_are_listed() {
-        let text = include_str!("../../results/resources/bench_h100_register_major.jsonl");
+        let text = include_str!("../../results/runs/2026-11-23-h100-loop-registers-6411028/bench_register_major.jsonl");
         let rows: Vec<Row> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("a bench row"))
@@ -817,7 +817,7 @@ mod spill_tests {
         assert!(summary(&rows).contains("spills where Triton's does not on 3 of 46"));
     }
 
-    /// A row of Triton's tests (H100, `results/resources/eleventh/`) whose
+    /// A row of Triton's tests (H100, `results/runs/2026-11-24-h100-cost-model-refit-88e9f83/`) whose
     /// chosen packed loop kernel spills 2 LDL + 2 STL at 32 of 255
     /// registers: a failed check until the recheck under
     /// `__launch_bounds__(128, 1)` finds no spill; still failed, with both
@@ -825,7 +825,7 @@ mod spill_tests {
     #[test]
     fn an_occupancy_spill_passes_only_when_the_recheck_has_none() {
         let text = include_str!(
-            "../../results/resources/eleventh/bench_triton_lowerings/bench_tl_6.jsonl"
+            "../../results/runs/2026-11-24-h100-cost-model-refit-88e9f83/bench_triton_lowerings/bench_tl_6.jsonl"
         );
         let mut rows: Vec<Row> = text
             .lines()
@@ -865,13 +865,13 @@ mod spill_tests {
         assert_eq!(back.occupancy_spill, rows[i].occupancy_spill);
     }
 
-    /// Rows timed under `bench --max-registers` (`results/resources/fifth/`,
+    /// Rows timed under `bench --max-registers` (`results/runs/2026-11-23-h100-spill-weight-d571367/`,
     /// at 80)
     /// spill by design and Triton's kernel is not capped: never listed,
     /// while the same rows without the cap would be.
     #[test]
     fn rows_timed_under_a_register_cap_are_not_checked() {
-        let text = include_str!("../../results/resources/fifth/bench_max_registers_80.jsonl");
+        let text = include_str!("../../results/runs/2026-11-23-h100-spill-weight-d571367/bench_max_registers_80.jsonl");
         let mut rows: Vec<Row> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("a bench row"))
@@ -890,18 +890,18 @@ mod forms_tests {
     use super::*;
 
     /// The "Forms of the chosen plan" section rebuilt from the committed
-    /// rows of `results/resources/bench_h100_seventh.jsonl` (H100) is the
+    /// rows of `results/runs/2026-11-24-h100-carried-words-6ef7222/bench.jsonl` (H100) is the
     /// section `warpforge bench` wrote with them, worst lines included.
     #[test]
     fn forms_section_of_the_committed_run() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/resources/");
-        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench_h100_seventh.jsonl"))
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/runs/2026-11-24-h100-carried-words-6ef7222/");
+        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench.jsonl"))
             .unwrap()
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        let md = std::fs::read_to_string(format!("{dir}bench_h100_seventh.md")).unwrap();
+        let md = std::fs::read_to_string(format!("{dir}bench.md")).unwrap();
         let at = md.find("\n## Forms of the chosen plan").unwrap();
         let end = md.find("\n## Every candidate").unwrap();
         let got = forms_section(&rows);

@@ -199,7 +199,7 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
 
 /// `--pair same-family`: a warp-local conversion whose chosen reverse plan
 /// shuffles (the 16-warp bf16 dot-operand conversion of
-/// tests/data/random_s2.ttgir; see results/resources_h100.md)
+/// tests/data/random_s2.ttgir; see results/runs/2026-11-24-h100-random-sweeps-776774d/)
 /// times each shared-memory candidate with the reverse's shared-memory plan
 /// and each shuffle candidate with its shuffle plan, and every timing
 /// kernel calls its own candidate's reverse helper; `chosen` pairs all with

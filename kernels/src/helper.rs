@@ -477,7 +477,7 @@ pub fn emit_helper_widths_as(
 /// two natural words at a time, for 8-bit data and for 16-bit data through
 /// the packed form); `None` otherwise (the element-by-element body).
 ///
-/// Measured on an H100 (`results/resources_h100.md`): 8-bit words, in the
+/// Measured on an H100 (`results/runs/2026-11-23-h100-h2h-before-after-c974b82/`, `results/runs/2026-11-23-h100-words16-15129ee/`): 8-bit words, in the
 /// reference harness h2h, take fewer loop registers and less time
 /// (`warp_local_i8_64x64`, `colsum_trans_i8`). 16-bit data trades registers
 /// for the caller's per-element work: with every 16-bit element form
@@ -563,7 +563,7 @@ fn via_packed(
 /// Why a caller's choice: the words of an array cost the caller a `prmt`
 /// extract and insert per element it works on, and save one register per
 /// element pair it holds. Measured with `warpforge bench` on an H100
-/// (`results/resources_h100.md`): holding the caller's loop-carried array
+/// (`results/runs/2026-11-24-h100-carried-words-6ef7222/`): holding the caller's loop-carried array
 /// (the one it does no per-element work on) as words (`bench`'s `carried`
 /// form) made `transpose_f16_256x256` (32 warps) and `attn:114` faster,
 /// where holding the other array, or both, made them slower; a helper

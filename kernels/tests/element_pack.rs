@@ -6,7 +6,7 @@
 //! words; a select of the plan that feeds a destination word folds into
 //! that `prmt` as a lane-dependent selector (Triton's transposition
 //! selectors). The `prmt` programs make `mma3_to_dot_fp8` faster (measured
-//! in the reference harness on an H100; see `results/h2h_registers.md`).
+//! in the reference harness on an H100; see `results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`).
 //! Smaller arrays stay elements, packed with shifts and ORs
 //! that NVVM sees through, so a caller's per-element arithmetic between two
 //! helpers folds into word operations.
@@ -95,7 +95,7 @@ fn large_byte_arrays_move_as_natural_words_through_byte_perm() {
     );
     // 8-bit words move one at a time (two at a time is 16-bit data's:
     // measured slower on three of the corpus's 8-bit conversions; see
-    // results/resources/twentieth/e8_words8/)
+    // results/runs/2026-11-27-h200-store-width-ce85994/e8_words8/)
     assert!(
         !body
             .iter()

@@ -3,7 +3,7 @@
 //! form where its words are the natural pairs on both sides or an array's
 //! elements, one register each, are over the launch bounds' limit less 16
 //! (`synth::plan::element_form_rule`); elsewhere it stays element by
-//! element. Measured with h2h on an H200 (`results/resources_h100.md`; the
+//! element. Measured with h2h on an H200 (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; the
 //! same helpers timed in a broader rule's binary against the earlier one):
 //! `stress_w16`'s `epilogue_f16_256x128` element form and the 32-warp
 //! transpose ran faster this way.
@@ -145,7 +145,7 @@ fn reordered_words_within_the_limit_stay_element_by_element() {
 /// limit less 16 (the 32-warp transpose: 64 halves on each side at 64
 /// registers), `automatic` holds both arrays as words, `prmt` reordering
 /// them: faster than the destination alone as 32-bit words (measured with
-/// h2h (fair2) on an H200 and with `warpforge bench`; see results/).
+/// h2h (fair2) on an H200 and with `warpforge bench`; see results/runs/2026-11-27-h200-words-in-pairs-e882d04/).
 #[test]
 fn arrays_over_the_limit_hold_both() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");
@@ -166,7 +166,7 @@ fn arrays_over_the_limit_hold_both() {
 /// destination as natural words; `none` is the element-by-element body.
 /// `transpose_f16_256x256` (32 warps) runs faster with the loop-carried
 /// tile held as words than element by element (measured with `warpforge
-/// bench` on an H100; see `results/resources_h100.md`).
+/// bench` on an H100; see `results/runs/2026-11-24-h100-carried-words-6ef7222/`).
 #[test]
 fn the_caller_names_the_array_held_as_words() {
     let h = helper("tests/data/stress_w32.ttgir", "transpose_f16_256x256");

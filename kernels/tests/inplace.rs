@@ -3,7 +3,7 @@
 //! (&x)[N])` and, per packed form, `<ident>_packed<bits>_inplace(unsigned
 //! (&x)[W])`; helpers whose sides differ have none. The verification and
 //! register-budget kernels call them (proven on a GPU by `verify --gpu`,
-//! `results/verify_gpu_h100.md`: same loop registers as the out-of-place
+//! `results/runs/2026-11-23-h100-verify-inplace-081a9a1/verify.md`: same loop registers as the out-of-place
 //! forms on every corpus helper).
 
 use synth::parse::parse_ttgir;

@@ -28,8 +28,9 @@ pub(crate) enum DrawFormat {
 )]
 pub(crate) struct DrawArgs {
     /// One layout to draw: a TTGIR attribute, LinearLayout::toString text,
-    /// JSON bases, a Gluon constructor, or @FILE holding any of these
-    /// (with --shape where the layout carries none, and --warps).
+    /// JSON bases, a Gluon constructor, a CuTe thread-value layout, a PTX
+    /// register fragment ('ptx:...'), or @FILE holding any of these (with
+    /// --shape where the layout carries none, and --warps).
     #[arg(long, conflicts_with_all = ["ttgir", "src", "dst"])]
     attr: Option<String>,
     /// A CuTe shared-memory layout ('Sw<3,3,3> o _0 o (_8,_64):(_64,_1)',

@@ -18,7 +18,9 @@ use synth::smem::SmemLayout;
 pub(crate) struct LayoutArgs {
     /// The layout: a TTGIR attribute ('#ttg.blocked<{...}>'),
     /// LinearLayout::toString text, JSON bases, a Gluon constructor
-    /// ('ttgl.BlockedLayout(...)'), or @FILE holding any of these.
+    /// ('ttgl.BlockedLayout(...)'), a CuTe thread-value layout
+    /// ('((_4,_8),(_2,_2)):((_32,_1),(_16,_8))'), a PTX register fragment
+    /// ('ptx:mma.m16n8k16.c.f32'), or @FILE holding any of these.
     /// With --smem: the register layout whose accesses (st/ld.shared
     /// vectors) are analysed.
     #[arg(long, required_unless_present = "smem")]

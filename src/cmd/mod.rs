@@ -135,7 +135,9 @@ pub(crate) struct Source {
     #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps", "ctas"])]
     pub ttgir: Vec<PathBuf>,
     /// Source layout: a TTGIR attribute, LinearLayout::toString text, JSON
-    /// bases, a Gluon constructor, or @FILE holding any of these.
+    /// bases, a Gluon constructor, a CuTe thread-value layout as cute::print
+    /// writes it ('((_4,_8),(_2,_2)):((_32,_1),(_16,_8))'), a PTX register
+    /// fragment ('ptx:mma.m16n8k16.c.f32'), or @FILE holding any of these.
     #[arg(long, requires = "dst")]
     pub src: Option<String>,
     /// Destination layout (the same formats as --src).

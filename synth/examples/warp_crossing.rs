@@ -4,7 +4,7 @@
 //! `cargo run --release -p synth --example warp_crossing -- FILE.ttgir...`
 //! prints, per conversion of each TTGIR file, its class and the fractions of
 //! source slots whose element the destination holds in the same warp and in
-//! the same thread (lane and warp). Used for `results/smem_ceiling.md`.
+//! the same thread (lane and warp). Used for `results/runs/2026-11-22-h100-smem-ceiling-3b1fa18/smem_ceiling.md`.
 
 use std::collections::HashMap;
 use synth::parse::parse_ttgir;

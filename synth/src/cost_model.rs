@@ -67,7 +67,7 @@ pub struct Weights {
 /// fitted on an H100 by `warpforge fit --only spill` (the other weights
 /// held at the built-in model's) to 26 conversions timed under `warpforge
 /// bench --max-registers 80` and `--max-registers 128` (kernels under
-/// `__maxnreg__`; `results/resources/fifth/`): 10.74 under the weights
+/// `__maxnreg__`; `results/runs/2026-11-23-h100-spill-weight-d571367/`): 10.74 under the weights
 /// refitted in issue 23's eleventh pass, 9.81 under the hand-set ones
 /// before them (within-conversion R^2 0.53 there; the choice within 5% of
 /// the fastest on 17 of 26 against 16 of 26 at the earlier prior of 2, a

@@ -48,7 +48,7 @@ fn pairs_all_verify_and_meet_triton_budgets() {
     let c = by_func(&v, "fig3").cost;
     assert!(c.shfl <= 2 && c.sel <= 4, "{c}");
     // m = 3: shared memory (Triton's path; faster than Triton's kernel on
-    // an H100, results/vs_triton.md), within Triton's 8 STS + 8 LDS, no BAR.
+    // an H100, results/runs/2026-11-22-h100-bench-180de76/bench.md), within Triton's 8 STS + 8 LDS, no BAR.
     let ch = by_func(&v, "cvt16_m2");
     assert_eq!(ch.plan.kind, Kind::Shared);
     assert!(

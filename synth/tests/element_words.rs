@@ -7,7 +7,7 @@
 //! otherwise. With 8-byte accesses NVVM widens the caller's array into
 //! integers (inferred from the PTX of a model loop), so its per-element
 //! work folds into 32-bit operations and a loop-carried array crosses the
-//! loop edge as words; in h2h on an H200 (`results/resources_h100.md`)
+//! loop edge as words; in h2h on an H200 (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`)
 //! the 32-warp transpose ran faster this way than under the earlier rules
 //! (32-bit words of the destination only).
 
@@ -60,7 +60,7 @@ fn holds_both(file: &str, name: &str, warps: u32, rule: WordsRule) {
 fn natural_pairs_hold_both_arrays() {
     // the packed form's words are the natural pairs on both sides: no prmt
     // reorders them, at 16 warps and at 1 (both faster this way: measured
-    // with h2h on an H200; see results/resources_h100.md)
+    // with h2h on an H200; see results/runs/2026-11-27-h200-words-in-pairs-e882d04/)
     holds_both(
         "tests/data/stress_w16.ttgir",
         "epilogue_f16_256x128",
@@ -80,7 +80,7 @@ fn an_array_over_the_limit_holds_both_arrays() {
     // 32 warps, 64 halves each side at 64 registers, prmt reordering the
     // words; 4 warps, a dot operand's 64 halves to 256 of a sliced 3-D one
     // over 255 less 16 (both faster this way: measured with h2h on an H200;
-    // see results/resources_h100.md)
+    // see results/runs/2026-11-27-h200-words-in-pairs-e882d04/)
     holds_both(
         "tests/data/stress_w32.ttgir",
         "transpose_f16_256x256",
@@ -99,7 +99,7 @@ fn an_array_over_the_limit_holds_both_arrays() {
 fn reordered_words_within_the_limit_stay_elements() {
     // prmt would reorder the words and one register per element fits:
     // element by element (holding both made some rows of Triton's tests
-    // markedly slower; measured with h2h, see results/resources_h100.md)
+    // markedly slower; measured with h2h, see results/runs/2026-11-27-h200-words-in-pairs-e882d04/)
     for (file, name) in [
         (
             "corpus/ttgir/attn_bf16_d128_128x64_w8_sm80.ttgir",

@@ -3,7 +3,7 @@
 //! on its dependent shared-memory trip, not on issue slots, so a shuffle
 //! plan with more instructions is chosen over it (Triton issue 9680's 2x8
 //! i16 tile: on an H100 the shuffle plans ran faster than the shared-memory
-//! plan and than Triton's round trip, `results/resources_h100.md`); at four
+//! plan and than Triton's round trip, `results/runs/2026-11-24-h100-latency-floor-32e4483/`); at four
 //! warps the same trip's latency is shared by the CTA's warps and no floor
 //! binds.
 

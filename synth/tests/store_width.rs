@@ -3,7 +3,7 @@
 //! takes the narrower shared-memory stores
 //! (`synth::plan::element_form_store_bytes`, ranked in
 //! `synth::search::consider`). Measured with `warpforge bench` on an H200
-//! (`results/resources/twentieth/`): the 32-warp f16 transpose's element
+//! (`results/runs/2026-11-27-h200-store-width-ce85994/`): the 32-warp f16 transpose's element
 //! form ran faster with 8-byte stores in both directions in place of
 //! 16-byte ones, its packed form unchanged.
 

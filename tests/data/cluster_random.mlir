@@ -1,7 +1,7 @@
 // 40 random cross-CTA conversions of 1-D tensors (index bits shuffled over register,
 // lane, warp and block bits on each side; some destinations broadcast a register or
 // block bit), generated with Python's random.seed(25) as synth/tests/cluster_random.rs
-// generates its cases; proven on the GPU in both cluster plans (results/cluster_h100.md).
+// generates its cases; proven on the GPU in both cluster plans (results/runs/2026-11-23-h100-cluster-3bea4a8/README.md).
 module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = 32 : i32} {
   tt.func @r0(%x: tensor<128xi32, #ttg.linear<{register = [], lane = [[32], [16], [2], [1], [8]], warp = [[4]], block = [[64]]}>>) {
     %0 = ttg.convert_layout %x : tensor<128xi32, #ttg.linear<{register = [], lane = [[32], [16], [2], [1], [8]], warp = [[4]], block = [[64]]}>> -> tensor<128xi32, #ttg.linear<{register = [], lane = [[2], [32], [64], [1], [8]], warp = [[16]], block = [[4]]}>>

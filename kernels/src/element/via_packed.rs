@@ -170,11 +170,11 @@ pub(crate) fn body_via_packed(
 /// `short[N]` array into an integer, so that the caller's per-element work
 /// on the array folds into 32-bit operations, where a 4-byte slice becomes
 /// a `<2 x i16>` vector on which it stays per half (measured: see
-/// `results/resources_h100.md`). 8-bit: one 4-byte word at a time; 8-byte
+/// `results/runs/2026-11-27-h200-words-in-pairs-e882d04/`). 8-bit: one 4-byte word at a time; 8-byte
 /// pairs changed NVVM's loop code on six of the corpus's and stress files'
 /// seven 8-bit conversions and were slower on three of them, while no form
 /// was slower with single words (measured with h2h on an H200; see
-/// `results/resources/twentieth/e8_words8/`).
+/// `results/runs/2026-11-27-h200-store-width-ce85994/e8_words8/`).
 fn in_pairs(per: u32) -> bool {
     per == 2
 }

@@ -5,7 +5,7 @@
 //!
 //! The prediction is the data plus an overhead per plan family and form,
 //! fitted to the register-budget loop kernels of `warpforge verify --gpu`
-//! (NVIDIA H100, CUDA 13.0, `results/resources/verify_gpu_h100_4fe1f54.jsonl`: 438 spill-free
+//! (NVIDIA H100, CUDA 13.0, `results/runs/2026-11-23-h100-loop-registers-6411028/verify.jsonl`: 438 spill-free
 //! cases, the median of `loop registers - data registers` per family and
 //! form). Against those 438 measurements the prediction is within 16
 //! registers on 399, its error (measured - predicted) has median 0, 10th
@@ -196,8 +196,8 @@ impl HeldWords {
 /// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words);
 /// element by element otherwise.
 ///
-/// Why 8 bytes (`results/resources_h100.md`; inferred from the PTX of a
-/// model loop, `results/resources/nineteenth/local/nvvm_pairs.md`): NVVM's
+/// Why 8 bytes (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; inferred from the PTX of a
+/// model loop, `results/runs/2026-11-27-h200-words-in-pairs-e882d04/local/nvvm_pairs.md`): NVVM's
 /// scalar replacement widens an 8-byte slice of the caller's `short[N]`
 /// into an integer, so that the caller's per-element work on an array held
 /// as words folds into 32-bit operations (one `LOP3` per word for
@@ -212,7 +212,7 @@ impl HeldWords {
 /// addressing, `h2h_fair2.patch`, 256 round trips) on an H200 against the
 /// earlier rules, element form / Triton, each row the earlier binary's or the
 /// broader rule's (below) of one run, whichever code this rule emits
-/// (`results/resources/nineteenth/compose.py`): the corpus's 16-bit
+/// (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/compose.py`): the corpus's 16-bit
 /// conversions ran faster on the whole (most of all `transpose_f16_256x256`,
 /// 32 warps, and `epilogue_f16_256x128`; one row, `colsum_trans:37`,
 /// slightly slower), and so did the other 16-bit conversions of Triton's
@@ -292,7 +292,7 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
 /// by it, narrower stores first ([`crate::search`]).
 ///
 /// Why (measured with `warpforge bench` on an H200, 1024 round trips, one
-/// call; see `results/resources/twentieth/`): on the 32-warp f16 transpose
+/// call; see `results/runs/2026-11-27-h200-store-width-ce85994/`): on the 32-warp f16 transpose
 /// (`stress_w32`), the element forms of the tied candidates ran slowest
 /// with 16-byte stores both ways (`v4+v2`, the candidate ranked first
 /// before), faster with 8-byte stores forward or backward alone, and
@@ -348,7 +348,7 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 /// The 32-warp transpose (both arrays over the limit less 16, both as
 /// words): ~56, where `bench` measured its loop at 52 registers (~64 with
 /// the destination alone as words, measured 50; see
-/// `results/resources/nineteenth/`). `bench` charges what this exceeds the
+/// `results/runs/2026-11-27-h200-words-in-pairs-e882d04/`). `bench` charges what this exceeds the
 /// limit by as spills in a candidate's score (`Features::with_spill_of`).
 pub fn element_form_peak(plan: &Plan, bits: u32, threads: u32) -> RegisterPeak {
     peak_registers_held(plan, bits, element_form_words(plan, bits, threads))

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""h2h's warpforge kernels compiled here, without a GPU: NVRTC 13.0 (to PTX, compute_90) and
+ptxas 13.0 (sm_90, -O3), the releases of `make verify-resources`. For each case of an h2h work
+folder (made by ../shared/tools/h2h/prep.py) prints one JSON line: registers, spill bytes and the
+opcode counts of the innermost loop body (one round trip with H2H_UNROLL1=1) of `wf_loop` (element
+form) and `wf_loop_packed` (packed form). nvcc's front end (h2h's compiler on the GPU machine) and
+NVRTC share NVVM; registers here were within 2 of h2h's on the H200 for every corpus case.
+
+usage (from the repository root): CUDA_TOOLS=out/cuda-tools PTXAS=DIR/ptxas \
+       python3 scripts/h2h_local_probe.py H2H_PY WORK_DIR [CASE_ID ...] > rows.jsonl
+  H2H_PY: h2h.py as shipped, or patched with
+          results/runs/2026-11-26-h200-h2h-addressing-d5ef71b/h2h_fair.patch (then H2H_VAR=fair
+          selects the variant)
+  Imported as a module (`import h2h_local_probe`) by the local probes of the runs under results/runs/.
+  CUDA_TOOLS: nvidia-cuda-nvrtc==13.0.88, nvidia-cuda-runtime (headers), nvidia-cuda-cuobjdump
+              wheels installed with pip --target (the Makefile's out/cuda-tools)
+  PTXAS: ptxas of the nvidia-cuda-nvcc==13.0.88 wheel
+"""
+import collections, ctypes, json, os, re, shutil, subprocess, sys, tempfile
+
+ROOT = os.path.join(os.environ.get("CUDA_TOOLS", "out/cuda-tools"), "nvidia/cu13")
+PTXAS = os.environ.get("PTXAS", "ptxas")
+
+
+def nvrtc_compile(src, inc, opts):
+    """NVRTC 13.0 on `src` with `-I inc`, CUDA's headers and `opts` (str): (the PTX, or None when
+    the compile failed or targets a real `sm_` architecture, and the program log)."""
+    nv = ctypes.CDLL(os.path.join(ROOT, "lib/libnvrtc.so.13"))
+    prog = ctypes.c_void_p()
+    if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None):
+        raise RuntimeError("nvrtcCreateProgram failed")
+    opts = [o.encode() for o in opts] + [("-I" + inc).encode(), ("-I" + os.path.join(ROOT, "include")).encode()]
+    rc = nv.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    n = ctypes.c_size_t()
+    nv.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
+    log = ctypes.create_string_buffer(n.value)
+    nv.nvrtcGetProgramLog(prog, log)
+    if rc or not any(o.startswith(b"--gpu-architecture=compute_") for o in opts):
+        return None, log.value.decode()
+    nv.nvrtcGetPTXSize(prog, ctypes.byref(n))
+    ptx = ctypes.create_string_buffer(n.value)
+    nv.nvrtcGetPTX(prog, ptx)
+    return ptx.value.decode(), log.value.decode()
+
+
+def nvrtc_ptx(src, inc, extra=()):
+    """PTX for compute_90 (C++17, `-default-device`, then `extra`); RuntimeError with the log."""
+    ptx, log = nvrtc_compile(src, inc, ["--gpu-architecture=compute_90", "-std=c++17", "-default-device", *extra])
+    if ptx is None:
+        raise RuntimeError(log[-2000:])
+    return ptx
+
+
+def sass_instructions(sass):
+    """(address, opcode without modifiers, operands) of every instruction of cuobjdump's SASS."""
+    ins = []
+    for line in sass.splitlines():
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*)", line)
+        if m:
+            ins.append((int(m.group(1), 16), m.group(2).split(".")[0], m.group(3)))
+    return ins
+
+
+def loop_body(sass):
+    """Opcode counts between the shortest backward branch and its target."""
+    ins = sass_instructions(sass)
+    best = None
+    for a, op, arg in ins:
+        t = re.match(r"\s*(?:0x)?([0-9a-f]+)", arg) if op == "BRA" else None
+        if t and int(t.group(1), 16) < a and (best is None or a - int(t.group(1), 16) < best[1] - best[0]):
+            best = (int(t.group(1), 16), a)
+    if best is None:
+        return None
+    return dict(collections.Counter(op for a, op, _ in ins if best[0] <= a <= best[1] and op != "NOP"))
+
+
+def compile_sm90(src, inc, d):
+    """NVRTC to PTX, then ptxas -O3 for sm_90 into `d/k.cubin`; {kernel: {regs, spill_stores,
+    spill_loads}} from ptxas's verbose report."""
+    open(os.path.join(d, "k.ptx"), "w").write(nvrtc_ptx(src, inc))
+    r = subprocess.run([PTXAS, "-arch=sm_90", "-O3", "-v", os.path.join(d, "k.ptx"), "-o",
+                        os.path.join(d, "k.cubin")], capture_output=True, text=True, check=True)
+    res, cur = {}, None
+    for l in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", l)
+        if m:
+            cur = res.setdefault(m.group(1), {})
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", l)
+        if m and cur is not None:
+            cur["spill_stores"], cur["spill_loads"] = int(m.group(1)), int(m.group(2))
+        m = re.search(r"Used (\d+) registers", l)
+        if m and cur is not None:
+            cur["regs"] = int(m.group(1))
+    return res
+
+
+def kernel_sass(d, kernel):
+    """cuobjdump's SASS of one kernel of `d/k.cubin`."""
+    return subprocess.run([os.path.join(ROOT, "bin/cuobjdump"), "-sass", "-fun", kernel, os.path.join(d, "k.cubin")],
+                          capture_output=True, text=True).stdout
+
+
+def build(src, inc):
+    """{kernel: {regs, spill_stores, spill_loads, body}} of one CUDA source."""
+    with tempfile.TemporaryDirectory() as d:
+        res = compile_sm90(src, inc, d)
+        for k in res:
+            res[k]["body"] = loop_body(kernel_sass(d, k))
+        return res
+
+
+def h2h_module(path):
+    """h2h.py's source generators without its GPU imports and Gluon kernels."""
+    s = open(path).read()
+    s = re.sub(r"^import torch, triton, cupy$|^from triton.*$|^import numpy as np$|^DT = .*$", "", s, flags=re.M)
+    s = re.sub(r"@gluon.jit\ndef .*?(?=\n\n\n)", "", s, flags=re.S)
+    g = {"__name__": "h2h"}
+    exec(compile(s.split("\nif __name__")[0], path, "exec"), g)
+    return g
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    need = [os.path.join(ROOT, "lib/libnvrtc.so.13"), os.path.join(ROOT, "bin/cuobjdump")]
+    missing = [f for f in need if not os.path.exists(f)]
+    if missing or not shutil.which(PTXAS):
+        sys.exit(f"local_probe: missing {', '.join(missing) or PTXAS} (set CUDA_TOOLS and PTXAS; see the usage above)")
+    for f in (sys.argv[1], os.path.join(sys.argv[2], "cases.json")):
+        if not os.path.isfile(f):
+            sys.exit(f"local_probe: {f}: no such file")
+    h2h, d, want = h2h_module(sys.argv[1]), os.path.abspath(sys.argv[2]), set(sys.argv[3:])
+    for c in json.load(open(os.path.join(d, "cases.json"))):
+        if want and c["id"] not in want:
+            continue
+        row = {"id": c["id"], "file": c["file"], "name": c["name"], "dtype": c["dtype"], "warps": c["warps"]}
+        try:
+            row.update(build(h2h["wf_source"](dict(c, _dir=d), c["header"]), d))
+        except (RuntimeError, subprocess.CalledProcessError) as e:
+            row["error"] = str(e)[-500:]
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
