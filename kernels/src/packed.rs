@@ -17,7 +17,7 @@
 use crate::expr::linear_expr;
 use crate::prmt::prmt_program;
 use crate::regs::{declare_pred, shfl_call, word_stage};
-use crate::smem::{load_words, stage_addrs, store_stmt};
+use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
 use std::collections::BTreeSet;
 use synth::plan::pack::{
@@ -187,6 +187,7 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
             }
             Stage::SmemStore { access } => {
                 let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
+                let guard = warp_guard(&mut b.out, si, access);
                 let chunk = access_chunk(access);
                 // the stage's words by one prmt program, then the stores
                 let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
@@ -195,7 +196,8 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
                 for (inst, addr) in access.insts.iter().zip(addrs) {
                     let n = inst.regs.chunks(chunk).count();
                     let words: Vec<String> = names.by_ref().take(n).collect();
-                    b.out.push(store_stmt(access, &addr, &words));
+                    b.out
+                        .push(guarded(&guard, store_stmt(access, &addr, &words)));
                 }
             }
             Stage::Barrier { scope } => b.out.push(match scope {

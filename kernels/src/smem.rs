@@ -74,6 +74,31 @@ pub(crate) fn stage_addrs(
     smem_addrs(out, &format!("a{si}"), &o, access)
 }
 
+/// The warp guard of a store stage `si` ([`synth::plan::WarpGuard`]):
+/// declares `g{si}` (whether this thread's warp stores in this round) and
+/// returns its name, or `None` when every warp stores.
+pub(crate) fn warp_guard(out: &mut Vec<String>, si: usize, access: &SmemAccess) -> Option<String> {
+    let g = access.guard;
+    if g.is_all() {
+        return None;
+    }
+    let name = format!("g{si}");
+    out.push(format!(
+        "const bool {name} = (warp & {:#x}u) == {:#x}u;",
+        g.mask, g.value
+    ));
+    Some(name)
+}
+
+/// `stmt` executed only where `guard` (from [`warp_guard`]) holds: a
+/// predicated store.
+pub(crate) fn guarded(guard: &Option<String>, stmt: String) -> String {
+    match guard {
+        Some(g) => format!("if ({g}) {stmt}"),
+        None => stmt,
+    }
+}
+
 /// The store of 32-bit `words` at `addr` by one instruction of `access`.
 pub(crate) fn store_stmt(access: &SmemAccess, addr: &str, words: &[String]) -> String {
     match access.instr {

@@ -715,6 +715,7 @@ pub fn analyse_access(
         },
         insts,
         reg_xor: AddrMap::zero(),
+        guard: Default::default(),
     };
     let warps = 1u32 << warp.len();
     let mut instrs = Vec::new();

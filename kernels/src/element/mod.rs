@@ -8,7 +8,7 @@ use via_packed::{load_natural_words, store_natural_words};
 use crate::expr::linear_expr;
 use crate::prmt::{prmt_program_steps, PrmtDef};
 use crate::regs::{reg_stage, word_stage};
-use crate::smem::{load_words, stage_addrs, store_stmt};
+use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
 use fold::{drop_unread, fold_select_of_prmts, select_folded_words, SelDefs};
 use std::collections::{BTreeMap, BTreeSet};
@@ -261,14 +261,14 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     // one register per byte, which takes fewer registers and less time, and
     // less still with the words built by `prmt` below (measured in the
     // reference head-to-head harness h2h on an H100; see
-    // `results/h2h_registers.md`). Only from [`PUN_MIN_ELEMS`] elements.
+    // `results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`). Only from [`PUN_MIN_ELEMS`] elements.
     let pun = word_pun(plan);
     // With natural words: where each register's byte lives (a word's
     // expression and its byte), while it is a byte of a word, so that `Pack`
     // and the final store build words by `prmt` programs straight from the
     // words the bytes sit in (`prmt_program`: one `prmt` for bytes from two
     // words) rather than by shifts and ORs of extracted bytes, which NVVM
-    // turned into about twice the instructions (`results/h2h_registers.md`).
+    // turned into about twice the instructions (`results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`).
     let mut origin: Vec<Option<Piece<String>>> = if pun {
         (0..plan.src_regs)
             .map(|i| {
@@ -455,6 +455,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
             }
             Stage::SmemStore { access } => {
                 let addrs = stage_addrs(&mut out, &mut smem_decl, si, access);
+                let guard = warp_guard(&mut out, si, access);
                 let choice = lane_choice(&mut out, si, access);
                 for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
                     let vals: Vec<String> = inst
@@ -472,7 +473,7 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
                         })
                         .collect();
                     let words = pack_words(&vals, access.width);
-                    out.push(store_stmt(access, &addr, &words));
+                    out.push(guarded(&guard, store_stmt(access, &addr, &words)));
                 }
             }
             Stage::ClusterStore { store } => {
@@ -561,5 +562,5 @@ pub(crate) fn word_pun(plan: &Plan) -> bool {
 /// (`mma2_acc_to_dot_a_i8`) run faster as words, but 4 bytes
 /// (`mma2_to_blocked_i8`) runs slower: there NVVM already folds the caller's
 /// per-byte work into the words (measured in the reference head-to-head
-/// harness h2h on an H100; see `results/h2h_registers.md`).
+/// harness h2h on an H100; see `results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`).
 pub const PUN_MIN_ELEMS: u32 = synth::plan::WORDS_MIN_ELEMS;

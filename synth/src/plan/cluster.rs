@@ -422,6 +422,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
             })
             .collect(),
         reg_xor: AddrMap::zero(),
+        guard: Default::default(),
     };
     let src_regs = an.src_regs();
     let mut plan = Plan {
@@ -478,6 +479,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
             })
             .collect(),
         reg_xor: AddrMap::zero(),
+        guard: Default::default(),
     };
     // where destination column `c` reads: the source's CTA part `D(c)`
     // moved toward the reader's own CTA by the source's broadcast copies

@@ -189,6 +189,36 @@ pub struct SmemAccess {
     /// thread moves `regs` as listed.
     #[serde(skip_serializing_if = "AddrMap::is_zero")]
     pub reg_xor: AddrMap,
+    /// The warps that execute this access (the others skip it): stores of
+    /// a round over warp bits, where the warps holding the round's data
+    /// store in turn (a predicated `st.shared`). Only stores carry one;
+    /// every thread of a load executes it.
+    #[serde(skip_serializing_if = "WarpGuard::is_all")]
+    pub guard: WarpGuard,
+}
+
+/// Which warps execute a [`SmemAccess`]: warp `w` does when
+/// `w & mask == value` (both over warp-index bits; `mask == 0`: every
+/// warp). Plans whose shared-memory round trip needs more scratch than the
+/// target has, even in the most rounds over register bits both sides share,
+/// also take rounds over source warp bits that are destination register
+/// bits: in round `j` the warps whose bits are `j` store all they hold and
+/// every warp loads its registers of that round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct WarpGuard {
+    pub mask: u32,
+    pub value: u32,
+}
+
+impl WarpGuard {
+    /// Every warp executes the access.
+    pub fn is_all(&self) -> bool {
+        self.mask == 0
+    }
+    /// Whether warp `warp` executes the access.
+    pub fn active(&self, warp: u32) -> bool {
+        warp & self.mask == self.value
+    }
 }
 
 impl SmemAccess {
@@ -302,7 +332,7 @@ impl SmemAccess {
     /// addresses), as lanes that share addresses (a broadcast destination)
     /// allow; stores never merge. Measured with `ncu`
     /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld`) and throughput on
-    /// an H100, `scripts/smem_broadcast.py`, `results/smem_broadcast_h100.txt`.
+    /// an H100, `scripts/smem_broadcast.py`, `results/runs/2026-11-22-h100-smem-broadcast-3a74e29/smem_broadcast.txt`.
     pub fn wavefronts(&self, inst: usize, warp: u32, dir: Dir) -> u64 {
         let phases = self.phases(inst, warp);
         let per: Vec<u64> = phases.iter().map(|ph| phase_wavefronts(ph)).collect();
@@ -360,7 +390,7 @@ impl SmemAccess {
     /// word of 8-bit elements (one per element after the first in shorter
     /// vectors). Taking loaded words apart costs no `PRMT` (ptxas uses the
     /// low half in place and shifts for the rest). Both measured with
-    /// `cuobjdump -sass` on an H200 (CUDA 13, results/vs_triton_shared.md).
+    /// `cuobjdump -sass` on an H200 (CUDA 13, results/runs/2026-11-22-h200-h2h-896c0d2/README.md).
     pub fn pack_prmt(&self) -> u32 {
         self.insts.len() as u32 * word_prmts(self.width, self.elems())
     }
@@ -868,7 +898,7 @@ impl Plan {
     /// shared-memory plans whose register arrays fill whole words, and for
     /// plans that shuffle words ([`Plan::packs_words`]). Element shuffle
     /// plans take single elements (their packed form unpacks around the
-    /// shuffles; measured slower on an H100, results/vs_triton.md).
+    /// shuffles; measured slower on an H100, results/runs/2026-11-22-h100-bench-180de76/bench.md).
     /// Renames (identity and register-only plans) too: their packed form is
     /// the byte permutation that data held packed (as Triton holds it)
     /// needs, a `prmt` network (`super::pack::network`), where the element
@@ -1026,11 +1056,12 @@ mod tests {
                 offset: 0,
             }],
             reg_xor: AddrMap::zero(),
+            guard: Default::default(),
         }
     }
 
     /// The wavefronts `ncu` counted on an H100 for these address patterns
-    /// (results/smem_broadcast_h100.txt).
+    /// (results/runs/2026-11-22-h100-smem-broadcast-3a74e29/smem_broadcast.txt).
     #[test]
     fn wavefronts_follow_the_measured_broadcast_rules() {
         let cases: [(u32, [u32; 5], Dir, u64); 12] = [

@@ -64,7 +64,7 @@ pub use budget::{
 pub use ir::{
     AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
     Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst, SmemInstr,
-    Stage,
+    Stage, WarpGuard,
 };
 pub use shared::{shared_plans, smem_limit, SharedOptions};
 pub use shuffle::shuffle_plans;
@@ -99,7 +99,7 @@ pub enum PlanError {
         strategy: String,
         detail: String,
     },
-    #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers allow; --max-smem allows {max}")]
+    #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers and warps allow; --max-smem allows {max}")]
     SmemTooLarge { name: String, need: u64, max: u64 },
     /// More elements per thread on one side than warpforge plans
     /// ([`crate::search::MAX_ELEMS_PER_THREAD`]).

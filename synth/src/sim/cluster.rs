@@ -140,6 +140,13 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
                 }
             }
             Stage::SmemLoad { access } => {
+                if !access.guard.is_all() {
+                    // a load's threads all execute it (only stores take turns)
+                    return Err(SimError::Unsupported {
+                        stage: si,
+                        kind: "SmemLoad (by some warps only)",
+                    });
+                }
                 let n: usize = access.insts.iter().map(|i| i.regs.len()).sum();
                 for b in 0..ctas as usize {
                     let mut next: Vec<Vec<u64>> = vec![vec![0; n]; threads];
@@ -202,7 +209,7 @@ fn local_store(
     warps: u32,
     size: u64,
 ) -> Result<(), SimError> {
-    for w in 0..warps {
+    for w in (0..warps).filter(|&w| access.guard.active(w)) {
         for (ii, inst) in access.insts.iter().enumerate() {
             let slots = access
                 .element_slots(ii, w)

@@ -245,7 +245,8 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     move_registers(stage, si, warps, &mut regs)?;
                 }
                 Stage::SmemStore { access } => {
-                    for w in 0..warps {
+                    let mut wave: Vec<Option<(u64, u64)>> = vec![None; access.insts.len()];
+                    for w in (0..warps).filter(|&w| access.guard.active(w)) {
                         for (ii, inst) in access.insts.iter().enumerate() {
                             let slots = access
                                 .element_slots(ii, w)
@@ -284,8 +285,14 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                 });
                             }
                             if blk == 0 {
-                                let wf = access.wavefronts(ii, w, Dir::Store);
-                                let min = access.min_wavefronts(ii, w, Dir::Store);
+                                // the same in every warp (the warp's address
+                                // part XORs a constant onto every lane's)
+                                let (wf, min) = *wave[ii].get_or_insert_with(|| {
+                                    (
+                                        access.wavefronts(ii, w, Dir::Store),
+                                        access.min_wavefronts(ii, w, Dir::Store),
+                                    )
+                                });
                                 report.smem_wavefronts += wf;
                                 report.min_wavefronts += min;
                                 report.bank_conflicts += wf - min;
@@ -298,8 +305,16 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     BarrierScope::Warp => warp_phase.iter_mut().for_each(|p| *p += 1),
                 },
                 Stage::SmemLoad { access } => {
+                    if !access.guard.is_all() {
+                        // a load's threads all execute it (only stores take turns)
+                        return Err(SimError::Unsupported {
+                            stage: si,
+                            kind: "SmemLoad (by some warps only)",
+                        });
+                    }
                     let n: usize = access.insts.iter().map(|i| i.regs.len()).sum();
                     let mut next: Vec<Vec<u64>> = vec![Vec::new(); (warps * 32) as usize];
+                    let mut wave: Vec<Option<(u64, u64)>> = vec![None; access.insts.len()];
                     for w in 0..warps {
                         let mut per_lane: Vec<Vec<u64>> = vec![vec![0; n]; 32];
                         let mut base = 0usize;
@@ -334,8 +349,14 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                             }
                             base += inst.regs.len();
                             if blk == 0 {
-                                let wf = access.wavefronts(ii, w, Dir::Load);
-                                let min = access.min_wavefronts(ii, w, Dir::Load);
+                                // the same in every warp (the warp's address
+                                // part XORs a constant onto every lane's)
+                                let (wf, min) = *wave[ii].get_or_insert_with(|| {
+                                    (
+                                        access.wavefronts(ii, w, Dir::Load),
+                                        access.min_wavefronts(ii, w, Dir::Load),
+                                    )
+                                });
                                 report.smem_wavefronts += wf;
                                 report.min_wavefronts += min;
                                 report.bank_conflicts += wf - min;

@@ -215,7 +215,7 @@ pub fn simulate_packed_form(
                         words.iter().map(|w| run(w, &inputs, &prog)).collect();
                     let mut first = 0usize;
                     for (ii, inst) in access.insts.iter().enumerate() {
-                        for warp in 0..warps {
+                        for warp in (0..warps).filter(|&w| access.guard.active(w)) {
                             let slots = access
                                 .element_slots(ii, warp)
                                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
@@ -237,6 +237,13 @@ pub fn simulate_packed_form(
                 }
                 Stage::Barrier { .. } => {}
                 Stage::SmemLoad { access } => {
+                    if !access.guard.is_all() {
+                        // a load's threads all execute it (only stores take turns)
+                        return Err(SimError::Unsupported {
+                            stage: si,
+                            kind: "SmemLoad (by some warps only)",
+                        });
+                    }
                     let chunk = access_chunk(access);
                     for (ii, inst) in access.insts.iter().enumerate() {
                         let loaded: Vec<usize> = (0..inst.regs.len().div_ceil(chunk))

@@ -82,7 +82,7 @@ pub fn smem_limit(sm: u32) -> u64 {
 /// the tile allows, such plans store and load in rounds of at most this
 /// many bytes ([`shared_plans_report`]), as Triton 3.6 sizes the scratch of warp-local conversions in
 /// one warp (1-2 KB on `../shared/corpus/ttgir/stress_w1.ttgir`).
-/// Measured on an H100 with `warpforge bench` (results/resources_h100.md):
+/// Measured on an H100 with `warpforge bench` (results/runs/2026-11-23-h100-spill-weight-d571367/):
 /// the chosen plans of the 64x64 f16, 32x128 bf16 and 64x64 i8 one-warp
 /// tiles ran fastest in rounds of 2 KB, against rounds of 4 KB or the whole
 /// tile (8, 8 and 4 KB) in one round: with eight one-warp CTAs per SM a
@@ -128,20 +128,34 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
             max_smem: Some(ONE_WARP_ROUND_BYTES),
             ..*opt
         };
-        let out = shared_plans_inner(an, &small, &mut None);
+        let out = shared_plans_inner(an, &small, &mut None, false);
         if !out.is_empty() {
             return (out, None);
         }
     }
     let mut min_bytes = None;
-    let out = shared_plans_inner(an, opt, &mut min_bytes);
+    let out = shared_plans_inner(an, opt, &mut min_bytes, false);
+    if out.is_empty() && min_bytes.is_some() {
+        // Over the scratch limit in every round over register bits: warps
+        // store in turn ([`super::ir::WarpGuard`]).
+        let mut least = None;
+        let out = shared_plans_inner(an, opt, &mut least, true);
+        if !out.is_empty() {
+            return (out, None);
+        }
+        return (out, least.or(min_bytes));
+    }
     (out, min_bytes)
 }
 
+/// `warp_rounds`: rounds may also go over source warp bits that are
+/// destination register bits (their stores guarded by warp), where the
+/// rounds over register bits leave the scratch over `opt.max_smem`.
 fn shared_plans_inner(
     an: &Analysis,
     opt: &SharedOptions,
     min_bytes: &mut Option<u64>,
+    warp_rounds: bool,
 ) -> Vec<Plan> {
     let (a, b) = (&an.src, &an.dst);
     if a.block != b.block || !matches!(opt.elem_bits, 8 | 16 | 32 | 64) {
@@ -159,7 +173,7 @@ fn shared_plans_inner(
         vec![(xa, AddrMap::zero())]
     };
     for (xa, sel) in variants {
-        plans_for_store_side(an, opt, &xa, &xb, &sel, &mut out, min_bytes);
+        plans_for_store_side(an, opt, &xa, &xb, &sel, &mut out, min_bytes, warp_rounds);
     }
     out
 }
@@ -213,6 +227,7 @@ fn store_variants(x: &SideCols) -> Vec<(SideCols, AddrMap)> {
 
 /// [`shared_plans_inner`] for one store side `xa` with its register choice
 /// `sel` (a [`store_variants`] entry).
+#[allow(clippy::too_many_arguments)]
 fn plans_for_store_side(
     an: &Analysis,
     opt: &SharedOptions,
@@ -221,6 +236,7 @@ fn plans_for_store_side(
     sel: &AddrMap,
     out: &mut Vec<Plan>,
     min_bytes: &mut Option<u64>,
+    warp_rounds: bool,
 ) {
     let (a, w) = (&an.src, opt.elem_bits);
     let mut seen = std::collections::HashSet::new();
@@ -291,6 +307,7 @@ fn plans_for_store_side(
                 &mut local,
                 &mut found,
                 &mut least_bytes,
+                warp_rounds,
             );
             (found, least_bytes)
         })
@@ -327,6 +344,7 @@ fn chunk_plans(
     seen: &mut std::collections::HashSet<SeenKey>,
     out: &mut Vec<(SeenKey, Plan)>,
     min_bytes: &mut Option<u64>,
+    warp_rounds: bool,
 ) {
     let w = opt.elem_bits;
     {
@@ -367,8 +385,22 @@ fn chunk_plans(
                 let full_bytes = (1u64 << d) * (w as u64 / 8);
                 let r_need = opt.max_smem.map_or(0, |m| rounds_for(full_bytes, m));
                 let r_max = common_outer.len().min(d.saturating_sub(k));
-                if r_need > r_max {
-                    let least = full_bytes >> r_max;
+                // Beyond the shared register bits, rounds over source warp
+                // bits that are destination register bits the load splits
+                // on (highest warp bits first): those warps store in turn.
+                let by_warp: Vec<u64> = if warp_rounds && r_need > r_max {
+                    xa.warp
+                        .iter()
+                        .rev()
+                        .copied()
+                        .filter(|v| *v != 0 && ob.contains(v))
+                        .take(d.saturating_sub(k) - r_max)
+                        .collect()
+                } else {
+                    vec![]
+                };
+                if r_need > r_max + by_warp.len() {
+                    let least = full_bytes >> (r_max + by_warp.len());
                     *min_bytes = Some(min_bytes.map_or(least, |x: u64| x.min(least)));
                     continue;
                 }
@@ -376,7 +408,16 @@ fn chunk_plans(
                 // one round): each further round adds two barriers and
                 // moves the same instructions.
                 for r in [r_need] {
-                    let rounds_v = &common_outer[common_outer.len() - r..];
+                    let rounds_owned: Vec<u64> = if r <= r_max {
+                        common_outer[common_outer.len() - r..].to_vec()
+                    } else {
+                        [
+                            &common_outer[common_outer.len() - r_max..],
+                            &by_warp[..r - r_max],
+                        ]
+                        .concat()
+                    };
+                    let rounds_v = &rounds_owned[..];
                     let mut span = XorBasis::of(&[cc, rounds_v].concat());
                     let h: Vec<u64> = non_chunk_cols(lx, long)
                         .into_iter()
@@ -512,6 +553,7 @@ fn access(
         addr,
         insts,
         reg_xor: reg_xor.clone(),
+        guard: Default::default(),
     })
 }
 
@@ -532,33 +574,63 @@ fn assemble(
     let ld = access(xb, f_ld, sl, width, &AddrMap::zero())?;
     let low = sl.bits() - round_bits;
     let low_mask = ((1u64 << low) - 1) as u32;
-    // Rounds: the top `round_bits` offset bits come from registers only.
-    if (st.addr.base_bits() | ld.addr.base_bits()) & !low_mask != 0 {
+    // Round bits over source warp bits (round bit `i` -> warp bit): the
+    // store's warp column puts the round bit in the address; in round `j`
+    // only the warps whose bit is `j`'s store, so it leaves the address.
+    let by_warp: Vec<(usize, usize)> = (0..round_bits)
+        .filter_map(|i| {
+            let v = sl.bases[low + i];
+            xa.warp.iter().position(|&c| c == v).map(|b| (i, b))
+        })
+        .collect();
+    let mut st_addr = st.addr.clone();
+    for &(_, b) in &by_warp {
+        st_addr.warp[b] = 0;
+    }
+    // Rounds: the other top `round_bits` offset bits come from registers
+    // only, and no store instruction's offset has a round bit over warps.
+    if (st_addr.base_bits() | ld.addr.base_bits()) & !low_mask != 0 {
+        return None;
+    }
+    let guard_offsets = by_warp.iter().fold(0u32, |m, &(i, _)| m | 1 << (low + i));
+    if st.insts.iter().any(|i| i.offset & guard_offsets != 0) {
         return None;
     }
     // one pass over the instructions: round `j` takes those whose offset's
-    // top bits are `j`, in order
-    let split = |acc: &SmemAccess| -> Vec<SmemAccess> {
+    // top bits are `j`, in order (a store's round bits over warp bits are
+    // its guard instead)
+    let split = |acc: &SmemAccess, addr: &AddrMap, by_warp: &[(usize, usize)]| {
         let mut rounds: Vec<SmemAccess> = (0u32..1 << round_bits)
-            .map(|_| SmemAccess {
+            .map(|j| SmemAccess {
                 instr: acc.instr,
                 width: acc.width,
-                addr: acc.addr.clone(),
+                addr: addr.clone(),
                 insts: Vec::new(),
                 reg_xor: acc.reg_xor.clone(),
+                guard: by_warp.iter().fold(
+                    Default::default(),
+                    |g: super::ir::WarpGuard, &(i, b)| super::ir::WarpGuard {
+                        mask: g.mask | 1 << b,
+                        value: g.value | (j >> i & 1) << b,
+                    },
+                ),
             })
             .collect();
+        let guard_bits = by_warp.iter().fold(0u32, |m, &(i, _)| m | 1 << i);
         for i in &acc.insts {
-            if let Some(r) = rounds.get_mut((i.offset >> low) as usize) {
-                r.insts.push(SmemInst {
-                    regs: i.regs.clone(),
-                    offset: i.offset & low_mask,
-                });
+            let top = (i.offset >> low) as usize;
+            for (j, r) in rounds.iter_mut().enumerate() {
+                if j & !(guard_bits as usize) == top {
+                    r.insts.push(SmemInst {
+                        regs: i.regs.clone(),
+                        offset: i.offset & low_mask,
+                    });
+                }
             }
         }
         rounds
     };
-    let (st_r, ld_r) = (split(&st), split(&ld));
+    let (st_r, ld_r) = (split(&st, &st_addr, &by_warp), split(&ld, &ld.addr, &[]));
     // Copies in other warps that store for this one make it cross warps.
     let scope = if an.warp_local && sel.warp.iter().all(|&m| m == 0) {
         BarrierScope::Warp
@@ -621,7 +693,20 @@ fn assemble(
         ld.insts.len(),
         if round_bits > 0 {
             let rv: Vec<String> = sl.bases[low..].iter().map(|b| format!("{b:#x}")).collect();
-            format!("; {} rounds over tensor bits [{}]", 1 << round_bits, rv.join(", "))
+            let wb: Vec<String> = by_warp.iter().map(|(_, b)| b.to_string()).collect();
+            format!(
+                "; {} rounds over tensor bits [{}]{}",
+                1 << round_bits,
+                rv.join(", "),
+                if wb.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (warps store in turn: rounds over warp bit(s) {})",
+                        wb.join(", ")
+                    )
+                }
+            )
         } else {
             String::new()
         }
@@ -629,7 +714,7 @@ fn assemble(
     Some(Plan {
         kind: Kind::Shared,
         strategy: format!(
-            "shared/{names}/{}{}{}",
+            "shared/{names}/{}{}{}{}",
             sw.name(),
             match st
                 .reg_xor
@@ -646,6 +731,11 @@ fn assemble(
                 format!("/r{}", 1 << round_bits)
             } else {
                 String::new()
+            },
+            if by_warp.is_empty() {
+                String::new()
+            } else {
+                format!("/w{}", by_warp.len())
             }
         ),
         src_regs: an.src_regs(),
