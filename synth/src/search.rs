@@ -277,9 +277,48 @@ pub fn consider_proving(
                 while let Some(s) = rest.next_if(|s| (s.over, s.score) == key) {
                     group.push(s);
                 }
-                let proved: Vec<_> = group.into_par_iter().map(prove_one).collect();
-                let any = proved.iter().any(|(_, r)| r.is_ok());
-                done.extend(proved);
+                // Where the simulator's tie-breakers (bank conflicts, then
+                // the candidate's own store width and stage count, below)
+                // are known before proving, the group is proven in that
+                // order, two at a time, up to the first that passes: the one
+                // the sort below would choose among the group's proven.
+                let keys: Option<Vec<(u64, u32, usize)>> = group
+                    .iter()
+                    .map(|s| {
+                        crate::sim::predicted_bank_conflicts(&s.plan, &an).map(|bc| {
+                            (
+                                bc,
+                                crate::plan::budget::element_form_store_bytes(
+                                    &s.plan,
+                                    opt.elem_bits,
+                                ),
+                                s.plan.stages.len(),
+                            )
+                        })
+                    })
+                    .collect();
+                let any = match keys {
+                    Some(keys) if group.len() > 2 => {
+                        let mut order: Vec<(usize, Scored)> =
+                            group.into_iter().enumerate().collect();
+                        order.sort_by_key(|(i, _)| (keys[*i], *i));
+                        let mut it = order.into_iter().map(|(_, s)| s).peekable();
+                        let mut found = false;
+                        while it.peek().is_some() && !found {
+                            let pair: Vec<Scored> = it.by_ref().take(2).collect();
+                            let proved: Vec<_> = pair.into_par_iter().map(prove_one).collect();
+                            found = proved.iter().any(|(_, r)| r.is_ok());
+                            done.extend(proved);
+                        }
+                        found
+                    }
+                    _ => {
+                        let proved: Vec<_> = group.into_par_iter().map(prove_one).collect();
+                        let any = proved.iter().any(|(_, r)| r.is_ok());
+                        done.extend(proved);
+                        any
+                    }
+                };
                 if any {
                     break;
                 }

@@ -122,3 +122,49 @@ fn a_wrong_warp_guard_is_caught() {
         );
     }
 }
+
+/// The bank conflicts the search ranks tied candidates by before proving
+/// them (`synth::sim::predicted_bank_conflicts`) are the simulator's, for
+/// every proven candidate of the bundled pairs, a stress file and these
+/// tiles, at every width.
+#[test]
+fn predicted_bank_conflicts_are_the_simulators() {
+    use synth::search::consider;
+    use synth::sim::predicted_bank_conflicts;
+    let mut convs = conversions();
+    for f in ["corpus/pairs.mlir", "tests/data/stress_w4.ttgir"] {
+        let p = format!("{}/../{f}", env!("CARGO_MANIFEST_DIR"));
+        convs.extend(
+            parse_ttgir(&std::fs::read_to_string(p).unwrap())
+                .unwrap()
+                .converts
+                .iter()
+                .filter_map(|op| Conversion::from_op(op).ok()),
+        );
+    }
+    let mut checked = 0;
+    for c in &convs {
+        for bits in [8, 16, 32, 64] {
+            let Ok(cons) = consider(
+                c,
+                StrategyChoice::Auto,
+                &Weights::default(),
+                &options(bits),
+                None,
+            ) else {
+                continue;
+            };
+            for k in &cons.proven {
+                if let Some(n) = predicted_bank_conflicts(&k.plan, &cons.analysis) {
+                    assert_eq!(
+                        n, k.sim.bank_conflicts,
+                        "{} {bits}-bit {}",
+                        c.name, k.plan.strategy
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}

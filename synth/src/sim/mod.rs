@@ -196,6 +196,35 @@ pub(crate) fn move_registers<V: Copy>(
     Ok(true)
 }
 
+/// The [`SimReport::bank_conflicts`] that [`simulate`] reports for `plan`
+/// once it proves it, computed from the accesses alone: per shared-memory
+/// instruction, its wavefronts over the fewest its bytes allow, in the first
+/// warp that executes it, times the warps that do (the same in every warp:
+/// a warp's address part XORs a constant onto every lane's). `None` for the
+/// plans [`simulate`] runs by another simulator (word and cluster plans).
+pub fn predicted_bank_conflicts(plan: &Plan, an: &Analysis) -> Option<u64> {
+    if plan.packs_words() || plan.is_cluster() {
+        return None;
+    }
+    let warps = 1u32 << an.src.hw.warp;
+    let mut n = 0u64;
+    for st in &plan.stages {
+        let (access, dir) = match st {
+            Stage::SmemStore { access } => (access, Dir::Store),
+            Stage::SmemLoad { access } => (access, Dir::Load),
+            _ => continue,
+        };
+        let active: Vec<u32> = (0..warps).filter(|&w| access.guard.active(w)).collect();
+        let Some(&w0) = active.first() else { continue };
+        for ii in 0..access.insts.len() {
+            let wf = access.wavefronts(ii, w0, dir);
+            let min = access.min_wavefronts(ii, w0, dir);
+            n += (wf - min) * active.len() as u64;
+        }
+    }
+    Some(n)
+}
+
 /// Run `plan` for the conversion `an` and prove it with tags. Plans that
 /// carry words ([`Plan::packs_words`]) are run byte by byte.
 pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
