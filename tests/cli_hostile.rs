@@ -931,3 +931,64 @@ fn user_text_reaches_a_header_only_in_comments_strings_and_identifiers() {
     }
     assert!(h.contains("void wf__"), "helper names from the paths: {h}");
 }
+
+/// Each error names the flag or field the user wrote: a negative number is
+/// the flag's invalid value (not "unexpected argument"), a dot operand index
+/// other than 0/1 is refused at its position, a missing `@FILE` says why
+/// once, and a bad cost model names `--cost-model`.
+#[test]
+fn errors_name_the_flag_or_field() {
+    let pair = |extra: &[&str]| -> Output {
+        let mut a = vec!["plan", "--src", B8X4, "--dst", B4X8T, "--shape", "32x16"];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    for (flag, v) in [
+        ("--warps", "-4"),
+        ("--max-smem", "-1"),
+        ("--sm", "-90"),
+        ("--max-registers", "-64"),
+        ("--ctas", "-2"),
+    ] {
+        let o = pair(&[flag, v]);
+        expect_error_code(&o, 2, &[&format!("invalid value '{v}' for '{flag}")]);
+        assert!(
+            !stderr(&o).contains("unexpected argument"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let dot = "#ttg.dot_op<{opIdx = 2, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>}>";
+    let o = run(&["plan", "--src", B8X4, "--dst", dot, "--shape", "32x16"]);
+    expect_error(
+        &o,
+        &["--dst:1:14:", "opIdx = 2: a dot operand is 0 (A) or 1 (B)"],
+    );
+    let o = run(&[
+        "plan",
+        "--src",
+        B8X4,
+        "--dst",
+        "@/no/such/layout.txt",
+        "--shape",
+        "32x16",
+    ]);
+    expect_error(&o, &["--dst: @/no/such/layout.txt: cannot read: "]);
+    assert_eq!(
+        stderr(&o).matches("cannot read").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.json");
+    std::fs::write(&model, "{\"a\": 1}").unwrap();
+    let o = pair(&["--cost-model", model.to_str().unwrap()]);
+    expect_error(
+        &o,
+        &[&format!(
+            "--cost-model {}: not a cost model",
+            model.display()
+        )],
+    );
+}

@@ -22,7 +22,7 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     source: Source,
     /// Most shared-memory scratch a helper may use, in bytes.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, allow_negative_numbers = true, value_name = "BYTES")]
     max_smem: Option<u64>,
     /// Time every candidate under a register cap: the search ranks plans
     /// over N registers (predicted peak) after those within it and charges
@@ -32,23 +32,23 @@ pub(crate) struct BenchArgs {
     /// above the launch bounds' limit counts as that limit; `__maxnreg__`
     /// needs NVRTC 12.4 or later). Triton's kernel is not capped. Rows record the cap (`max_registers`); `warpforge fit` fits
     /// the `spill` weight from such rows.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
     max_registers: Option<u32>,
     /// The model that ranks (and prunes) candidates.
     #[command(flatten)]
     model: Model,
     /// Round trips per launch.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
     iters: u32,
     /// Timed launches per kernel (the median is reported).
-    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1000))]
     runs: u64,
     /// CTAs per SM in the grid.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     ctas_per_sm: u32,
     /// Shared-memory candidates timed per conversion (best scores first;
     /// shuffle candidates are all timed).
-    #[arg(long, default_value_t = synth::search::SHARED_CANDIDATES_PROVEN)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = synth::search::SHARED_CANDIDATES_PROVEN)]
     shared_candidates: usize,
     /// Which reverse plan each candidate's round trip returns through:
     /// `chosen` (the search's plan of the reverse conversion, for every

@@ -46,7 +46,7 @@ pub(crate) struct LayoutArgs {
     shape: Option<String>,
     /// Warps per CTA, a power of two up to 32 (default: what the layout
     /// fixes, else 4).
-    #[arg(long, value_parser = parse_warps)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_warps)]
     warps: Option<u32>,
 }
 

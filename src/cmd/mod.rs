@@ -152,13 +152,13 @@ pub(crate) struct Source {
     pub dtype: Option<String>,
     /// Warps per CTA for --src/--dst, a power of two up to 32 (default: what
     /// the layouts fix, else 4).
-    #[arg(long, value_parser = parse_warps)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_warps)]
     pub warps: Option<u32>,
     /// CTAs of the cluster for --src/--dst, a power of two up to 16
     /// (default: the CTAs the --src layout spans: its `block` bases,
     /// CTAsPerCGA or CGALayout; 1 when it says nothing). Both layouts must
     /// span this many.
-    #[arg(long, value_parser = parse_ctas)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_ctas)]
     pub ctas: Option<u32>,
     /// Name of the --src/--dst conversion (the helper is `<prefix><name>`)
     /// [default: `convert_` and a hash of the layouts, shape, type and warps,
@@ -218,7 +218,7 @@ impl Model {
         };
         let text =
             synth::input::read_input_file(p).map_err(|e| anyhow::anyhow!("--cost-model {e}"))?;
-        Ok(CostModel::from_json(&text, &p.display().to_string())?.weights)
+        Ok(CostModel::from_json(&text, &format!("--cost-model {}", p.display()))?.weights)
     }
 }
 
@@ -255,7 +255,7 @@ pub(crate) struct Input {
     /// stmatrix and clusters 90), 70 to 121 [default: each file's
     /// `ttg.target = "cuda:NN"`, else 90]. A file whose target differs
     /// has its conversions refused (the message names both).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(70..=121))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(70..=121))]
     pub sm: Option<u32>,
     /// With --sm: plan every conversion for --sm even where its file's
     /// `ttg.target` names another architecture.
@@ -267,7 +267,7 @@ pub(crate) struct Input {
     /// 99 KB, sm_90 227 KB), which also caps any value given here. One-warp
     /// CTAs go in rounds of at most 2 KB wherever a plan fits them, whatever
     /// this says above that.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, allow_negative_numbers = true, value_name = "BYTES")]
     pub max_smem: Option<u64>,
     /// Most predicted register peak per thread (in the form to use: packed
     /// for 8/16-bit data): candidate plans over N rank after those within
@@ -278,7 +278,7 @@ pub(crate) struct Input {
     /// `verify --gpu` compiles its register-budget loop kernels under
     /// `__maxnreg__(N)` and fails a loop body that spills there while the
     /// data alone leaves 16 of N spare.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(16..=255))]
     pub max_registers: Option<u32>,
     #[command(flatten)]
     pub model: Model,

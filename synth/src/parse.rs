@@ -752,7 +752,18 @@ impl Ctx<'_> {
                 cta: cta()?,
             },
             "dot_op" => Encoding::DotOperand {
-                op_idx: int(need("opIdx")?)?,
+                op_idx: {
+                    let e = need("opIdx")?;
+                    match int(e)? {
+                        i @ (0 | 1) => i,
+                        i => {
+                            return err_at(
+                                e.at,
+                                format!("#{name}: opIdx = {i}: a dot operand is 0 (A) or 1 (B)"),
+                            )
+                        }
+                    }
+                },
                 parent: Box::new(self.encoding(&need("parent")?.value, depth + 1)?),
                 k_width: get("kWidth").map(int).transpose()?.unwrap_or(0),
             },

@@ -168,7 +168,7 @@ pub enum InputError {
         tried: Vec<FormatError>,
     },
     /// `@PATH` could not be read.
-    #[error("@{path}: cannot read: {detail}")]
+    #[error("@{path}: {detail}")]
     Io { path: String, detail: String },
     /// The text is empty.
     #[error("{origin}empty layout text (give a TTGIR attribute, LinearLayout::toString text, JSON bases, a Gluon constructor or @FILE)")]
