@@ -58,7 +58,7 @@ check-all: build
 	WF_SAMPLE=1 $(CARGO) test --workspace --release
 	@$(MAKE) --no-print-directory verify-resources
 
-# docs/CLI.md: every subcommand's --help (tests/cli.rs checks it is current).
+# docs/CLI.md: every subcommand's --help (tests/cli/help.rs checks it is current).
 cli-docs: build
 	./scripts/cli_docs.sh $(BIN) > docs/CLI.md
 

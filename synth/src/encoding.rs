@@ -408,8 +408,9 @@ pub fn ensure_not_smaller(layout: &LinearLayout, shape: &[(String, i64)]) -> Res
     Ok(ret)
 }
 
-/// Triton's `LinearEncodingAttr::toLinearLayout(shape)`: the layout of the
-/// bases as written (each out dim as large as its largest basis needs,
+/// `#ttg.linear` ([`Encoding::Linear`]): Triton's
+/// `LinearEncodingAttr::toLinearLayout(shape)`. The layout of the bases as
+/// written (each out dim as large as its largest basis needs,
 /// Triton's `LinearLayout(bases, outDimNames)`), fitted to `shape` by
 /// [`ensure_not_smaller`] (registers cover what the bases do not reach) and
 /// [`ensure_not_larger`] (bases past the shape broadcast), so that a layout
@@ -492,9 +493,8 @@ fn linear_at_shape(
     ensure_not_larger_with(&l, &want, false)
 }
 
-/// Triton's `fmaDotToLinearLayout` (lib/Dialect/TritonGPU/IR/
-/// LinearLayoutConversions.cpp): the operand `op_idx` of an FMA dot whose
-/// parent is a blocked layout: each thread holds the whole K extent
+/// `#ttg.dot_op` with a `blocked` parent ([`Encoding::DotOperand`]):
+/// Triton's `fmaDotToLinearLayout`. The operand `op_idx` of an FMA dot: each thread holds the whole K extent
 /// (`shape[K]` registers along K, K the last dim for A and the second to
 /// last for B), lanes and warps broadcast along K, dims in the parent's
 /// order.
@@ -577,6 +577,15 @@ pub fn combine_cta_cga_with_shape(
     Ok(ret)
 }
 
+/// Triton's `nvidiaMmaTile`: the registers and lanes of one mma tile of
+/// `tile_shape` (for [`nvidia_mma_layout`] and [`nvidia_dot_layout`]), with
+/// `order[0]` the inner dim and `order[1]` the outer: `k_width` registers
+/// along the inner dim, 4 lanes along it and 8 along the outer, then
+/// register repeats down the outer dim (M / 8) and along the inner (N /
+/// (4 kWidth)). `rep_order` orders the out dims.
+///
+/// Errors: an outer extent not a multiple of 8, an inner one not a
+/// multiple of 4 x kWidth.
 fn nvidia_mma_tile(
     tile_shape: &[u32],
     k_width: u32,
@@ -781,22 +790,15 @@ impl Encoding {
     /// `register, lane, warp, block` and out dims `dim0..`. Errors name the
     /// field at fault: a rank mismatch, a non-power-of-two entry, a warp
     /// count that differs from `num_warps`, a lane count other than 32.
+    ///
+    /// One function per encoding, as Triton writes one per attribute in
+    /// `LinearLayoutConversions.cpp`: `blocked_layout`, `linear_at_shape`,
+    /// `cute_tv_layout`, `fragment_layout`, `nvidia_mma_layout`,
+    /// `fma_dot_layout` and `nvidia_dot_layout` (a `dot_op` by its parent,
+    /// as `DotOperandEncodingAttr::toLinearLayout` dispatches),
+    /// `slice_layout`; then [`normalize`].
     pub fn to_linear_layout(&self, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
-        let rank = shape.len();
-        if rank == 0 {
-            return Err(EncodingError::Shape {
-                shape: shape.to_vec(),
-                detail: "rank 0 tensors are not supported".into(),
-            });
-        }
-        for &s in shape {
-            if !is_pow2(s) {
-                return Err(EncodingError::Shape {
-                    shape: shape.to_vec(),
-                    detail: format!("{s} is not a power of two"),
-                });
-            }
-        }
+        check_shape(shape)?;
         let l = match self {
             Encoding::Blocked {
                 size_per_thread,
@@ -804,39 +806,15 @@ impl Encoding {
                 warps_per_cta,
                 order,
                 cta,
-            } => {
-                const E: &str = "blocked";
-                check_rank(E, "sizePerThread", size_per_thread, rank)?;
-                check_rank(E, "threadsPerWarp", threads_per_warp, rank)?;
-                check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
-                check_order(E, "order", order, rank)?;
-                check_pow2(E, "sizePerThread", size_per_thread)?;
-                check_pow2(E, "threadsPerWarp", threads_per_warp)?;
-                check_pow2(E, "warpsPerCTA", warps_per_cta)?;
-                check_cta(E, cta, rank)?;
-                let tpw = product(threads_per_warp);
-                if tpw != 32 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "threadsPerWarp",
-                        detail: format!(
-                            "{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"
-                        ),
-                    });
-                }
-                let wpc = product(warps_per_cta);
-                if wpc != num_warps as u64 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "warpsPerCTA",
-                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
-                    });
-                }
-                let cta_l = identity_standard_nd(REGISTER, size_per_thread, order)?
-                    .mul(&identity_standard_nd(LANE, threads_per_warp, order)?)?
-                    .mul(&identity_standard_nd(WARP, warps_per_cta, order)?)?;
-                combine_cta_cga_with_shape(cta_l, cta, shape)?
-            }
+            } => blocked_layout(
+                size_per_thread,
+                threads_per_warp,
+                warps_per_cta,
+                order,
+                cta,
+                shape,
+                num_warps,
+            )?,
             Encoding::Linear {
                 register,
                 lane,
@@ -869,236 +847,389 @@ impl Encoding {
                 instr_shape,
                 cta,
                 ..
-            } => {
-                const E: &str = "nvidia_mma";
-                if rank < 2 {
-                    return Err(EncodingError::Shape {
-                        shape: shape.to_vec(),
-                        detail: "nvidia_mma needs rank >= 2".into(),
-                    });
-                }
-                check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
-                check_pow2(E, "warpsPerCTA", warps_per_cta)?;
-                check_cta(E, cta, rank)?;
-                let wpc = product(warps_per_cta);
-                if wpc != num_warps as u64 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "warpsPerCTA",
-                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
-                    });
-                }
-                let tile: Vec<u32> = match version_major {
-                    2 => {
-                        // Ampere: instrShape is the tile ([16, 8] or [1, 16, 8]).
-                        check_rank(E, "instrShape", instr_shape, rank)?;
-                        check_pow2(E, "instrShape", instr_shape)?;
-                        instr_shape.clone()
-                    }
-                    3 => {
-                        // Hopper: instrShape = [M, N, K]; the tile is [M, N].
-                        if instr_shape.len() != 3 {
-                            return Err(EncodingError::Field {
-                                encoding: E,
-                                field: "instrShape",
-                                detail: format!("{instr_shape:?}: version 3 needs [M, N, K]"),
-                            });
-                        }
-                        for (i, what) in ["M", "N", "K"].iter().enumerate() {
-                            let x = instr_shape[i];
-                            if !is_pow2(x as i64) {
-                                return Err(EncodingError::Field {
-                                    encoding: E,
-                                    field: "instrShape",
-                                    detail: format!(
-                                        "{instr_shape:?}: {what} = {x} is not a power of two (warpforge's linear layouts need power-of-two tiles)"
-                                    ),
-                                });
-                            }
-                        }
-                        check_pow2(E, "instrShape", instr_shape)?;
-                        let mut t = vec![1; rank];
-                        t[rank - 2] = instr_shape[0];
-                        t[rank - 1] = instr_shape[1];
-                        t
-                    }
-                    v => {
-                        return Err(EncodingError::Unsupported {
-                            encoding: E,
-                            detail: format!("versionMajor = {v} (supported: 2, 3)"),
-                        })
-                    }
-                };
-                let order = matrix_order(rank, true);
-                let mut l = nvidia_mma_tile(&tile, 2, &order, &order)?;
-                let w = identity_standard_nd(
-                    WARP,
-                    warps_per_cta,
-                    &mma_warp_order(*version_major, rank),
-                )?
-                .transpose_outs(&l.out_dim_names())?;
-                l = l.mul(&w)?;
-                combine_cta_cga_with_shape(l, cta, shape)?
-            }
+            } => nvidia_mma_layout(
+                *version_major,
+                warps_per_cta,
+                instr_shape,
+                cta,
+                shape,
+                num_warps,
+            )?,
             Encoding::DotOperand {
                 op_idx,
                 parent,
                 k_width,
-            } => {
-                const E: &str = "dot_op";
-                if let Encoding::Blocked { .. } = parent.as_ref() {
+            } => match parent.as_ref() {
+                Encoding::Blocked { .. } => {
                     return fma_dot_layout(*op_idx, parent, shape, num_warps);
                 }
-                let Encoding::NvidiaMma {
+                Encoding::NvidiaMma {
                     version_major,
                     warps_per_cta,
                     cta,
                     ..
-                } = parent.as_ref()
-                else {
+                } => nvidia_dot_layout(
+                    *op_idx,
+                    *k_width,
+                    *version_major,
+                    warps_per_cta,
+                    cta,
+                    shape,
+                    num_warps,
+                )?,
+                _ => {
                     return Err(EncodingError::Unsupported {
-                        encoding: E,
+                        encoding: "dot_op",
                         detail: format!(
                             "parent `{}` (supported: nvidia_mma, blocked)",
                             parent.kind()
                         ),
                     });
-                };
-                if *op_idx > 1 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "opIdx",
-                        detail: format!("{op_idx} is neither 0 nor 1"),
-                    });
                 }
-                if *version_major == 3 && *op_idx == 1 {
-                    return Err(EncodingError::Unsupported {
-                        encoding: E,
-                        detail:
-                            "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)"
-                                .into(),
-                    });
-                }
-                if *k_width > 64 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "kWidth",
-                        detail: format!(
-                            "{k_width} is larger than any MMA operand packs (at most 64)"
-                        ),
-                    });
-                }
-                if !is_pow2(*k_width as i64) {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "kWidth",
-                        detail: format!("{k_width} is not a power of two"),
-                    });
-                }
-                if rank < 2 {
-                    return Err(EncodingError::Shape {
-                        shape: shape.to_vec(),
-                        detail: "dot_op needs rank >= 2".into(),
-                    });
-                }
-                check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
-                // the parent's CTA fields lay out the operand's CTAs
-                check_cta_fields(
-                    E,
-                    ["parent CTAsPerCGA", "parent CTASplitNum", "parent CTAOrder"],
-                    cta,
-                    rank,
-                )?;
-                let wpc = product(warps_per_cta);
-                if wpc != num_warps as u64 {
-                    return Err(EncodingError::Field {
-                        encoding: E,
-                        field: "parent warpsPerCTA",
-                        detail: format!("{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"),
-                    });
-                }
-                let is_a = *op_idx == 0;
-                let mut tile = vec![1u32; rank];
-                if is_a {
-                    tile[rank - 2] = 16;
-                    tile[rank - 1] = k_width * 8;
-                } else {
-                    tile[rank - 2] = k_width * 8;
-                    tile[rank - 1] = 8;
-                }
-                let order = dot_operand_order(*op_idx, rank);
-                let mut l = nvidia_mma_tile(&tile, *k_width, &order, &order)?;
-                // warpsNvidiaDot: broadcast along k.
-                let names = standard_out_dim_names(rank);
-                let inner = if is_a { rank - 1 } else { rank - 2 };
-                let mut w = LinearLayout::empty();
-                for d in mma_warp_order(*version_major, rank) {
-                    let d = d as usize;
-                    if d == inner {
-                        w = w.mul(&LinearLayout::zeros_1d(
-                            warps_per_cta[d] as i32,
-                            WARP,
-                            &names[d],
-                            1,
-                        )?)?;
-                    } else {
-                        w = w.mul(&LinearLayout::identity_1d(
-                            warps_per_cta[d] as i32,
-                            WARP,
-                            &names[d],
-                        )?)?;
-                    }
-                }
-                let w = w.transpose_outs(&l.out_dim_names())?;
-                l = l.mul(&w)?;
-                combine_cta_cga_with_shape(l, cta, shape)?
-            }
-            Encoding::Slice { dim, parent } => {
-                let dim = *dim as usize;
-                if dim > rank {
-                    return Err(EncodingError::Field {
-                        encoding: "slice",
-                        field: "dim",
-                        detail: format!("{dim} is past the parent's rank {}", rank + 1),
-                    });
-                }
-                let mut pshape = shape.to_vec();
-                pshape.insert(dim, 1);
-                let pl = parent.to_linear_layout(&pshape, num_warps)?;
-                let out_names = standard_out_dim_names(rank + 1);
-                let mut transform = LinearLayout::empty();
-                for (idx, (od, size)) in pl.out_dims().iter().enumerate() {
-                    if idx == dim {
-                        transform =
-                            transform.mul(&LinearLayout::zeros_1d(*size, od, &out_names[0], 1)?)?;
-                    } else {
-                        let target = &out_names[idx - usize::from(idx >= dim)];
-                        transform =
-                            transform.mul(&LinearLayout::identity_1d(*size, od, target)?)?;
-                    }
-                }
-                let sliced = pl.compose(&transform)?;
-                let regs: Vec<Vec<i32>> = sliced
-                    .bases(REGISTER)
-                    .iter()
-                    .filter(|b| b.iter().any(|&v| v != 0))
-                    .cloned()
-                    .collect();
-                let l = sliced.with_bases(REGISTER, regs)?;
-                let names = standard_out_dim_names(rank);
-                let l = l.transpose_outs(&names)?;
-                // Keep in-dim order canonical.
-                l.transpose_ins(&[REGISTER.into(), LANE.into(), WARP.into(), BLOCK.into()])?
-            }
+            },
+            Encoding::Slice { dim, parent } => slice_layout(*dim, parent, shape, num_warps)?,
         };
         normalize(l, shape, num_warps)
     }
 }
 
-/// Put a distributed layout into canonical form: in dims exactly
-/// `register, lane, warp, block` (absent ones empty), out dims
-/// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
-/// `shape` as the M x N tile a CUDA C++ layout (`what`) covers: rank 2.
+/// The shape checks every encoding makes first: rank at least 1, every dim
+/// a power of two.
+fn check_shape(shape: &[i64]) -> Result<()> {
+    if shape.is_empty() {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: "rank 0 tensors are not supported".into(),
+        });
+    }
+    for &s in shape {
+        if !is_pow2(s) {
+            return Err(EncodingError::Shape {
+                shape: shape.to_vec(),
+                detail: format!("{s} is not a power of two"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `#ttg.blocked` ([`Encoding::Blocked`]): Triton's
+/// `BlockedEncodingAttr::toLinearLayout`. `sizePerThread` registers, then
+/// `threadsPerWarp` lanes, then `warpsPerCTA` warps, each over the dims in
+/// `order` (minor first), laid over the CTAs and fitted to `shape` by
+/// [`combine_cta_cga_with_shape`].
+///
+/// Errors: a field of another rank than `shape`, an entry that is not a
+/// power of two, lanes other than 32, warps other than `num_warps`, bad CTA
+/// fields.
+fn blocked_layout(
+    size_per_thread: &[u32],
+    threads_per_warp: &[u32],
+    warps_per_cta: &[u32],
+    order: &[u32],
+    cta: &Option<CtaLayout>,
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    const E: &str = "blocked";
+    let rank = shape.len();
+    check_rank(E, "sizePerThread", size_per_thread, rank)?;
+    check_rank(E, "threadsPerWarp", threads_per_warp, rank)?;
+    check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
+    check_order(E, "order", order, rank)?;
+    check_pow2(E, "sizePerThread", size_per_thread)?;
+    check_pow2(E, "threadsPerWarp", threads_per_warp)?;
+    check_pow2(E, "warpsPerCTA", warps_per_cta)?;
+    check_cta(E, cta, rank)?;
+    let tpw = product(threads_per_warp);
+    if tpw != 32 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "threadsPerWarp",
+            detail: format!("{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"),
+        });
+    }
+    let wpc = product(warps_per_cta);
+    if wpc != num_warps as u64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "warpsPerCTA",
+            detail: format!(
+                "{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"
+            ),
+        });
+    }
+    let cta_l = identity_standard_nd(REGISTER, size_per_thread, order)?
+        .mul(&identity_standard_nd(LANE, threads_per_warp, order)?)?
+        .mul(&identity_standard_nd(WARP, warps_per_cta, order)?)?;
+    combine_cta_cga_with_shape(cta_l, cta, shape)
+}
+
+/// `#ttg.nvidia_mma` ([`Encoding::NvidiaMma`]): Triton's
+/// `NvidiaMmaEncodingAttr::toLinearLayout`. The tile of one instruction
+/// ([`mma_tile_shape`]) as [`nvidia_mma_tile`] lays it out (kWidth 2,
+/// row-major), then `warpsPerCTA` warps in the version's warp order
+/// ([`mma_warp_order`]), laid over the CTAs and fitted to `shape`.
+///
+/// Errors: rank below 2, `warpsPerCTA` of another rank, not powers of two
+/// or not `num_warps` warps, bad CTA fields, an `instrShape` the version
+/// does not take, a version other than 2 and 3.
+fn nvidia_mma_layout(
+    version_major: u32,
+    warps_per_cta: &[u32],
+    instr_shape: &[u32],
+    cta: &Option<CtaLayout>,
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    const E: &str = "nvidia_mma";
+    let rank = shape.len();
+    if rank < 2 {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: "nvidia_mma needs rank >= 2".into(),
+        });
+    }
+    check_rank(E, "warpsPerCTA", warps_per_cta, rank)?;
+    check_pow2(E, "warpsPerCTA", warps_per_cta)?;
+    check_cta(E, cta, rank)?;
+    let wpc = product(warps_per_cta);
+    if wpc != num_warps as u64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "warpsPerCTA",
+            detail: format!(
+                "{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"
+            ),
+        });
+    }
+    let tile = mma_tile_shape(version_major, instr_shape, rank)?;
+    let order = matrix_order(rank, true);
+    let mut l = nvidia_mma_tile(&tile, 2, &order, &order)?;
+    let w = identity_standard_nd(WARP, warps_per_cta, &mma_warp_order(version_major, rank))?
+        .transpose_outs(&l.out_dim_names())?;
+    l = l.mul(&w)?;
+    combine_cta_cga_with_shape(l, cta, shape)
+}
+
+/// The tile one `nvidia_mma` instruction covers, as Triton's
+/// `NvidiaMmaEncodingAttr::toLinearLayout` takes it from `instrShape`: the
+/// shape itself for Ampere (version 2: `[16, 8]` or `[1, 16, 8]`), `[M, N]`
+/// of `[M, N, K]` for Hopper (version 3), batch dims 1.
+///
+/// Errors: an `instrShape` of the wrong rank or with an entry that is not a
+/// power of two, a version other than 2 and 3.
+fn mma_tile_shape(version_major: u32, instr_shape: &[u32], rank: usize) -> Result<Vec<u32>> {
+    const E: &str = "nvidia_mma";
+    match version_major {
+        2 => {
+            // Ampere: instrShape is the tile ([16, 8] or [1, 16, 8]).
+            check_rank(E, "instrShape", instr_shape, rank)?;
+            check_pow2(E, "instrShape", instr_shape)?;
+            Ok(instr_shape.to_vec())
+        }
+        3 => {
+            // Hopper: instrShape = [M, N, K]; the tile is [M, N].
+            if instr_shape.len() != 3 {
+                return Err(EncodingError::Field {
+                    encoding: E,
+                    field: "instrShape",
+                    detail: format!("{instr_shape:?}: version 3 needs [M, N, K]"),
+                });
+            }
+            for (i, what) in ["M", "N", "K"].iter().enumerate() {
+                let x = instr_shape[i];
+                if !is_pow2(x as i64) {
+                    return Err(EncodingError::Field {
+                        encoding: E,
+                        field: "instrShape",
+                        detail: format!(
+                            "{instr_shape:?}: {what} = {x} is not a power of two (warpforge's linear layouts need power-of-two tiles)"
+                        ),
+                    });
+                }
+            }
+            check_pow2(E, "instrShape", instr_shape)?;
+            let mut t = vec![1; rank];
+            t[rank - 2] = instr_shape[0];
+            t[rank - 1] = instr_shape[1];
+            Ok(t)
+        }
+        v => Err(EncodingError::Unsupported {
+            encoding: E,
+            detail: format!("versionMajor = {v} (supported: 2, 3)"),
+        }),
+    }
+}
+
+/// `#ttg.dot_op` with an `nvidia_mma` parent ([`Encoding::DotOperand`]):
+/// Triton's `nvidiaDotToLinearLayout`. The operand's tile (A: 16 x
+/// 8*kWidth, B: 8*kWidth x 8) as [`nvidia_mma_tile`] lays it out, k
+/// contiguous ([`dot_operand_order`]), then the parent's warps broadcast
+/// along K ([`warps_nvidia_dot`]), laid over the parent's CTAs and fitted
+/// to `shape`.
+///
+/// Errors: `opIdx` other than 0 and 1, B of a version 3 parent (Hopper
+/// reads B from shared memory), `kWidth` over 64 or not a power of two,
+/// rank below 2, the parent's `warpsPerCTA` of another rank or not
+/// `num_warps` warps, bad parent CTA fields.
+fn nvidia_dot_layout(
+    op_idx: u32,
+    k_width: u32,
+    version_major: u32,
+    warps_per_cta: &[u32],
+    cta: &Option<CtaLayout>,
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    const E: &str = "dot_op";
+    let rank = shape.len();
+    if op_idx > 1 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "opIdx",
+            detail: format!("{op_idx} is neither 0 nor 1"),
+        });
+    }
+    if version_major == 3 && op_idx == 1 {
+        return Err(EncodingError::Unsupported {
+            encoding: E,
+            detail: "opIdx = 1 with an mma v3 parent (Hopper reads B from shared memory)".into(),
+        });
+    }
+    if k_width > 64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "kWidth",
+            detail: format!("{k_width} is larger than any MMA operand packs (at most 64)"),
+        });
+    }
+    if !is_pow2(k_width as i64) {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "kWidth",
+            detail: format!("{k_width} is not a power of two"),
+        });
+    }
+    if rank < 2 {
+        return Err(EncodingError::Shape {
+            shape: shape.to_vec(),
+            detail: "dot_op needs rank >= 2".into(),
+        });
+    }
+    check_rank(E, "parent warpsPerCTA", warps_per_cta, rank)?;
+    // the parent's CTA fields lay out the operand's CTAs
+    check_cta_fields(
+        E,
+        ["parent CTAsPerCGA", "parent CTASplitNum", "parent CTAOrder"],
+        cta,
+        rank,
+    )?;
+    let wpc = product(warps_per_cta);
+    if wpc != num_warps as u64 {
+        return Err(EncodingError::Field {
+            encoding: E,
+            field: "parent warpsPerCTA",
+            detail: format!(
+                "{warps_per_cta:?} multiplies to {wpc}, but the module has {num_warps} warps"
+            ),
+        });
+    }
+    let is_a = op_idx == 0;
+    let mut tile = vec![1u32; rank];
+    if is_a {
+        tile[rank - 2] = 16;
+        tile[rank - 1] = k_width * 8;
+    } else {
+        tile[rank - 2] = k_width * 8;
+        tile[rank - 1] = 8;
+    }
+    let order = dot_operand_order(op_idx, rank);
+    let mut l = nvidia_mma_tile(&tile, k_width, &order, &order)?;
+    let w = warps_nvidia_dot(warps_per_cta, &mma_warp_order(version_major, rank), is_a)?
+        .transpose_outs(&l.out_dim_names())?;
+    l = l.mul(&w)?;
+    combine_cta_cga_with_shape(l, cta, shape)
+}
+
+/// Triton's `warpsNvidiaDot`: the warps of an `nvidia_mma` dot operand,
+/// the parent's `warps_per_cta` taken in `warp_order`, broadcast along K
+/// (the last dim for A, `is_a`; the second to last for B): the warps along
+/// K hold the same operand.
+fn warps_nvidia_dot(warps_per_cta: &[u32], warp_order: &[u32], is_a: bool) -> Result<LinearLayout> {
+    let rank = warps_per_cta.len();
+    let names = standard_out_dim_names(rank);
+    let inner = if is_a { rank - 1 } else { rank - 2 };
+    let mut w = LinearLayout::empty();
+    for &d in warp_order {
+        let d = d as usize;
+        if d == inner {
+            w = w.mul(&LinearLayout::zeros_1d(
+                warps_per_cta[d] as i32,
+                WARP,
+                &names[d],
+                1,
+            )?)?;
+        } else {
+            w = w.mul(&LinearLayout::identity_1d(
+                warps_per_cta[d] as i32,
+                WARP,
+                &names[d],
+            )?)?;
+        }
+    }
+    Ok(w)
+}
+
+/// `#ttg.slice` ([`Encoding::Slice`]): Triton's
+/// `SliceEncodingAttr::toLinearLayout`. The parent's layout at `shape` with
+/// a dim of size 1 inserted at `dim`, that dim dropped from the out dims,
+/// and the register bases left zero by it removed.
+///
+/// Errors: `dim` past the parent's rank, and the parent's own.
+fn slice_layout(
+    dim: u32,
+    parent: &Encoding,
+    shape: &[i64],
+    num_warps: u32,
+) -> Result<LinearLayout> {
+    let rank = shape.len();
+    let dim = dim as usize;
+    if dim > rank {
+        return Err(EncodingError::Field {
+            encoding: "slice",
+            field: "dim",
+            detail: format!("{dim} is past the parent's rank {}", rank + 1),
+        });
+    }
+    let mut pshape = shape.to_vec();
+    pshape.insert(dim, 1);
+    let pl = parent.to_linear_layout(&pshape, num_warps)?;
+    let out_names = standard_out_dim_names(rank + 1);
+    let mut transform = LinearLayout::empty();
+    for (idx, (od, size)) in pl.out_dims().iter().enumerate() {
+        if idx == dim {
+            transform = transform.mul(&LinearLayout::zeros_1d(*size, od, &out_names[0], 1)?)?;
+        } else {
+            let target = &out_names[idx - usize::from(idx >= dim)];
+            transform = transform.mul(&LinearLayout::identity_1d(*size, od, target)?)?;
+        }
+    }
+    let sliced = pl.compose(&transform)?;
+    let regs: Vec<Vec<i32>> = sliced
+        .bases(REGISTER)
+        .iter()
+        .filter(|b| b.iter().any(|&v| v != 0))
+        .cloned()
+        .collect();
+    let l = sliced.with_bases(REGISTER, regs)?;
+    let names = standard_out_dim_names(rank);
+    let l = l.transpose_outs(&names)?;
+    // Keep in-dim order canonical.
+    Ok(l.transpose_ins(&[REGISTER.into(), LANE.into(), WARP.into(), BLOCK.into()])?)
+}
+
+/// Check `shape` as the M x N tile a CUDA C++ layout (`what`) covers: rank 2.
 fn tile_2d(shape: &[i64], what: &str) -> Result<()> {
     if shape.len() != 2 {
         return Err(EncodingError::Shape {
@@ -1109,9 +1240,11 @@ fn tile_2d(shape: &[i64], what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The linear layout of a CuTe thread-value layout over the M x N tile of
-/// `shape` (column-major index `m + M * n`, CuTe's convention): the first
-/// five thread bits are lanes, the rest warps, value bits registers.
+/// A CuTe thread-value layout ([`Encoding::CuteTv`]; no Triton encoding:
+/// warpforge reads it as a `linear` one, [`linear_at_shape`]) over the
+/// M x N tile of `shape` (column-major index `m + M * n`, CuTe's
+/// convention): the first five thread bits are lanes, the rest warps,
+/// value bits registers.
 /// Errors: a shape that is not M x N, an index beyond the tile, a thread
 /// count other than `num_warps x 32`.
 fn cute_tv_layout(
@@ -1156,9 +1289,10 @@ fn cute_tv_layout(
     lin.to_linear_layout(shape, num_warps)
 }
 
-/// The linear layout of a PTX fragment tiled over `num_warps` warps (`warps`
-/// = `[WM, WN]`, or `[0, 0]` for all along M) and repeated over the M x N
-/// `shape` (M repetitions first). Errors: a shape that is not M x N or not
+/// A named PTX register fragment ([`Encoding::PtxFragment`]; no Triton
+/// encoding: warpforge reads it as a `linear` one, [`linear_at_shape`])
+/// tiled over `num_warps` warps (`warps` = `[WM, WN]`, or `[0, 0]` for all
+/// along M) and repeated over the M x N `shape` (M repetitions first). Errors: a shape that is not M x N or not
 /// a multiple of the warps' tile, a warp count that does not match.
 fn fragment_layout(
     (operand, reg, lane, atom_warp): (u8, &[[u32; 2]], &[[u32; 2]], &[[u32; 2]]),
@@ -1239,6 +1373,9 @@ fn fragment_layout(
     lin.to_linear_layout(shape, num_warps)
 }
 
+/// Put a distributed layout into canonical form: in dims exactly
+/// `register, lane, warp, block` (absent ones empty), out dims
+/// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
 /// `log2(num_warps)` warp bits, surjectivity onto the tensor.
 pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
     let names = standard_out_dim_names(shape.len());

@@ -6,8 +6,8 @@
 // (SmemAccess::reg_xor, plan strategy `/splitK`): 1 store per thread instead
 // of 4 or 8, for 32- and 64-bit elements (8/16-bit data stays in its packed
 // form, which split stores do not have: the f16 slice -> slice case below and
-// its reverse). warpforge proves each on the CPU simulator (tests/cli.rs) and
-// on the GPU (verify --gpu, in the GPU run).
+// its reverse). warpforge proves each on the CPU simulator
+// (tests/cli/end_to_end.rs) and on the GPU (verify --gpu, in the GPU run).
 
 #blocked1 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>

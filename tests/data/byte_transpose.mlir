@@ -6,7 +6,7 @@
 // Built word by word that is 3 prmt per word (12 per 4 words); the shared
 // prmt network (synth::plan::pack::network) does 2 stages of 4 (8). The
 // i16 and f16 cases are the same layouts with 2 elements per word (one prmt
-// per word, already minimal). tests/cli.rs plans, emits and verifies them.
+// per word, already minimal). tests/cli/end_to_end.rs plans, emits and verifies them.
 
 #rows = #ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = []}>
 #mixed = #ttg.linear<{register = [[5, 0], [10, 0], [12, 0], [7, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = []}>

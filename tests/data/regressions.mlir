@@ -1,6 +1,6 @@
 // Regression cases from Triton's bug record for packed (8/16-bit) warp-local
 // conversions (docs/ARCHITECTURE.md 4.3). warpforge proves each on the CPU simulator
-// (tests/cli.rs) and on the GPU (verify --gpu, in the GPU run).
+// (tests/cli/end_to_end.rs) and on the GPU (verify --gpu, in the GPU run).
 //
 // #7899: the 16x8 fp8 mma -> blocked conversion that Triton PR 7809's byte
 // permutes miscompiled (reverted in PR 7899; layouts from its description),

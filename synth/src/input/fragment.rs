@@ -18,7 +18,7 @@
 //! 4`), the `ldmatrix` and `stmatrix` instructions, and the register
 //! fragments of `wgmma.mma_async` (matrix D). Every atom is checked against
 //! Triton's `nvidia_mma`/`dot_op` encodings of the same registers in
-//! `tests/cli.rs`.
+//! `tests/cli/layout.rs`.
 //!
 //! | name | tile | picture |
 //! |---|---|---|

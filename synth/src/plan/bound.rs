@@ -24,7 +24,7 @@
 //!   the remote side's accesses as instructions but not as wavefronts
 //!   (`cost_model::Features`' stand-in for distributed shared memory,
 //!   docs/ARCHITECTURE.md 4.7). Checked against every plan of the cluster
-//!   files in `tests/data/` (`tests/cli.rs`).
+//!   files in `tests/data/` (`tests/cli/plan.rs`).
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.

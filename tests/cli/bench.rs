@@ -1,0 +1,31 @@
+//! `warpforge bench` without a GPU.
+
+use crate::common::*;
+
+/// `warpforge bench` without a GPU says so and exits 1 (on a GPU machine
+/// this test does not start a benchmark: it checks nothing there, and says so).
+#[test]
+fn bench_without_a_gpu_fails_clearly() {
+    if verify::probe_gpu().is_ok() {
+        eprintln!("SKIP bench_without_a_gpu_fails_clearly: a GPU is present");
+        return;
+    }
+    expect_error(
+        &["bench", "--ttgir", "corpus/pairs.mlir"],
+        &["warpforge bench needs a GPU"],
+    );
+    // `--keep DIR` is created only once there is something to keep
+    let keep = tempfile_dir().join("keep-without-gpu");
+    let _ = std::fs::remove_dir_all(&keep);
+    expect_error(
+        &[
+            "bench",
+            "--ttgir",
+            "corpus/pairs.mlir",
+            "--keep",
+            keep.to_str().unwrap(),
+        ],
+        &["warpforge bench needs a GPU"],
+    );
+    assert!(!keep.exists(), "{} was created", keep.display());
+}

@@ -1,0 +1,141 @@
+//! `warpforge verify`: the CPU proof of every corpus file, `--gpu` without a
+//! GPU, and JUnit output.
+
+use crate::common::*;
+
+#[test]
+fn verify_cpu_passes_every_corpus_file() {
+    let all = [
+        "corpus/pairs.mlir",
+        "corpus/ttgir/attn_vfp8e4nv_sm90.ttgir",
+        "corpus/ttgir/matmul_fp16_sm80.ttgir",
+        "corpus/ttgir/transpose_softmax_sm80.ttgir",
+        "tests/data/same_cta_split.mlir",
+        "tests/data/cluster_same_cta.mlir",
+        "tests/data/byte_transpose.mlir",
+        // 140 conversions of Triton's Gluon layout tests (test_lowerings.py;
+        // tests/triton_tests.rs samples all of them in `make test`)
+        "tests/data/triton_lowerings.ttgir",
+    ];
+    let n = if check_all() {
+        all.len()
+    } else {
+        all.len() - 1
+    };
+    for f in &all[..n] {
+        let o = run(&["verify", "--cpu", "--json", "--ttgir", f]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(!lines.is_empty(), "{f}: no conversions reported");
+        for l in lines {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["verified"], true, "{f}: {l}");
+            assert!(v["name"].as_str().unwrap().contains(':'), "{l}");
+            assert!(["identity", "register", "shuffle", "shared"]
+                .contains(&v["kind"].as_str().unwrap()));
+            assert!(
+                v["cost"]["shfl"].is_u64()
+                    && v["cost"]["sel"].is_u64()
+                    && v["cost"]["bar"].is_u64()
+            );
+            assert!(v["cpu"]["slots"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn verify_gpu_demanded() {
+    // With a GPU this proves the pairs on it; without one it must fail clearly.
+    let o = run(&["verify", "--gpu", "--ttgir", "corpus/pairs.mlir"]);
+    if o.status.success() {
+        assert!(stderr(&o).contains("CPU simulator + GPU"), "{}", stderr(&o));
+    } else {
+        eprintln!("skipped the GPU half: no GPU here ({})", stderr(&o).trim());
+        assert!(stderr(&o).contains("--gpu: no GPU"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn verify_junit_has_a_testcase_per_conversion_and_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("out.xml");
+    let f = "corpus/pairs.mlir";
+    let o = run(&[
+        "verify",
+        "--cpu",
+        "--ttgir",
+        f,
+        "--junit",
+        xml.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = run(&["plan", "--json", "--ttgir", f]);
+    let names: Vec<String> = String::from_utf8(plan.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let text = std::fs::read_to_string(&xml).unwrap();
+    let d = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let suite = d
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(suite.attribute("failures"), Some("0"));
+    let cases: Vec<(String, String)> = d
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| {
+            (
+                n.attribute("classname").unwrap().into(),
+                n.attribute("name").unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        suite.attribute("tests"),
+        Some(cases.len().to_string().as_str())
+    );
+    for name in &names {
+        // the simulator's proof of every width the helper dispatches on
+        for bits in [8, 16, 32, 64] {
+            let want = format!("{name} cpu {bits}-bit");
+            assert!(
+                cases.iter().any(|(c, n)| c == f && *n == want),
+                "{want} missing"
+            );
+        }
+    }
+    assert_eq!(cases.len(), names.len() * 4);
+}
+
+#[test]
+fn a_bad_junit_path_errs_as_o_does() {
+    let f = "corpus/pairs.mlir";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", d]);
+    let j = run(&["verify", "--cpu", "--ttgir", f, "-o", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().last(), stderr(&j).lines().last());
+    assert!(
+        stderr(&o).contains(&format!("{d}: is a directory")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", f]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--junit corpus/pairs.mlir: this is the input file --ttgir"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", "/dev/full"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
