@@ -797,7 +797,9 @@ mod spill_tests {
     /// spill (`matmul:75`'s Triton, the f64 transpose) nothing is reported.
     #[test]
     fn spills_where_triton_does_not_are_listed() {
-        let text = include_str!("../../results/runs/2026-11-23-h100-loop-registers-6411028/bench_register_major.jsonl");
+        let text = include_str!(
+            "../../results/runs/2026-11-23-h100-loop-registers-6411028/bench_register_major.jsonl"
+        );
         let rows: Vec<Row> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("a bench row"))
@@ -871,7 +873,9 @@ mod spill_tests {
     /// while the same rows without the cap would be.
     #[test]
     fn rows_timed_under_a_register_cap_are_not_checked() {
-        let text = include_str!("../../results/runs/2026-11-23-h100-spill-weight-d571367/bench_max_registers_80.jsonl");
+        let text = include_str!(
+            "../../results/runs/2026-11-23-h100-spill-weight-d571367/bench_max_registers_80.jsonl"
+        );
         let mut rows: Vec<Row> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("a bench row"))
@@ -894,7 +898,10 @@ mod forms_tests {
     /// section `warpforge bench` wrote with them, worst lines included.
     #[test]
     fn forms_section_of_the_committed_run() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/runs/2026-11-24-h100-carried-words-6ef7222/");
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../results/runs/2026-11-24-h100-carried-words-6ef7222/"
+        );
         let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench.jsonl"))
             .unwrap()
             .lines()

@@ -165,111 +165,241 @@ pub fn emit_helper_widths_as(
         .unwrap_or(&variants[0])
         .1;
     let plan = &chosen.plan;
-    let ident = ident.to_string();
+    let threads = 32 * conv.num_warps;
     let stages: Vec<String> = plan.stages.iter().map(|s| s.name().to_string()).collect();
     let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
-    // Bodies per width, merged where identical.
-    let mut groups: Vec<(Vec<u32>, Vec<String>, bool)> = Vec::new();
-    // What the element form costs beyond its plan, per width.
-    let mut form_notes: Vec<String> = Vec::new();
-    // Widths whose element form moves the caller's arrays as 32-bit words.
-    let mut element_words: Vec<(u32, synth::plan::HeldWords)> = Vec::new();
     // Whether any width's plan uses shared memory: then every form takes `smem`.
     let any_smem = variants.iter().any(|(_, c)| c.plan.smem_elems > 0);
-    // Widths whose element form takes the caller's choice of arrays held as
-    // words (`warpforge::words`), and what `automatic` is for each.
-    let mut word_choices: Vec<(u32, &'static str)> = Vec::new();
+    let ElementForms {
+        groups,
+        form_notes,
+        element_words,
+        word_choices,
+    } = element_forms(conv, variants, ident, any_smem)?;
+    let lines = dispatch_by_width(groups, variants, ident);
+    let smem_elems = variants
+        .iter()
+        .filter(|(_, c)| c.plan.smem_elems > 0)
+        .map(|(_, c)| c.plan.smem_elems)
+        .max()
+        .unwrap_or(0);
+    let widths = width_scratch(variants);
+    let own_words = element_words
+        .iter()
+        .find(|(b, _)| *b == own_bits)
+        .map_or(synth::plan::HeldWords::NONE, |w| w.1);
+    let (packed, packed_bits) = packed_forms(conv, variants, smem_elems)?;
+    let takes_words = word_choices.iter().any(|(b, _)| *b == own_bits);
+    let over_limit = if takes_words {
+        over_limit(plan, own_bits, threads)
+    } else {
+        None
+    };
+    let code = env().get_template("helper")?.render(context! {
+        packed => packed,
+        bound_line => bound_line(chosen, own_bits),
+        ident => ident,
+        name => conv.name,
+        shape => shape.join("x"),
+        elem => conv.elem.name,
+        num_warps => conv.num_warps,
+        src_text => conv.src_text,
+        dst_text => conv.dst_text,
+        src_ll => layout_lines(&conv.src),
+        dst_ll => layout_lines(&conv.dst),
+        kind => plan.kind.as_str(),
+        strategy => plan.strategy,
+        notes => plan.notes,
+        others => other_widths(variants, own_bits, plan),
+        form_notes => form_notes,
+        words_line => words_line(&word_choices, over_limit),
+        stages => stages.join(" -> "),
+        cost => chosen.cost.to_string(),
+        smem => smem_elems > 0,
+        smem_line => smem_line(chosen, own_bits),
+        width_line => scratch_line(&widths, smem_elems),
+        register_line => register_line(plan, own_bits, conv.num_warps, own_words),
+        smem_expr => smem_expr(variants, smem_elems),
+        src_regs => plan.src_regs,
+        dst_regs => plan.dst_regs,
+        body => lines,
+    })?;
+    Ok(EmittedHelper {
+        ident: ident.to_string(),
+        name: conv.name.clone(),
+        src_regs: plan.src_regs,
+        dst_regs: plan.dst_regs,
+        smem_elems,
+        widths,
+        threads,
+        packed: packed_bits,
+        word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
+        code,
+        target: None,
+    })
+}
+
+/// The element forms of a helper's widths ([`element_forms`]) and what its
+/// header says about them.
+struct ElementForms {
+    /// The element-form bodies (statements, one per line) per width, merged
+    /// where identical: the widths in bits, the body, and whether any of
+    /// those widths' plans was made for that width only (`Plan::elem_bits`
+    /// set, so the body needs a `sizeof(T)` guard).
+    groups: Vec<(Vec<u32>, Vec<String>, bool)>,
+    /// What the element form costs beyond its plan, one header line per
+    /// width that goes through the packed form.
+    form_notes: Vec<String>,
+    /// Widths (bits) whose element form moves the caller's arrays as 32-bit
+    /// words, and which arrays.
+    element_words: Vec<(u32, synth::plan::HeldWords)>,
+    /// Widths (bits) whose element form takes the caller's choice of arrays
+    /// held as words (`warpforge::words`), and what `automatic` is for each.
+    word_choices: Vec<(u32, &'static str)>,
+}
+
+/// The element-form body of every width in `variants` (bits, plan) of the
+/// helper `ident`: through the packed form where [`element_via_packed`]
+/// takes it (with a note on what that costs), else element by element
+/// ([`body`]); wrapped in the `warpforge::words` branches where
+/// [`element_word_choices`] applies; bodies merged where widths share them.
+/// `any_smem`: some width uses shared memory, so every form takes `smem`.
+fn element_forms(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+    ident: &str,
+    any_smem: bool,
+) -> Result<ElementForms, EmitError> {
+    let threads = 32 * conv.num_warps;
+    let mut forms = ElementForms {
+        groups: Vec::new(),
+        form_notes: Vec::new(),
+        element_words: Vec::new(),
+        word_choices: Vec::new(),
+    };
     for (bits, ch) in variants {
-        let threads = 32 * conv.num_warps;
-        let auto = element_via_packed(&conv.name, &ident, *bits, &ch.plan, any_smem, threads)?;
+        let auto = element_via_packed(&conv.name, ident, *bits, &ch.plan, any_smem, threads)?;
         let auto_words = auto.as_ref().map_or(synth::plan::HeldWords::NONE, |a| a.2);
         let mut b = match auto {
             Some((b, prmt, held)) => {
-                element_words.push((*bits, held));
-                // 8-bit data and 16-bit data through the packed form hold
-                // both arrays (synth::plan::element_form_words); why, for
-                // 16-bit data
-                use synth::plan::WordsRule;
-                let why = match synth::plan::element_form_rule(&ch.plan, *bits, threads) {
-                    WordsRule::Natural => {
-                        ": the packed form's words are the natural pairs".to_string()
-                    }
-                    WordsRule::Over => format!(
-                        ": the arrays' elements, {} and {}, one register each, would exceed the {} registers __launch_bounds__({threads}) allows less 16 on at least one side",
-                        ch.plan.src_regs,
-                        ch.plan.dst_regs,
-                        synth::plan::register_limit(threads)
-                    ),
-                    WordsRule::Bytes | WordsRule::None => String::new(),
-                };
-                let folds = if *bits == 16 {
-                    " (the caller's per-element work on them folds into 32-bit operations)"
-                } else {
-                    ""
-                };
-                // 16-bit words move in pairs (kernels::element::via_packed's in_pairs)
-                let access = if *bits == 16 {
-                    "two at a time by an 8-byte memcpy"
-                } else {
-                    "one at a time by a 4-byte memcpy"
-                };
-                form_notes.push(format!(
-                    "{bits}-bit elements in this form: the {} move as natural 32-bit words, {access}, through {ident}_packed{bits}{folds}{why}; {prmt} prmt per thread reorder them to and from its word order",
-                    match held.name() {
-                        "both" => "arrays",
-                        "src" => "src array",
-                        _ => "dst array",
-                    }
-                ));
+                forms.element_words.push((*bits, held));
+                forms
+                    .form_notes
+                    .push(via_packed_note(ident, *bits, &ch.plan, threads, prmt, held));
                 b
             }
             None => body(&conv.name, &ch.plan)?,
         };
-        if let Some(choice) = element_word_choices(
-            &conv.name, &ident, *bits, &ch.plan, any_smem, &b, auto_words,
-        )? {
-            word_choices.push((*bits, auto_words.name()));
+        if let Some(choice) =
+            element_word_choices(&conv.name, ident, *bits, &ch.plan, any_smem, &b, auto_words)?
+        {
+            forms.word_choices.push((*bits, auto_words.name()));
             b = choice;
         }
         let specific = ch.plan.elem_bits != 0;
-        match groups.iter_mut().find(|g| g.1 == b) {
+        match forms.groups.iter_mut().find(|g| g.1 == b) {
             Some(g) => {
                 g.0.push(*bits);
                 g.2 |= specific;
             }
-            None => groups.push((vec![*bits], b, specific)),
+            None => forms.groups.push((vec![*bits], b, specific)),
         }
+    }
+    Ok(forms)
+}
+
+/// The header note for `bits`-bit elements whose element form goes through
+/// the packed form `{ident}_packed{bits}` of `plan` (`threads` per CTA):
+/// which arrays (`held`) move as natural 32-bit words and how, why they are
+/// held as words ([`synth::plan::element_form_rule`]), and the `prmt`
+/// per thread that reorder them.
+fn via_packed_note(
+    ident: &str,
+    bits: u32,
+    plan: &synth::plan::Plan,
+    threads: u32,
+    prmt: usize,
+    held: synth::plan::HeldWords,
+) -> String {
+    // 8-bit data and 16-bit data through the packed form hold both arrays
+    // (synth::plan::element_form_words); why, for 16-bit data
+    use synth::plan::WordsRule;
+    let why = match synth::plan::element_form_rule(plan, bits, threads) {
+        WordsRule::Natural => ": the packed form's words are the natural pairs".to_string(),
+        WordsRule::Over => format!(
+            ": the arrays' elements, {} and {}, one register each, would exceed the {} registers __launch_bounds__({threads}) allows less 16 on at least one side",
+            plan.src_regs,
+            plan.dst_regs,
+            synth::plan::register_limit(threads)
+        ),
+        WordsRule::Bytes | WordsRule::None => String::new(),
+    };
+    let folds = if bits == 16 {
+        " (the caller's per-element work on them folds into 32-bit operations)"
+    } else {
+        ""
+    };
+    // 16-bit words move in pairs (kernels::element::via_packed's in_pairs)
+    let access = if bits == 16 {
+        "two at a time by an 8-byte memcpy"
+    } else {
+        "one at a time by a 4-byte memcpy"
+    };
+    format!(
+        "{bits}-bit elements in this form: the {} move as natural 32-bit words, {access}, through {ident}_packed{bits}{folds}{why}; {prmt} prmt per thread reorder them to and from its word order",
+        match held.name() {
+            "both" => "arrays",
+            "src" => "src array",
+            _ => "dst array",
+        }
+    )
+}
+
+/// The templated helper's body from the element-form bodies per width
+/// (`groups`, see [`ElementForms::groups`]): the one body as it is where all
+/// widths share it and no plan is width-specific, else one `if constexpr
+/// (sizeof(T) == n ...)` branch per body and a `static_assert` for widths
+/// no variant serves.
+fn dispatch_by_width(
+    mut groups: Vec<(Vec<u32>, Vec<String>, bool)>,
+    variants: &[(u32, Chosen)],
+    ident: &str,
+) -> Vec<String> {
+    if groups.len() == 1 && !groups[0].2 {
+        return groups.pop().unwrap().1;
     }
     let mut lines = Vec::new();
-    if groups.len() == 1 && !groups[0].2 {
-        lines = groups.pop().unwrap().1;
-    } else {
-        for (gi, (bits, b, _)) in groups.iter().enumerate() {
-            let cond: Vec<String> = bits
-                .iter()
-                .map(|b| format!("sizeof(T) == {}", b / 8))
-                .collect();
-            lines.push(format!(
-                "{}if constexpr ({}) {{",
-                if gi == 0 { "" } else { "} else " },
-                cond.join(" || ")
-            ));
-            lines.extend(b.iter().map(|l| format!("  {l}")));
-        }
-        let all: Vec<String> = variants.iter().map(|(b, _)| (b / 8).to_string()).collect();
-        lines.push("} else {".into());
+    for (gi, (bits, b, _)) in groups.iter().enumerate() {
+        let cond: Vec<String> = bits
+            .iter()
+            .map(|b| format!("sizeof(T) == {}", b / 8))
+            .collect();
         lines.push(format!(
-            "  static_assert(sizeof(T) == 0, \"{ident}: planned for {}-byte elements only\");",
-            all.join("/")
+            "{}if constexpr ({}) {{",
+            if gi == 0 { "" } else { "} else " },
+            cond.join(" || ")
         ));
-        lines.push("}".into());
+        lines.extend(b.iter().map(|l| format!("  {l}")));
     }
+    let all: Vec<String> = variants.iter().map(|(b, _)| (b / 8).to_string()).collect();
+    lines.push("} else {".into());
+    lines.push(format!(
+        "  static_assert(sizeof(T) == 0, \"{ident}: planned for {}-byte elements only\");",
+        all.join("/")
+    ));
+    lines.push("}".into());
+    lines
+}
+
+/// The C expression of the helper's scratch bytes for element type `T`
+/// (`<ident>_smem_bytes<T>`), with `smem_elems` the most elements any width
+/// of `variants` uses.
+fn smem_expr(variants: &[(u32, Chosen)], smem_elems: u64) -> String {
     let smem_sizes: Vec<(u32, u64)> = variants
         .iter()
         .filter(|(_, c)| c.plan.smem_elems > 0)
         .map(|(b, c)| (*b, c.plan.smem_elems))
         .collect();
-    let smem_elems = smem_sizes.iter().map(|x| x.1).max().unwrap_or(0);
     // `E * sizeof(T)`, divided for the widths that take E / k elements (the
     // same plan in k rounds): the common statement first, so that a reader
     // (or a script) taking `Nu * unsigned(sizeof(T))` gets every width that
@@ -284,7 +414,7 @@ pub fn emit_helper_widths_as(
     } else {
         None
     };
-    let smem_expr = if smem_sizes.iter().all(|x| x.1 == smem_elems) {
+    if smem_sizes.iter().all(|x| x.1 == smem_elems) {
         format!("{smem_elems}u * unsigned(sizeof(T))")
     } else if let Some(div) = divisors {
         let mut d = String::from("1u");
@@ -298,8 +428,12 @@ pub fn emit_helper_widths_as(
             e = format!("sizeof(T) == {} ? {}u : {e}", b / 8, n * (*b as u64 / 8));
         }
         e
-    };
-    let widths: Vec<WidthScratch> = variants
+    }
+}
+
+/// The scratch (bytes and rounds) of each width in `variants`.
+fn width_scratch(variants: &[(u32, Chosen)]) -> Vec<WidthScratch> {
+    variants
         .iter()
         .map(|(b, c)| WidthScratch {
             bits: *b,
@@ -310,9 +444,17 @@ pub fn emit_helper_widths_as(
                 0
             },
         })
-        .collect();
-    let width_line = scratch_line(&widths, smem_elems);
-    let others: Vec<String> = variants
+        .collect()
+}
+
+/// The header lines for the widths other than `own_bits` whose plan takes
+/// another strategy than the own width's `plan`: kind, strategy and cost.
+fn other_widths(
+    variants: &[(u32, Chosen)],
+    own_bits: u32,
+    plan: &synth::plan::Plan,
+) -> Vec<String> {
+    variants
         .iter()
         .filter(|(b, c)| *b != own_bits && c.plan.strategy != plan.strategy)
         .map(|(b, c)| {
@@ -324,38 +466,41 @@ pub fn emit_helper_widths_as(
                 c.cost
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The header line on the shared scratch of the own width's plan
+/// (`own_bits`-bit elements): bytes, elements, rounds, and the simulated
+/// wavefronts and bank conflicts; empty without scratch.
+fn smem_line(chosen: &Chosen, own_bits: u32) -> String {
+    let plan = &chosen.plan;
+    if plan.smem_elems == 0 {
+        return String::new();
+    }
     let (wf, min_wf) = plan.wavefronts_per_warp();
-    let smem_line = if plan.smem_elems > 0 {
-        format!(
-            "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}",
-            plan.smem_elems * (own_bits as u64 / 8),
-            plan.smem_elems,
-            plan.rounds,
-            chosen.sim.smem_wavefronts,
-            chosen.sim.min_wavefronts,
-            chosen.sim.bank_conflicts,
-            wf,
-            min_wf
-        )
-    } else {
-        String::new()
-    };
+    format!(
+        "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}",
+        plan.smem_elems * (own_bits as u64 / 8),
+        plan.smem_elems,
+        plan.rounds,
+        chosen.sim.smem_wavefronts,
+        chosen.sim.min_wavefronts,
+        chosen.sim.bank_conflicts,
+        wf,
+        min_wf
+    )
+}
+
+/// The header line on the lower bound of the conversion for `own_bits`-bit
+/// elements ([`synth::plan::lower_bound`]: shuffled words or shared-memory
+/// accesses per thread, wavefronts per warp); empty where the bound is 0.
+fn bound_line(chosen: &Chosen, own_bits: u32) -> String {
     let lb = synth::plan::lower_bound(
         &chosen.analysis,
         own_bits,
         &synth::search::Weights::default(),
     );
-    let register_line = register_line(
-        plan,
-        own_bits,
-        conv.num_warps,
-        element_words
-            .iter()
-            .find(|(b, _)| *b == own_bits)
-            .map_or(synth::plan::HeldWords::NONE, |w| w.1),
-    );
-    let bound_line = if lb.score > 0.0 {
+    if lb.score > 0.0 {
         format!(
             "lower bound ({}-bit elements): {}{} shared-memory accesses per thread and {} wavefronts per warp for a round trip",
             own_bits,
@@ -367,104 +512,68 @@ pub fn emit_helper_widths_as(
         )
     } else {
         String::new()
-    };
-    // Packed forms for 16- and 8-bit elements, from those widths' plans.
+    }
+}
+
+/// The packed forms for 16- and 8-bit elements, from those widths' plans in
+/// `variants` ([`body_packed`]): the template context of each and its
+/// [`PackedForm`]. `smem_elems`: the helper's scratch in elements (every
+/// form takes `smem` when it is not 0).
+fn packed_forms(
+    conv: &Conversion,
+    variants: &[(u32, Chosen)],
+    smem_elems: u64,
+) -> Result<(Vec<minijinja::Value>, Vec<PackedForm>), EmitError> {
     let mut packed = Vec::new();
     let mut packed_bits = Vec::new();
     for bits in [16u32, 8] {
         let Some((_, ch)) = variants.iter().find(|(b, _)| *b == bits) else {
             continue;
         };
-        if let Some(mut lines) = body_packed(&conv.name, &ch.plan, bits)? {
-            let (ps, pd) = synth::plan::pack::plan_maps(&ch.plan, bits);
-            // same signature as the templated helper: `smem` whenever any width uses it
-            if smem_elems > 0 && ch.plan.smem_elems == 0 {
-                lines.insert(0, "(void)smem;".into());
-            }
-            let p = 32 / bits;
-            let cost = ch.plan.cost_for_width(bits);
-            packed.push(context! {
-                bits => bits,
-                per => p,
-                src_words => ch.plan.src_regs / p,
-                dst_words => ch.plan.dst_regs / p,
-                smem => smem_elems > 0,
-                ctype => if bits == 8 { "unsigned char" } else { "unsigned short" },
-                cost => cost.to_string(),
-                strategy => ch.plan.strategy.clone(),
-                src_pack => pack_doc(&ps),
-                dst_pack => pack_doc(&pd),
-                body => lines,
-            });
-            packed_bits.push(PackedForm {
-                bits,
-                src: ps,
-                dst: pd,
-            });
+        let Some(mut lines) = body_packed(&conv.name, &ch.plan, bits)? else {
+            continue;
+        };
+        let (ps, pd) = synth::plan::pack::plan_maps(&ch.plan, bits);
+        // same signature as the templated helper: `smem` whenever any width uses it
+        if smem_elems > 0 && ch.plan.smem_elems == 0 {
+            lines.insert(0, "(void)smem;".into());
         }
+        let p = 32 / bits;
+        let cost = ch.plan.cost_for_width(bits);
+        packed.push(context! {
+            bits => bits,
+            per => p,
+            src_words => ch.plan.src_regs / p,
+            dst_words => ch.plan.dst_regs / p,
+            smem => smem_elems > 0,
+            ctype => if bits == 8 { "unsigned char" } else { "unsigned short" },
+            cost => cost.to_string(),
+            strategy => ch.plan.strategy.clone(),
+            src_pack => pack_doc(&ps),
+            dst_pack => pack_doc(&pd),
+            body => lines,
+        });
+        packed_bits.push(PackedForm {
+            bits,
+            src: ps,
+            dst: pd,
+        });
     }
-    // where the own width's element form is predicted over the launch
-    // bounds' register limit, the words line says what avoids the spill
-    let over_limit = word_choices
-        .iter()
-        .any(|(b, _)| *b == own_bits)
-        .then(|| {
-            let threads = 32 * conv.num_warps;
-            let e = synth::plan::element_form_peak(plan, own_bits, threads).peak;
-            let limit = synth::plan::register_limit(threads);
-            if e > limit {
-                Some(OverLimit::Peak {
-                    bits: own_bits,
-                    peak: e,
-                    limit,
-                    threads,
-                })
-            } else {
-                None
-            }
-        })
-        .flatten();
-    let code = env().get_template("helper")?.render(context! {
-        packed => packed,
-        bound_line => bound_line,
-        ident => ident,
-        name => conv.name,
-        shape => shape.join("x"),
-        elem => conv.elem.name,
-        num_warps => conv.num_warps,
-        src_text => conv.src_text,
-        dst_text => conv.dst_text,
-        src_ll => layout_lines(&conv.src),
-        dst_ll => layout_lines(&conv.dst),
-        kind => plan.kind.as_str(),
-        strategy => plan.strategy,
-        notes => plan.notes,
-        others => others,
-        form_notes => form_notes,
-        words_line => words_line(&word_choices, over_limit),
-        stages => stages.join(" -> "),
-        cost => chosen.cost.to_string(),
-        smem => smem_elems > 0,
-        smem_line => smem_line,
-        width_line => width_line,
-        register_line => register_line,
-        smem_expr => smem_expr,
-        src_regs => plan.src_regs,
-        dst_regs => plan.dst_regs,
-        body => lines,
-    })?;
-    Ok(EmittedHelper {
-        ident,
-        name: conv.name.clone(),
-        src_regs: plan.src_regs,
-        dst_regs: plan.dst_regs,
-        smem_elems,
-        widths,
-        threads: 32 * conv.num_warps,
-        packed: packed_bits,
-        word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
-        code,
-        target: None,
+    Ok((packed, packed_bits))
+}
+
+/// Where the own width's (`own_bits`) element form of `plan` under
+/// `automatic` is predicted over the register limit of `threads`-thread
+/// launch bounds, that peak, so that the words line says what avoids the
+/// spill; `None` otherwise.
+fn over_limit(plan: &synth::plan::Plan, own_bits: u32, threads: u32) -> Option<OverLimit> {
+    let e = synth::plan::element_form_peak(plan, own_bits, threads).peak;
+    let limit = synth::plan::register_limit(threads);
+    (e > limit).then_some(OverLimit::Peak {
+        bits: own_bits,
+        peak: e,
+        limit,
+        threads,
     })
 }
 

@@ -21,9 +21,9 @@ use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
 use std::collections::BTreeSet;
 use synth::plan::pack::{
-    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, Piece,
+    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, PackMap, Piece,
 };
-use synth::plan::{BarrierScope, Plan, ShflMode, Stage};
+use synth::plan::{BarrierScope, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
 /// element (a C expression of type `T`).
@@ -33,13 +33,50 @@ enum Val {
     Elem(String),
 }
 
+/// The state [`body_packed`] threads through the stages of a plan: the
+/// statements so far and the value of each element register.
 struct Body {
+    /// The statements so far, one per line.
     out: Vec<String>,
+    /// Element width in bits (8 or 16).
     bits: u32,
+    /// Temporaries the `prmt` programs declared so far.
     temps: usize,
+    /// The value of each element register of the current stage.
+    vals: Vec<Val>,
+    /// Lane predicates `p<mask>` declared so far.
+    preds: BTreeSet<u32>,
+    /// Whether the scratch address is declared.
+    smem_decl: bool,
 }
 
 impl Body {
+    /// The body's opening for `bits`-bit elements: the element type `T`,
+    /// `lane` and `warp`; no registers yet.
+    fn new(bits: u32) -> Self {
+        Body {
+            out: vec![
+                format!(
+                    "typedef {} T;",
+                    if bits == 8 {
+                        "unsigned char"
+                    } else {
+                        "unsigned short"
+                    }
+                ),
+                "const unsigned lane = threadIdx.x & 31u;".to_string(),
+                "const unsigned warp = threadIdx.x >> 5;".to_string(),
+                "(void)lane;".to_string(),
+                "(void)warp;".to_string(),
+            ],
+            bits,
+            temps: 0,
+            vals: Vec::new(),
+            preds: BTreeSet::new(),
+            smem_decl: false,
+        }
+    }
+
     /// The element as an expression of type `T`.
     fn elem(&self, v: &Val) -> String {
         match v {
@@ -49,6 +86,170 @@ impl Body {
                 format!("detail::from_u32<T>({word} >> {}u)", slot * self.bits)
             }
         }
+    }
+
+    /// The whole body of a plan that carries words itself
+    /// (`Plan::packs_words`, `p` elements per word): its stages but the
+    /// first (`Pack`) and the last (`Unpack`) on the words `src[w]`, then
+    /// the destination words; `None` where [`packed_words_io`] finds no
+    /// word-to-word form.
+    fn words_throughout(
+        mut self,
+        name: &str,
+        plan: &Plan,
+        p: u32,
+    ) -> Result<Option<Vec<String>>, EmitError> {
+        let Some(outs) = packed_words_io(plan, self.bits) else {
+            return Ok(None);
+        };
+        let mut names: Vec<String> = (0..plan.src_regs / p)
+            .map(|w| format!("src[{w}]"))
+            .collect();
+        let n = plan.stages.len();
+        for (si, st) in plan.stages.iter().enumerate().take(n - 1).skip(1) {
+            names = word_stage(&mut self.out, &mut self.preds, si, st, names).map_err(|kind| {
+                EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind,
+                }
+            })?;
+        }
+        for (j, &w) in outs.iter().enumerate() {
+            self.out.push(format!("dst[{j}] = {};", names[w as usize]));
+        }
+        Ok(Some(self.out))
+    }
+
+    /// Stage `si` of the conversion `name` on the element values.
+    fn stage(&mut self, name: &str, si: usize, st: &Stage) -> Result<(), EmitError> {
+        match st {
+            Stage::RegRename { map } => {
+                self.vals = map.iter().map(|&i| self.vals[i as usize].clone()).collect();
+            }
+            Stage::Select { entries } => self.select(si, entries),
+            Stage::Shuffle {
+                mode,
+                lane_map,
+                entries,
+            } => self.shuffle(si, *mode, lane_map, entries),
+            Stage::SmemStore { access } => self.smem_store(si, access),
+            Stage::Barrier { scope } => self.out.push(match scope {
+                BarrierScope::Cta => "__syncthreads();".into(),
+                BarrierScope::Warp => "__syncwarp();".into(),
+            }),
+            Stage::SmemLoad { access } => self.smem_load(si, access),
+            other => {
+                return Err(EmitError::Unsupported {
+                    name: name.into(),
+                    stage: si,
+                    kind: other.name(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A `Select` stage `si`: each chosen element `s{si}_{k}` of type `T`
+    /// by the lane predicate `p<mask>` (declared on first use); an entry
+    /// that chooses the same register either way keeps its value.
+    fn select(&mut self, si: usize, entries: &[SelEntry]) {
+        let mut next = Vec::with_capacity(entries.len());
+        for (k, e) in entries.iter().enumerate() {
+            if e.if_set == e.if_clear {
+                next.push(self.vals[e.if_set as usize].clone());
+                continue;
+            }
+            declare_pred(&mut self.out, &mut self.preds, e.lane_mask);
+            let v = format!("s{si}_{k}");
+            let (x, y) = (
+                self.elem(&self.vals[e.if_set as usize]),
+                self.elem(&self.vals[e.if_clear as usize]),
+            );
+            self.out
+                .push(format!("const T {v} = p{} ? {x} : {y};", e.lane_mask));
+            next.push(Val::Elem(v));
+        }
+        self.vals = next;
+    }
+
+    /// A `Shuffle` stage `si`: the source lane `sl{si}` (`Idx` mode, from
+    /// `lane_map`), then each shuffled element `s{si}_{k}` of type `T`; an
+    /// entry without a shuffle keeps its value.
+    fn shuffle(&mut self, si: usize, mode: ShflMode, lane_map: &[u32], entries: &[ShflEntry]) {
+        if mode == ShflMode::Idx {
+            self.out.push(format!(
+                "const unsigned sl{si} = {};",
+                linear_expr("lane", lane_map)
+            ));
+        }
+        let mut next = Vec::with_capacity(entries.len());
+        for (k, e) in entries.iter().enumerate() {
+            let Some(c) = e.arg else {
+                next.push(self.vals[e.reg as usize].clone());
+                continue;
+            };
+            let a = self.elem(&self.vals[e.reg as usize]);
+            let v = format!("s{si}_{k}");
+            let call = shfl_call(mode, &a, si, c);
+            self.out.push(format!("const T {v} = {call};"));
+            next.push(Val::Elem(v));
+        }
+        self.vals = next;
+    }
+
+    /// A shared-memory store stage `si`: addresses and the warp guard, the
+    /// stage's words all by one `prmt` program ([`store_pieces`]), then one
+    /// store per instruction of its words.
+    fn smem_store(&mut self, si: usize, access: &SmemAccess) {
+        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
+        let guard = warp_guard(&mut self.out, si, access);
+        let chunk = access_chunk(access);
+        // the stage's words by one prmt program, then the stores
+        let pieces: Vec<Piece<String>> = self.vals.iter().map(piece).collect();
+        let words = store_pieces(access, &pieces);
+        let mut names = prmt_program(&mut self.out, &mut self.temps, &words, self.bits).into_iter();
+        for (inst, addr) in access.insts.iter().zip(addrs) {
+            let n = inst.regs.chunks(chunk).count();
+            let words: Vec<String> = names.by_ref().take(n).collect();
+            self.out
+                .push(guarded(&guard, store_stmt(access, &addr, &words)));
+        }
+    }
+
+    /// A shared-memory load stage `si`: addresses, then per instruction its
+    /// words, whose slots are appended to the element values (loaded words
+    /// stay words).
+    fn smem_load(&mut self, si: usize, access: &SmemAccess) {
+        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
+        let chunk = access_chunk(access) as u32;
+        for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
+            let words = load_words(&mut self.out, access, &addr, si, ii);
+            for e in 0..inst.regs.len() as u32 {
+                self.vals.push(Val::Slot {
+                    word: words[(e / chunk) as usize].clone(),
+                    slot: e % chunk,
+                });
+            }
+        }
+    }
+
+    /// The body's close: every destination word `dst[j]` (packed by `pd`,
+    /// `dst_regs` elements) by one `prmt` program with shared
+    /// intermediates; `None` where the stages did not end with `dst_regs`
+    /// elements.
+    fn finish(mut self, pd: &PackMap, dst_regs: u32) -> Option<Vec<String>> {
+        if self.vals.len() as u32 != dst_regs {
+            return None;
+        }
+        // every destination word by one prmt program (shared intermediates)
+        let pieces: Vec<Piece<String>> = self.vals.iter().map(piece).collect();
+        let words = dst_pieces(&pieces, pd, dst_regs, self.bits);
+        let outs = prmt_program(&mut self.out, &mut self.temps, &words, self.bits);
+        for (j, w) in outs.iter().enumerate() {
+            self.out.push(format!("dst[{j}] = {w};"));
+        }
+        Some(self.out)
     }
 }
 
@@ -82,50 +283,13 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if plan.stores_by_lane_choice() || plan.is_cluster() {
         return Ok(None);
     }
-    let mut b = Body {
-        out: vec![
-            format!(
-                "typedef {} T;",
-                if bits == 8 {
-                    "unsigned char"
-                } else {
-                    "unsigned short"
-                }
-            ),
-            "const unsigned lane = threadIdx.x & 31u;".to_string(),
-            "const unsigned warp = threadIdx.x >> 5;".to_string(),
-            "(void)lane;".to_string(),
-            "(void)warp;".to_string(),
-        ],
-        bits,
-        temps: 0,
-    };
+    let mut b = Body::new(bits);
     if plan.packs_words() {
         // Words all the way: the plan without its Pack and Unpack.
-        let Some(outs) = packed_words_io(plan, bits) else {
-            return Ok(None);
-        };
-        let mut preds: BTreeSet<u32> = BTreeSet::new();
-        let mut names: Vec<String> = (0..plan.src_regs / p)
-            .map(|w| format!("src[{w}]"))
-            .collect();
-        let n = plan.stages.len();
-        for (si, st) in plan.stages.iter().enumerate().take(n - 1).skip(1) {
-            names = word_stage(&mut b.out, &mut preds, si, st, names).map_err(|kind| {
-                EmitError::Unsupported {
-                    name: name.into(),
-                    stage: si,
-                    kind,
-                }
-            })?;
-        }
-        for (j, &w) in outs.iter().enumerate() {
-            b.out.push(format!("dst[{j}] = {};", names[w as usize]));
-        }
-        return Ok(Some(b.out));
+        return b.words_throughout(name, plan, p);
     }
     let (ps, pd) = plan_maps(plan, bits);
-    let mut vals: Vec<Val> = (0..plan.src_regs)
+    b.vals = (0..plan.src_regs)
         .map(|r| {
             let (w, slot) = ps.word_slot(r);
             Val::Slot {
@@ -134,107 +298,8 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
             }
         })
         .collect();
-    let mut preds: BTreeSet<u32> = BTreeSet::new();
-    let mut smem_decl = false;
     for (si, st) in plan.stages.iter().enumerate() {
-        match st {
-            Stage::RegRename { map } => {
-                vals = map.iter().map(|&i| vals[i as usize].clone()).collect();
-            }
-            Stage::Select { entries } => {
-                let mut next = Vec::with_capacity(entries.len());
-                for (k, e) in entries.iter().enumerate() {
-                    if e.if_set == e.if_clear {
-                        next.push(vals[e.if_set as usize].clone());
-                        continue;
-                    }
-                    declare_pred(&mut b.out, &mut preds, e.lane_mask);
-                    let v = format!("s{si}_{k}");
-                    let (x, y) = (
-                        b.elem(&vals[e.if_set as usize]),
-                        b.elem(&vals[e.if_clear as usize]),
-                    );
-                    b.out
-                        .push(format!("const T {v} = p{} ? {x} : {y};", e.lane_mask));
-                    next.push(Val::Elem(v));
-                }
-                vals = next;
-            }
-            Stage::Shuffle {
-                mode,
-                lane_map,
-                entries,
-            } => {
-                if *mode == ShflMode::Idx {
-                    b.out.push(format!(
-                        "const unsigned sl{si} = {};",
-                        linear_expr("lane", lane_map)
-                    ));
-                }
-                let mut next = Vec::with_capacity(entries.len());
-                for (k, e) in entries.iter().enumerate() {
-                    let Some(c) = e.arg else {
-                        next.push(vals[e.reg as usize].clone());
-                        continue;
-                    };
-                    let a = b.elem(&vals[e.reg as usize]);
-                    let v = format!("s{si}_{k}");
-                    let call = shfl_call(*mode, &a, si, c);
-                    b.out.push(format!("const T {v} = {call};"));
-                    next.push(Val::Elem(v));
-                }
-                vals = next;
-            }
-            Stage::SmemStore { access } => {
-                let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
-                let guard = warp_guard(&mut b.out, si, access);
-                let chunk = access_chunk(access);
-                // the stage's words by one prmt program, then the stores
-                let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
-                let words = store_pieces(access, &pieces);
-                let mut names = prmt_program(&mut b.out, &mut b.temps, &words, bits).into_iter();
-                for (inst, addr) in access.insts.iter().zip(addrs) {
-                    let n = inst.regs.chunks(chunk).count();
-                    let words: Vec<String> = names.by_ref().take(n).collect();
-                    b.out
-                        .push(guarded(&guard, store_stmt(access, &addr, &words)));
-                }
-            }
-            Stage::Barrier { scope } => b.out.push(match scope {
-                BarrierScope::Cta => "__syncthreads();".into(),
-                BarrierScope::Warp => "__syncwarp();".into(),
-            }),
-            Stage::SmemLoad { access } => {
-                let addrs = stage_addrs(&mut b.out, &mut smem_decl, si, access);
-                let chunk = access_chunk(access) as u32;
-                for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-                    let words = load_words(&mut b.out, access, &addr, si, ii);
-                    for e in 0..inst.regs.len() as u32 {
-                        vals.push(Val::Slot {
-                            word: words[(e / chunk) as usize].clone(),
-                            slot: e % chunk,
-                        });
-                    }
-                }
-            }
-            other => {
-                return Err(EmitError::Unsupported {
-                    name: name.into(),
-                    stage: si,
-                    kind: other.name(),
-                });
-            }
-        }
+        b.stage(name, si, st)?;
     }
-    if vals.len() as u32 != plan.dst_regs {
-        return Ok(None);
-    }
-    // every destination word by one prmt program (shared intermediates)
-    let pieces: Vec<Piece<String>> = vals.iter().map(piece).collect();
-    let words = dst_pieces(&pieces, &pd, plan.dst_regs, bits);
-    let outs = prmt_program(&mut b.out, &mut b.temps, &words, bits);
-    for (j, w) in outs.iter().enumerate() {
-        b.out.push(format!("dst[{j}] = {w};"));
-    }
-    Ok(Some(b.out))
+    Ok(b.finish(&pd, plan.dst_regs))
 }
