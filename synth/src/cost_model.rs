@@ -64,18 +64,13 @@ pub struct Weights {
 
 /// The weight of one predicted register over the limit where a model file
 /// does not set one (the built-in model's, `synth/cost_models/default.json`):
-/// fitted on an H100 by `warpforge fit --only spill` (the other weights
-/// held at the built-in model's) to 26 conversions timed under `warpforge
-/// bench --max-registers 80` and `--max-registers 128` (kernels under
-/// `__maxnreg__`; `results/runs/2026-11-23-h100-spill-weight-d571367/`): 10.74 under the weights
-/// refitted in issue 23's eleventh pass, 9.81 under the hand-set ones
-/// before them (within-conversion R^2 0.53 there; the choice within 5% of
-/// the fastest on 17 of 26 against 16 of 26 at the earlier prior of 2, a
-/// local store and load per round trip, the same leaving each conversion
-/// out). Larger than one store and load because ptxas
-/// spills more than the predicted excess (at a cap of 128, one warp's
-/// 64x64 f32 transpose: shared plans predicted 16 over spilled 24-53 `LDL`
-/// per round trip, the shuffle plan predicted 20 over 74).
+/// fitted by `warpforge fit --only spill` (the other weights held at the
+/// built-in model's) to conversions timed under `warpforge bench
+/// --max-registers 80` and `--max-registers 128` (kernels under
+/// `__maxnreg__`); the fit, its rows and how well it chooses are in
+/// `results/runs/2026-11-23-h100-spill-weight-d571367/`. It is larger than
+/// one local store and load per excess register because ptxas spills more
+/// than the predicted excess.
 pub const DEFAULT_SPILL_WEIGHT: f64 = 10.74;
 
 fn default_spill() -> f64 {
