@@ -4,7 +4,8 @@
 //!
 //! One test target (one binary to link), one module per subcommand, and two
 //! for what runs through several: `cluster` (conversions across CTAs) and
-//! `end_to_end` (one file through plan, emit and verify). `common` holds
+//! `end_to_end` (one file through plan, emit and verify); `snapshots` holds
+//! every corpus header as emitted (`tests/snapshots/`). `common` holds
 //! the helpers every module uses. Run one module with
 //! `cargo test --test cli plan::`.
 
@@ -19,4 +20,5 @@ mod fit;
 mod help;
 mod layout;
 mod plan;
+mod snapshots;
 mod verify;

@@ -1,0 +1,167 @@
+#ifndef WARPFORGE_DETAIL_H
+#define WARPFORGE_DETAIL_H 0x890c644c951d
+namespace detail {
+
+#define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
+  __device__ __forceinline__ T shfl_idx(T v, unsigned s) {                                \
+    return (T)__shfl_sync(0xffffffffu, (U)v, s);                                          \
+  }                                                                                       \
+  __device__ __forceinline__ T shfl_xor(T v, unsigned m) {                                \
+    return (T)__shfl_xor_sync(0xffffffffu, (U)v, m);                                      \
+  }                                                                                       \
+  __device__ __forceinline__ T shfl_up(T v, unsigned d) {                                 \
+    return (T)__shfl_up_sync(0xffffffffu, (U)v, d);                                       \
+  }                                                                                       \
+  __device__ __forceinline__ T shfl_down(T v, unsigned d) {                               \
+    return (T)__shfl_down_sync(0xffffffffu, (U)v, d);                                     \
+  }
+WARPFORGE_SHFL_NATIVE(int, int)
+WARPFORGE_SHFL_NATIVE(unsigned, unsigned)
+WARPFORGE_SHFL_NATIVE(float, float)
+WARPFORGE_SHFL_NATIVE(long long, long long)
+WARPFORGE_SHFL_NATIVE(unsigned long long, unsigned long long)
+WARPFORGE_SHFL_NATIVE(double, double)
+WARPFORGE_SHFL_NATIVE(char, int)
+WARPFORGE_SHFL_NATIVE(signed char, int)
+WARPFORGE_SHFL_NATIVE(unsigned char, unsigned)
+WARPFORGE_SHFL_NATIVE(short, int)
+WARPFORGE_SHFL_NATIVE(unsigned short, unsigned)
+#undef WARPFORGE_SHFL_NATIVE
+
+// Any other trivially copyable element type (__half, __nv_bfloat16, fp8
+// structs, ...) moves as its bits, through the unsigned type of its size.
+template <int kBytes> struct bits_of;
+template <> struct bits_of<1> { typedef unsigned char type; };
+template <> struct bits_of<2> { typedef unsigned short type; };
+template <> struct bits_of<4> { typedef unsigned type; };
+template <> struct bits_of<8> { typedef unsigned long long type; };
+
+// False for every argument list, but only once instantiated: the
+// static_assert of a refused conversion's declarations fires where a kernel
+// uses them, not where the header is included.
+template <typename...> struct refused { static constexpr bool value = false; };
+
+template <int kOp, typename T>
+__device__ __forceinline__ T shfl_bits(T v, unsigned a) {
+  typedef typename bits_of<sizeof(T)>::type B;  // element size must be 1, 2, 4 or 8 bytes
+  B b = *reinterpret_cast<const B*>(&v);
+  b = kOp == 0 ? shfl_idx(b, a) : kOp == 1 ? shfl_xor(b, a) : kOp == 2 ? shfl_up(b, a) : shfl_down(b, a);
+  return *reinterpret_cast<const T*>(&b);
+}
+template <typename T> __device__ __forceinline__ T shfl_idx(T v, unsigned s) { return shfl_bits<0>(v, s); }
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, unsigned m) { return shfl_bits<1>(v, m); }
+template <typename T> __device__ __forceinline__ T shfl_up(T v, unsigned d) { return shfl_bits<2>(v, d); }
+template <typename T> __device__ __forceinline__ T shfl_down(T v, unsigned d) { return shfl_bits<3>(v, d); }
+
+// Elements as the bits of 32-bit words (8-, 16- and 32-bit elements) or of
+// 64-bit pairs of words, for packed shared-memory accesses.
+template <typename T>
+__device__ __forceinline__ unsigned to_u32(T v) {
+  typedef typename bits_of<sizeof(T)>::type B;
+  B b = *reinterpret_cast<const B*>(&v);
+  return (unsigned)b;
+}
+template <typename T>
+__device__ __forceinline__ T from_u32(unsigned w) {
+  typedef typename bits_of<sizeof(T)>::type B;
+  B b = (B)w;
+  return *reinterpret_cast<const T*>(&b);
+}
+template <typename T>
+__device__ __forceinline__ unsigned long long to_u64(T v) {
+  return *reinterpret_cast<const unsigned long long*>(&v);
+}
+template <typename T>
+__device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
+  unsigned long long b = (unsigned long long)lo | ((unsigned long long)hi << 32);
+  return *reinterpret_cast<const T*>(&b);
+}
+
+// One 32-bit word of a caller's array of 8/16-bit elements (elements
+// p .. p + 32/bits - 1, lowest index in the lowest bits), read and written by
+// a 4-byte memcpy: valid at any alignment and under any aliasing; once the
+// array is in registers NVVM's scalar replacement keeps it as 32-bit words
+// (the loop-carried ones included) rather than one register per element.
+__device__ __forceinline__ unsigned ld_word(const void* p) {
+  unsigned w;
+  memcpy(&w, p, 4);
+  return w;
+}
+__device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+// Two consecutive natural words (elements p .. p + 64/bits - 1) by one 8-byte
+// memcpy. NVVM's scalar replacement widens such a 64-bit slice of a caller's
+// array into an integer, so that the caller's per-element work on it folds
+// into 32-bit operations; a 4-byte slice of 16-bit elements becomes a
+// <2 x i16> vector instead, and the caller's work on it stays per half (an
+// extract and an insert per element).
+__device__ __forceinline__ void ld_dword(const void* p, unsigned& lo, unsigned& hi) {
+  unsigned long long q;
+  memcpy(&q, p, 8);
+  lo = (unsigned)q;
+  hi = (unsigned)(q >> 32);
+}
+__device__ __forceinline__ void st_dword(void* p, unsigned lo, unsigned hi) {
+  const unsigned long long q = (unsigned long long)lo | ((unsigned long long)hi << 32);
+  memcpy(p, &q, 8);
+}
+
+// Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
+// stmatrix, ldmatrix), on 32-bit shared-window addresses.
+// __cvta_generic_to_shared (CUDA >= 11) rather than inline `cvta`: NVVM
+// knows it is pure, so a caller's loop computes the window address once
+// instead of reading SR_SWINHI and SR_CgaCtaId in every iteration.
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void st_u8(unsigned a, unsigned v) { asm volatile("st.shared.u8 [%0], %1;" :: "r"(a), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_u16(unsigned a, unsigned v) { asm volatile("st.shared.u16 [%0], %1;" :: "r"(a), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_b32(unsigned a, unsigned v) { asm volatile("st.shared.b32 [%0], %1;" :: "r"(a), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_v2(unsigned a, unsigned x, unsigned y) { asm volatile("st.shared.v2.b32 [%0], {%1, %2};" :: "r"(a), "r"(x), "r"(y) : "memory"); }
+__device__ __forceinline__ void st_v4(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) { asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" :: "r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory"); }
+__device__ __forceinline__ unsigned ld_u8(unsigned a) { unsigned v; asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory"); return v; }
+__device__ __forceinline__ unsigned ld_u16(unsigned a) { unsigned v; asm volatile("ld.shared.u16 %0, [%1];" : "=r"(v) : "r"(a) : "memory"); return v; }
+__device__ __forceinline__ unsigned ld_b32(unsigned a) { unsigned v; asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(a) : "memory"); return v; }
+__device__ __forceinline__ void ld_v2(unsigned a, unsigned& x, unsigned& y) { asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "r"(a) : "memory"); }
+__device__ __forceinline__ void ld_v4(unsigned a, unsigned& x, unsigned& y, unsigned& z, unsigned& w) { asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory"); }
+#define WARPFORGE_MATRIX(SUF, Q)                                                                                   \
+  __device__ __forceinline__ void stsm_x1##SUF(unsigned a, unsigned x) {                                           \
+    asm volatile("stmatrix.sync.aligned.m8n8.x1" Q ".shared.b16 [%0], {%1};" :: "r"(a), "r"(x) : "memory");       \
+  }                                                                                                                \
+  __device__ __forceinline__ void stsm_x2##SUF(unsigned a, unsigned x, unsigned y) {                               \
+    asm volatile("stmatrix.sync.aligned.m8n8.x2" Q ".shared.b16 [%0], {%1, %2};" :: "r"(a), "r"(x), "r"(y) : "memory"); \
+  }                                                                                                                \
+  __device__ __forceinline__ void stsm_x4##SUF(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) {       \
+    asm volatile("stmatrix.sync.aligned.m8n8.x4" Q ".shared.b16 [%0], {%1, %2, %3, %4};"                           \
+                 :: "r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");                                          \
+  }                                                                                                                \
+  __device__ __forceinline__ void ldsm_x1##SUF(unsigned a, unsigned& x) {                                          \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1" Q ".shared.b16 {%0}, [%1];" : "=r"(x) : "r"(a) : "memory");      \
+  }                                                                                                                \
+  __device__ __forceinline__ void ldsm_x2##SUF(unsigned a, unsigned& x, unsigned& y) {                             \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2" Q ".shared.b16 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "r"(a) : "memory"); \
+  }                                                                                                                \
+  __device__ __forceinline__ void ldsm_x4##SUF(unsigned a, unsigned& x, unsigned& y, unsigned& z, unsigned& w) {   \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4" Q ".shared.b16 {%0, %1, %2, %3}, [%4];"                           \
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory");                                      \
+  }
+// ldmatrix needs sm_75, stmatrix sm_90; helpers use them only when planned for such a target.
+WARPFORGE_MATRIX(, "")
+WARPFORGE_MATRIX(_trans, ".trans")
+#undef WARPFORGE_MATRIX
+
+}  // namespace detail
+
+// The element form's second template parameter (`wf_x<T, warpforge::words::src>(src, dst)`):
+// which of its arrays of 8/16-bit elements move as natural 32-bit words (one 4-byte memcpy
+// per word). An array held as words stays in 32-bit registers across the caller's code,
+// its loop-carried values included (NVVM's scalar replacement splits it into words rather
+// than one register per element), at the price of a prmt extract and insert for every
+// element the caller then works on one at a time. Name the array you carry (a loop's
+// accumulator that only these helpers touch): the forward call's `src`, the reverse call's
+// `dst`. automatic is the emitter's choice per element width (the helper's header says
+// which); none moves both element by element; both holds both as words. Widths and plans
+// for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
+enum class words : unsigned { automatic, none, src, dst, both };
+#elif WARPFORGE_DETAIL_H != 0x890c644c951d
+#error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
+#endif  // WARPFORGE_DETAIL_H
