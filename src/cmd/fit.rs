@@ -4,11 +4,12 @@
 
 use crate::output::{check_outputs, write_file, Stdout};
 use anyhow::{anyhow, Context, Result};
+use bench::fit::FitReport;
 use bench::report::Row;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use synth::search::CostModel;
+use synth::search::{CostModel, Weights};
 
 /// Arguments of `warpforge fit`.
 #[derive(Args)]
@@ -44,6 +45,32 @@ pub(crate) struct FitArgs {
 }
 
 pub(crate) fn run(a: FitArgs) -> Result<i32> {
+    check_files(&a)?;
+    let rows = read_rows(&a.from)?;
+    let prior = match &a.prior {
+        Some(p) => super::Model {
+            cost_model: Some(p.clone()),
+        }
+        .weights()?,
+        None => CostModel::builtin().weights,
+    };
+    let r = fit_rows(&a, &rows, &prior)?;
+    let m = bench::fit::model(&r, &a.gpu, &provenance(&a, rows.len()));
+    write_file(&a.output, &m.to_json())?;
+    if let Some(p) = &a.report {
+        write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
+    }
+    let mut out = Stdout::new();
+    print_weights(&mut out, &r, a.only.as_deref())?;
+    print_quality(&mut out, &r)?;
+    out.finish()?;
+    note!("warpforge: wrote {}", a.output.display());
+    Ok(0)
+}
+
+/// The output files (`-o`, `--report`) must not be the input files
+/// (`--from`, `--prior`) nor each other ([`check_outputs`]).
+fn check_files(a: &FitArgs) -> Result<()> {
     let outs: Vec<(&str, &Path)> = [("-o", Some(&a.output)), ("--report", a.report.as_ref())]
         .into_iter()
         .filter_map(|(f, p)| p.map(|p| (f, p.as_path())))
@@ -52,9 +79,14 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     if let Some(p) = &a.prior {
         ins.push(("--prior", p));
     }
-    check_outputs(&outs, &ins)?;
+    check_outputs(&outs, &ins)
+}
+
+/// The bench rows of every `--from` file, one JSON object a non-blank line,
+/// in order. Errors name the file and line.
+fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
     let mut rows: Vec<Row> = Vec::new();
-    for f in &a.from {
+    for f in from {
         let text = std::fs::read_to_string(f)
             .with_context(|| format!("--from {}: cannot read", f.display()))?;
         for (i, l) in text
@@ -68,27 +100,31 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             );
         }
     }
-    let prior = match &a.prior {
-        Some(p) => super::Model {
-            cost_model: Some(p.clone()),
-        }
-        .weights()?,
-        None => CostModel::builtin().weights,
-    };
-    let r = match &a.only {
+    Ok(rows)
+}
+
+/// Fit `rows` from `prior` as the arguments ask: one weight (`--only`),
+/// near the prior (`--near-prior`), or least squares refined.
+fn fit_rows(a: &FitArgs, rows: &[Row], prior: &Weights) -> Result<FitReport> {
+    Ok(match &a.only {
         Some(f) => {
             let i = synth::cost_model::FEATURE_NAMES
                 .iter()
                 .position(|n| n == f)
                 .expect("clap checked the name");
-            bench::fit::fit_one(&rows, &prior, i).with_context(|| format!("--only {f}"))?
+            bench::fit::fit_one(rows, prior, i).with_context(|| format!("--only {f}"))?
         }
         None => match a.near_prior {
-            Some(l) => bench::fit::fit_near(&rows, &prior, l).context("--near-prior")?,
-            None => bench::fit::fit(&rows, &prior)?,
+            Some(l) => bench::fit::fit_near(rows, prior, l).context("--near-prior")?,
+            None => bench::fit::fit(rows, prior)?,
         },
-    };
-    let source = format!(
+    })
+}
+
+/// Where the model comes from, as its file records it: the command, the
+/// number of rows, the date and the warpforge commit.
+fn provenance(a: &FitArgs, rows: usize) -> String {
+    format!(
         "warpforge fit --from {}{} ({} rows), {}, warpforge commit {}",
         a.from
             .iter()
@@ -100,17 +136,17 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             .map_or(String::new(), |f| format!(" --only {f}"))
             + &a.near_prior
                 .map_or(String::new(), |l| format!(" --near-prior {l}")),
-        rows.len(),
+        rows,
         super::today(),
         env!("WARPFORGE_COMMIT")
-    );
-    let m = bench::fit::model(&r, &a.gpu, &source);
-    write_file(&a.output, &m.to_json())?;
-    if let Some(p) = &a.report {
-        write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
-    }
-    let mut out = Stdout::new();
-    if let Some(f) = &a.only {
+    )
+}
+
+/// Print the fitted weights and the regret of the prior and the fit; with
+/// `only` (`--only`) the one weight fitted, else the least-squares and the
+/// refined weights.
+fn print_weights(out: &mut Stdout, r: &FitReport, only: Option<&str>) -> Result<()> {
+    if let Some(f) = only {
         // one least-squares weight, no refinement
         writeln!(
             out,
@@ -139,6 +175,13 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             r.regret_prior, r.regret_least_squares, r.regret
         )?;
     }
+    Ok(())
+}
+
+/// Print the fit's quality: samples, conversions, R^2 and the identified
+/// weights, then how often the prior and the fitted model (in sample and
+/// leave one out) choose a form near the fastest, with every miss.
+fn print_quality(out: &mut Stdout, r: &FitReport) -> Result<()> {
     writeln!(
         out,
         "fit: {} samples over {} conversions, R^2 within conversions {:.3}; identified: {}",
@@ -165,7 +208,5 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             )?;
         }
     }
-    out.finish()?;
-    note!("warpforge: wrote {}", a.output.display());
-    Ok(0)
+    Ok(())
 }

@@ -1,0 +1,304 @@
+//! The check module: the forms a helper is checked in ([`Form`]), its check
+//! and loop kernels' names, the CUDA source of every kernel of a run
+//! ([`module_source`]) and its compile ([`compile_module`]).
+
+use crate::compile::{compile_cubin_logged, cuda_include_dirs, ptxas_resources, PtxasResources};
+use crate::dtype::ctype;
+use crate::{cluster_ctas, DType, GpuCase, VerifyError};
+use kernels::{
+    emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_words, emit_test_kernel,
+    emit_test_kernel_inplace, emit_test_kernel_packed, emit_test_kernel_packed_inplace,
+    emit_test_kernel_words, EmittedHelper,
+};
+use std::collections::BTreeMap;
+
+/// One form of a helper: the templated element form or the packed form on
+/// 32-bit words, each out of place (`src`, `dst`) or in place (one array);
+/// the element form out of place also with each `warpforge::words` choice
+/// its width takes (`words`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Form {
+    pub(crate) packed: bool,
+    pub(crate) inplace: bool,
+    pub(crate) words: Option<&'static str>,
+}
+
+/// The `warpforge::words` choices checked on every element form that takes
+/// them ([`EmittedHelper::takes_words`]).
+const WORDS: [&str; 4] = ["none", "src", "dst", "both"];
+
+impl Form {
+    /// `elements`, `packed`, `elements in place`, `packed in place` or
+    /// `elements words::<choice>` ([`CaseResult::form`](crate::CaseResult::form)).
+    pub(crate) fn name(self) -> &'static str {
+        match (self.packed, self.inplace, self.words) {
+            (false, false, Some("none")) => "elements words::none",
+            (false, false, Some("src")) => "elements words::src",
+            (false, false, Some("dst")) => "elements words::dst",
+            (false, false, Some(_)) => "elements words::both",
+            (false, false, None) => "elements",
+            (true, false, _) => "packed",
+            (false, true, _) => "elements in place",
+            (true, true, _) => "packed in place",
+        }
+    }
+}
+
+pub(crate) fn kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
+    format!(
+        "wf_test_{}_{}{}{}{}",
+        &h.ident[3..],
+        d.name(),
+        if f.packed { "_packed" } else { "" },
+        if f.inplace { "_inplace" } else { "" },
+        f.words.map(|w| format!("_w{w}")).unwrap_or_default()
+    )
+}
+
+pub(crate) fn loop_kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
+    format!("{}_loop", kernel_name(h, d, f))
+}
+
+/// The forms of `h` checked with `d`: the templated helper, its packed form
+/// where it has one for `d`'s width, the in-place form of each where
+/// source and destination hold the same registers, and the element form
+/// with each `warpforge::words` choice where it takes them for `d`'s width.
+pub(crate) fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
+    // a width the helper does not serve (its header rejects it at compile
+    // time, e.g. 32/64-bit data whose scratch is over the target's limit)
+    // has no kernels to check
+    if !h.widths.is_empty() && h.smem_bytes(d.bits()).is_none() {
+        return vec![];
+    }
+    let mut v = vec![false];
+    if h.packed_form(d.bits()).is_some() {
+        v.push(true);
+    }
+    let inplace: &[bool] = if h.has_inplace() {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let mut out: Vec<Form> = inplace
+        .iter()
+        .flat_map(|&i| {
+            v.iter().map(move |&p| Form {
+                packed: p,
+                inplace: i,
+                words: None,
+            })
+        })
+        .collect();
+    if h.takes_words(d.bits()) {
+        out.extend(WORDS.iter().map(|&w| Form {
+            packed: false,
+            inplace: false,
+            words: Some(w),
+        }));
+    }
+    out
+}
+
+/// Every element type of `dtypes` with each of its forms of `h`
+/// ([`forms`]), in that order.
+pub(crate) fn dtype_forms<'a>(
+    h: &'a EmittedHelper,
+    dtypes: &'a [DType],
+) -> impl Iterator<Item = (DType, Form)> + 'a {
+    dtypes
+        .iter()
+        .flat_map(move |&d| forms(h, d).into_iter().map(move |p| (d, p)))
+}
+
+/// The cap a loop kernel of `threads` threads is compiled under: the
+/// requested `--max-registers`, never above the launch bounds' limit
+/// ([`synth::plan::capped_register_limit`]); `None` without one.
+pub(crate) fn loop_cap(max_registers: Option<u32>, threads: u32) -> Option<u32> {
+    max_registers.map(|_| synth::plan::capped_register_limit(max_registers, threads))
+}
+
+/// The CUDA module that checks every case for every dtype: `header`, then
+/// per case, dtype and form ([`forms`]) a one-shot check kernel and a
+/// register-budget loop kernel. `half`: f16 as `__half` (with
+/// `cuda_fp16.h`), else as its 16-bit payload. Cluster cases are left out
+/// below sm_90 (their PTX would fail the whole module). Loop kernels are
+/// compiled under `__maxnreg__` with `max_registers`, else under their
+/// launch bounds.
+pub(crate) fn module_source(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+    half: bool,
+) -> Result<String, VerifyError> {
+    let mut src = String::new();
+    if half {
+        src.push_str("#include <cuda_fp16.h>\n");
+    }
+    if cases.iter().any(|c| cluster_ctas(c.analysis) > 1) {
+        // the helper's own contract check: trap on another cluster size
+        src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
+    }
+    src.push_str(header);
+    for c in cases
+        .iter()
+        .filter(|c| cluster_ctas(c.analysis) == 1 || sm.0 >= 9)
+    {
+        for &d in dtypes {
+            let ct = ctype(d, half);
+            for f in forms(c.helper, d) {
+                let name = kernel_name(c.helper, d, f);
+                let k = match (f.packed, f.inplace) {
+                    (false, false) => match f.words {
+                        Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
+                        None => Some(emit_test_kernel(c.helper, ct, &name)?),
+                    },
+                    (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
+                    (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
+                    (true, true) => emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?,
+                };
+                src.push_str(&k.unwrap_or_default());
+                let bits = f.packed.then_some(d.bits());
+                let name = loop_kernel_name(c.helper, d, f);
+                let cap = loop_cap(max_registers, c.helper.threads);
+                let k = if let Some(w) = f.words {
+                    emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
+                } else if f.inplace {
+                    emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
+                } else {
+                    emit_loop_kernel(c.helper, ct, bits, &name, cap)?
+                };
+                src.push_str(&k.unwrap_or_default());
+            }
+        }
+    }
+    Ok(src)
+}
+
+/// A compiled check module ([`compile_module`]).
+pub(crate) struct CompiledModule {
+    pub(crate) source: String,
+    pub(crate) cubin: Vec<u8>,
+    /// f16 as `__half` (else as its 16-bit payload).
+    pub(crate) half: bool,
+    /// ptxas's report per kernel ([`ptxas_resources`]).
+    pub(crate) ptxas: BTreeMap<String, PtxasResources>,
+}
+
+/// Compile [`module_source`] with NVRTC for `sm`, with `cuda_fp16.h` when
+/// `dtypes` has f16 and it compiles here (else f16 as its 16-bit payload,
+/// with a note).
+pub(crate) fn compile_module(
+    header: &str,
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+    notes: &mut Vec<String>,
+) -> Result<CompiledModule, VerifyError> {
+    let includes = cuda_include_dirs();
+    let build = |half: bool| module_source(header, cases, dtypes, max_registers, sm, half);
+    let want_half = dtypes.contains(&DType::F16);
+    match build(want_half).and_then(|s| compile_cubin_logged(&s, sm, &includes).map(|c| (s, c))) {
+        Ok((source, (cubin, log))) => Ok(CompiledModule {
+            source,
+            cubin,
+            half: want_half,
+            ptxas: ptxas_resources(&log),
+        }),
+        Err(e) if want_half => {
+            notes.push(format!(
+                "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
+                e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
+            ));
+            let s = build(false)?;
+            let (cubin, log) = compile_cubin_logged(&s, sm, &includes)?;
+            Ok(CompiledModule {
+                source: s,
+                cubin,
+                half: false,
+                ptxas: ptxas_resources(&log),
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// 32-bit registers the data of `form` takes for `d`: the larger side, one
+/// register per element (two per 64-bit element), or one per word for an
+/// array held as words (the packed form's, or an element form's
+/// `warpforge::words` choice).
+pub(crate) fn data_registers(h: &EmittedHelper, d: DType, form: Form) -> u32 {
+    let per_elem = d.bits().div_ceil(32);
+    let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
+    let side = |regs: u32, held: bool| {
+        if form.packed || held {
+            regs * d.bits() / 32
+        } else {
+            regs * per_elem
+        }
+    };
+    side(h.src_regs, words("src")).max(side(h.dst_regs, words("dst")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form_suffix;
+
+    /// The 32-warp f16 transpose of `tests/data/stress_w32.ttgir`, emitted
+    /// for its own width (16-bit).
+    fn transpose16() -> EmittedHelper {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/stress_w32.ttgir"
+        );
+        let f = synth::parse::parse_ttgir(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let conv = synth::plan::Conversion::from_op(&f.converts[0]).unwrap();
+        let ch = synth::search::plan_conversion(
+            &conv,
+            synth::plan::StrategyChoice::Auto,
+            &synth::search::Weights::default(),
+        )
+        .unwrap();
+        kernels::emit_helper(&conv, &ch).unwrap()
+    }
+
+    #[test]
+    fn every_words_choice_is_a_form_where_the_width_takes_it() {
+        let h = transpose16();
+        let names: Vec<&str> = forms(&h, DType::F16).iter().map(|f| f.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "elements",
+                "packed",
+                "elements in place",
+                "packed in place",
+                "elements words::none",
+                "elements words::src",
+                "elements words::dst",
+                "elements words::both"
+            ]
+        );
+        // distinct kernels, and a report suffix each
+        let kernels: std::collections::BTreeSet<String> = forms(&h, DType::F16)
+            .into_iter()
+            .map(|f| kernel_name(&h, DType::F16, f))
+            .collect();
+        assert_eq!(kernels.len(), 8);
+        assert_eq!(form_suffix("elements words::src"), " words::src");
+        // the test kernel names the choice and moves the words array by words
+        let k = emit_test_kernel_words(&h, "__half", 16, "k", "src")
+            .unwrap()
+            .unwrap();
+        assert!(k.contains("<__half, warpforge::words::src>(src, dst"));
+        assert!(k.contains("warpforge::detail::st_word(&src[k * 2u], w);"));
+        assert!(!k.contains("ld_word(&dst"));
+        // a width the helper was not planned for takes no choice
+        assert!(emit_test_kernel_words(&h, "int", 32, "k", "src")
+            .unwrap()
+            .is_none());
+    }
+}
