@@ -1,5 +1,5 @@
 //! Checking one case on the GPU: tagged inputs (the row-major index of the
-//! element every source slot holds, one slice of bits per pass), the
+//! element every source slot holds, one slice of its bits per launch), the
 //! launch, and every destination slot compared with the tag it should hold.
 
 use crate::launch::{launch_narrow, LaunchShape};
