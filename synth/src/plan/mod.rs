@@ -42,6 +42,7 @@
 use serde::Serialize;
 
 pub mod analysis;
+pub mod banks;
 pub mod bound;
 pub mod budget;
 pub mod cluster;
