@@ -31,6 +31,10 @@ chmod +x "$root"/bin/* 2>/dev/null || true
 export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$root/bin:$PATH"
 export CUDA_HOME="$root"
+# NVRTC results by module source, options and NVRTC version (verify/src/compile.rs
+# NvrtcCache): a rerun in the same tree recompiles only the helpers that changed;
+# a fresh clone (CI) starts empty. WARPFORGE_NVRTC_CACHE= (empty) turns it off.
+export WARPFORGE_NVRTC_CACHE="${WARPFORGE_NVRTC_CACHE-$out/nvrtc-cache}"
 mkdir -p "$out/resources"
 # one process per file, $JOBS at a time (default: the cores; NVRTC compiles
 # one module on one core), reported in the order given

@@ -112,10 +112,6 @@ fn nvrtc_compile(
             "the NVRTC library (libnvrtc) was not found".into(),
         ));
     }
-    let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
-    let name = CString::new("warpforge_verify.cu").unwrap();
-    let prog = result::create_program(&csrc, Some(&name))
-        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
     let mut opts = vec![
         arch.to_string(),
         "-std=c++17".to_string(),
@@ -125,6 +121,14 @@ fn nvrtc_compile(
     for i in includes {
         opts.push(format!("--include-path={i}"));
     }
+    let cache = NvrtcCache::from_env(src, &opts, out);
+    if let Some(hit) = cache.as_ref().and_then(NvrtcCache::get) {
+        return Ok(hit);
+    }
+    let csrc = CString::new(src).map_err(|e| VerifyError::Compile(e.to_string()))?;
+    let name = CString::new("warpforge_verify.cu").unwrap();
+    let prog = result::create_program(&csrc, Some(&name))
+        .map_err(|e| VerifyError::Compile(format!("{e:?}")))?;
     let res = unsafe { result::compile_program(prog, &opts) };
     let log = unsafe { result::get_program_log(prog) }
         .map(|l| {
@@ -157,7 +161,80 @@ fn nvrtc_compile(
         let _ = result::destroy_program(prog);
         buf
     };
+    if let Some(c) = &cache {
+        c.put(&bytes, &log);
+    }
     Ok((bytes, log))
+}
+
+/// A directory of NVRTC results (`WARPFORGE_NVRTC_CACHE`, which
+/// `scripts/verify_resources.sh` sets to `<out>/nvrtc-cache`), so that a
+/// rerun recompiles only the modules whose source, options, output kind or
+/// NVRTC version changed. One entry is one file named by a 64-bit hash of
+/// the key, holding the whole key (NVRTC version, output kind, options,
+/// source), the compile log (which carries ptxas's registers and spills) and
+/// the CUBIN or PTX, each preceded by its length (8 bytes, little endian). A
+/// hit needs the stored key to equal this compile's byte for byte, so a hash
+/// collision is a miss, never a wrong result; failed compiles are not
+/// stored; an entry is written to a temporary name and renamed, so parallel
+/// processes never read half of one. Unset or empty: no cache.
+struct NvrtcCache {
+    path: std::path::PathBuf,
+    key: String,
+}
+
+impl NvrtcCache {
+    fn from_env(src: &str, opts: &[String], out: Output) -> Option<NvrtcCache> {
+        let dir = std::env::var_os("WARPFORGE_NVRTC_CACHE").filter(|d| !d.is_empty())?;
+        let (mut major, mut minor) = (0, 0);
+        unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+        let key = format!(
+            "nvrtc {major}.{minor}\n{}\n{}\n\0\n{src}",
+            match out {
+                Output::Cubin => "cubin",
+                Output::Ptx => "ptx",
+            },
+            opts.join("\n")
+        );
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).ok()?;
+        Some(NvrtcCache {
+            path: dir.join(format!("{:016x}.nvrtc", h.finish())),
+            key,
+        })
+    }
+    fn get(&self) -> Option<(Vec<u8>, String)> {
+        let data = std::fs::read(&self.path).ok()?;
+        let mut rest = &data[..];
+        let mut field = || -> Option<&[u8]> {
+            let n = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?) as usize;
+            let f = rest.get(8..8usize.checked_add(n)?)?;
+            rest = &rest[8 + n..];
+            Some(f)
+        };
+        if field()? != self.key.as_bytes() {
+            return None;
+        }
+        let log = String::from_utf8(field()?.to_vec()).ok()?;
+        let bin = field()?.to_vec();
+        Some((bin, log))
+    }
+    fn put(&self, bin: &[u8], log: &str) {
+        let mut data = Vec::with_capacity(self.key.len() + log.len() + bin.len() + 24);
+        for f in [self.key.as_bytes(), log.as_bytes(), bin] {
+            data.extend_from_slice(&(f.len() as u64).to_le_bytes());
+            data.extend_from_slice(f);
+        }
+        let tmp = self
+            .path
+            .with_extension(format!("{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, &data).is_err() || std::fs::rename(&tmp, &self.path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
 }
 
 /// What ptxas reports for one kernel (`--ptxas-options=-v`).
@@ -214,6 +291,33 @@ pub fn ptxas_resources(log: &str) -> BTreeMap<String, PtxasResources> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nvrtc_cache_entries_hit_only_on_the_same_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = |key: &str| super::NvrtcCache {
+            path: dir.path().join("0000000000000000.nvrtc"),
+            key: key.to_string(),
+        };
+        let a = entry("nvrtc 13.0\ncubin\n-arch\n\0\nsource a");
+        assert!(a.get().is_none());
+        a.put(b"\x7fELF cubin", "ptxas info: Used 32 registers");
+        assert_eq!(
+            a.get(),
+            Some((
+                b"\x7fELF cubin".to_vec(),
+                "ptxas info: Used 32 registers".into()
+            ))
+        );
+        // the same file name (a hash collision) with another key is a miss
+        assert!(entry("nvrtc 13.0\ncubin\n-arch\n\0\nsource b")
+            .get()
+            .is_none());
+        // a cut entry is a miss, not an error or a wrong result
+        let data = std::fs::read(&a.path).unwrap();
+        std::fs::write(&a.path, &data[..data.len() - 3]).unwrap();
+        assert!(a.get().is_none());
+    }
+
     use super::*;
 
     #[test]
