@@ -285,16 +285,8 @@ pub fn consider_proving(
                 let keys: Option<Vec<(u64, u32, usize)>> = group
                     .iter()
                     .map(|s| {
-                        crate::sim::predicted_bank_conflicts(&s.plan, &an).map(|bc| {
-                            (
-                                bc,
-                                crate::plan::budget::element_form_store_bytes(
-                                    &s.plan,
-                                    opt.elem_bits,
-                                ),
-                                s.plan.stages.len(),
-                            )
-                        })
+                        crate::sim::predicted_bank_conflicts(&s.plan, &an)
+                            .map(|bc| tie_key(&s.plan, bc, opt.elem_bits))
                     })
                     .collect();
                 let any = match keys {
@@ -346,16 +338,13 @@ pub fn consider_proving(
     // it spills), then by score; among ties, 16-bit element forms that build
     // their stored words by prmt take the narrower stores
     // (`element_form_store_bytes`: measured, not in the cost model).
-    let store_bytes =
-        |c: &Candidate| crate::plan::budget::element_form_store_bytes(&c.plan, opt.elem_bits);
+    let tie = |c: &Candidate| tie_key(&c.plan, c.sim.bank_conflicts, opt.elem_bits);
     proven.sort_by(|a, b| {
         a.over_registers
             .cmp(&b.over_registers)
             .then(a.score.total_cmp(&b.score))
             .then(a.throughput.total_cmp(&b.throughput))
-            .then(a.sim.bank_conflicts.cmp(&b.sim.bank_conflicts))
-            .then(store_bytes(a).cmp(&store_bytes(b)))
-            .then(a.plan.stages.len().cmp(&b.plan.stages.len()))
+            .then(tie(a).cmp(&tie(b)))
     });
     Ok(Considered {
         analysis: an,
@@ -363,6 +352,19 @@ pub fn consider_proving(
         proven,
         failures,
     })
+}
+
+/// How the search breaks a tie of (register cap, score, throughput) between
+/// proven candidates: fewer bank conflicts (the simulator's count, or
+/// [`crate::sim::predicted_bank_conflicts`] before proving), then the
+/// narrower element-form stores ([`crate::plan::budget::element_form_store_bytes`]
+/// for `bits`-bit elements), then fewer stages.
+fn tie_key(plan: &Plan, bank_conflicts: u64, bits: u32) -> (u64, u32, usize) {
+    (
+        bank_conflicts,
+        crate::plan::budget::element_form_store_bytes(plan, bits),
+        plan.stages.len(),
+    )
 }
 
 /// One enumerated candidate as the search ranks it: over the register cap,
