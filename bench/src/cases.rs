@@ -10,7 +10,9 @@ use kernels::{
     emit_bench_kernel, emit_bench_kernel_packed, emit_header, emit_helper, EmittedHelper,
 };
 use synth::cost_model::{Features, Weights};
-use synth::plan::{lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, StrategyChoice};
+use synth::plan::{
+    lower_bound, Conversion, Cost, Kind, LowerBound, SharedOptions, Strategy, StrategyChoice,
+};
 use synth::search::{consider, plan_conversion_with, plan_width, register_cap, Candidate, Chosen};
 
 /// Which plan of the reverse conversion a forward candidate's round trip
@@ -63,7 +65,7 @@ pub struct CaseOptions {
 /// One candidate plan of a conversion, emitted.
 #[derive(Clone, Debug)]
 pub struct CandidateCase {
-    pub strategy: String,
+    pub strategy: Strategy,
     pub kind: Kind,
     pub cost: Cost,
     pub features: Features,
@@ -80,7 +82,7 @@ pub struct CandidateCase {
     /// The reverse helper its round trip returns through, and that
     /// helper's strategy ([`Pairing`]).
     pub bwd: EmittedHelper,
-    pub bwd_strategy: String,
+    pub bwd_strategy: Strategy,
     /// Timing kernel name.
     pub kernel: String,
     /// `packed` when the timing kernel calls the helpers' packed form (8-
@@ -114,7 +116,7 @@ pub struct BenchCase {
     /// The reverse conversion's chosen helper and strategy (each
     /// candidate's own in [`CandidateCase::bwd`]).
     pub bwd: EmittedHelper,
-    pub bwd_strategy: String,
+    pub bwd_strategy: Strategy,
     /// How the candidates were paired with reverse plans.
     pub pair: Pairing,
     pub candidates: Vec<CandidateCase>,
@@ -246,22 +248,19 @@ pub fn build_cases(
         // under Pairing::SameFamily, the reverse's best plan of each family
         // a candidate is of (planned once per family; a family the reverse
         // has no plan of pairs with the chosen one)
-        let mut by_family: Vec<(Kind, EmittedHelper, String)> = vec![(
-            bwd_plan.plan.kind,
-            bwd.clone(),
-            bwd_plan.plan.strategy.clone(),
-        )];
-        let mut reverse_of = |kind: Kind| -> Result<(EmittedHelper, String)> {
+        let mut by_family: Vec<(Kind, EmittedHelper, Strategy)> =
+            vec![(bwd_plan.plan.kind, bwd.clone(), bwd_plan.plan.strategy)];
+        let mut reverse_of = |kind: Kind| -> Result<(EmittedHelper, Strategy)> {
             let family = match (opt.pair, kind) {
                 (Pairing::SameFamily, Kind::Shuffle) => Some(StrategyChoice::Shuffle),
                 (Pairing::SameFamily, Kind::Shared) => Some(StrategyChoice::Shared),
                 _ => None,
             };
             if let Some((_, h, st)) = by_family.iter().find(|(k, _, _)| *k == kind) {
-                return Ok((h.clone(), st.clone()));
+                return Ok((h.clone(), *st));
             }
             let Some(family) = family else {
-                return Ok((bwd.clone(), bwd_plan.plan.strategy.clone()));
+                return Ok((bwd.clone(), bwd_plan.plan.strategy));
             };
             let tag = if kind == Kind::Shuffle {
                 "shfl"
@@ -270,10 +269,10 @@ pub fn build_cases(
             };
             let rev_f = reverse(c, &format!("{id}_bwd_{tag}"))?;
             let got = match plan_conversion_with(&rev_f, family, &opt.weights, &sopt) {
-                Ok(p) if p.plan.kind == kind => (emit_helper(&rev_f, &p)?, p.plan.strategy.clone()),
-                _ => (bwd.clone(), bwd_plan.plan.strategy.clone()),
+                Ok(p) if p.plan.kind == kind => (emit_helper(&rev_f, &p)?, p.plan.strategy),
+                _ => (bwd.clone(), bwd_plan.plan.strategy),
             };
-            by_family.push((kind, got.0.clone(), got.1.clone()));
+            by_family.push((kind, got.0.clone(), got.1));
             Ok(got)
         };
         // the cap the kernels are compiled under: --max-registers, never
@@ -328,7 +327,7 @@ pub fn build_cases(
                 .with_spill_of(peak, register_cap(c, &sopt))
                 .with_latency(&cand.plan, c.num_warps);
                 cands.push(CandidateCase {
-                    strategy: cand.plan.strategy.clone(),
+                    strategy: cand.plan.strategy,
                     kind: cand.plan.kind,
                     cost,
                     score: opt.weights.dot(&features),
@@ -347,7 +346,7 @@ pub fn build_cases(
                     ),
                     helper: helper.clone(),
                     bwd: bwd.clone(),
-                    bwd_strategy: bwd_strategy.clone(),
+                    bwd_strategy,
                     form,
                     plan: k,
                     ranked: form == ranked_form,
@@ -410,7 +409,7 @@ pub fn build_cases(
             conv: c.clone(),
             bits,
             ctype,
-            bwd_strategy: bwd_plan.plan.strategy.clone(),
+            bwd_strategy: bwd_plan.plan.strategy,
             bwd,
             pair: opt.pair,
             lower_bound: lower_bound(an, bits, &opt.weights),

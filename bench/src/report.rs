@@ -151,7 +151,7 @@ pub fn row(
         .iter()
         .zip(measured)
         .map(|(k, m)| CandidateRow {
-            strategy: k.strategy.clone(),
+            strategy: k.strategy.to_string(),
             kind: k.kind.as_str().to_string(),
             form: k.form.to_string(),
             plan: Some(k.plan),
@@ -172,7 +172,7 @@ pub fn row(
                 .and_then(|m| m.sass.as_ref())
                 .map(|s| serde_json::to_value(s).expect("sass serializes")),
             error: m.as_ref().err().cloned(),
-            bwd: (k.bwd_strategy != c.bwd_strategy).then(|| k.bwd_strategy.clone()),
+            bwd: (k.bwd_strategy != c.bwd_strategy).then(|| k.bwd_strategy.to_string()),
         })
         .collect();
     let chosen = candidates
@@ -231,7 +231,7 @@ pub fn row(
         dtype: c.conv.elem.name.clone(),
         bits: c.bits,
         warps: c.conv.num_warps,
-        bwd: c.bwd_strategy.clone(),
+        bwd: c.bwd_strategy.to_string(),
         pair: (c.pair != crate::cases::Pairing::Chosen).then(|| c.pair.as_str().to_string()),
         lower_bound: serde_json::to_value(&c.lower_bound).expect("serializes"),
         ratio_chosen_over_triton: ratio(chosen.ns),

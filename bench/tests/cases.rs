@@ -6,7 +6,7 @@
 use bench::cases::{build_cases, CaseOptions, Pairing};
 use bench::gpu::Measured;
 use bench::report;
-use synth::plan::SharedOptions;
+use synth::plan::{Kind, SharedOptions};
 use synth::search::Weights;
 
 /// A stand-in measurement of every candidate of `c` (50 ns, 32 registers),
@@ -223,20 +223,20 @@ fn same_family_pairing_times_each_family_both_ways() {
         };
         let (cases, _) = build_cases(&convs, &opt).unwrap();
         let c = &cases[0];
-        assert!(c.bwd_strategy.starts_with("shuffle"), "{}", c.bwd_strategy);
+        assert_eq!(c.bwd_strategy.family(), Kind::Shuffle, "{}", c.bwd_strategy);
         let shared: Vec<_> = c
             .candidates
             .iter()
-            .filter(|k| k.strategy.starts_with("shared"))
+            .filter(|k| k.strategy.family() == Kind::Shared)
             .collect();
         assert!(!shared.is_empty());
         for k in &c.candidates {
-            let want = match (pair, k.strategy.split('/').next()) {
-                (Pairing::SameFamily, Some(fam)) => fam,
-                _ => "shuffle",
+            let want = match pair {
+                Pairing::SameFamily => k.strategy.family(),
+                _ => Kind::Shuffle,
             };
             assert!(
-                k.bwd_strategy.starts_with(want),
+                k.bwd_strategy.family() == want,
                 "{pair:?} {}: reverse {}",
                 k.strategy,
                 k.bwd_strategy
@@ -244,7 +244,7 @@ fn same_family_pairing_times_each_family_both_ways() {
             // a shared-memory reverse needs scratch the chosen (shuffle)
             // reverse does not: the launch sizes it from the candidate's
             // own reverse (bench::gpu)
-            if pair == Pairing::SameFamily && k.strategy.starts_with("shared") {
+            if pair == Pairing::SameFamily && k.strategy.family() == Kind::Shared {
                 assert!(k.bwd.smem_elems > 0 && c.bwd.smem_elems == 0);
             }
             // the timing kernel calls the candidate's own reverse helper

@@ -46,6 +46,12 @@ pub fn emit_header_api(
 /// guarded by `WARPFORGE_CUTE_DETAIL_H`, and per helper, under
 /// `WARPFORGE_CUTE_<ident>`, [`cute_overloads`].
 pub fn cute_section(helpers: &[EmittedHelper]) -> Result<String, EmitError> {
+    cute_section_of(&helpers.iter().collect::<Vec<_>>())
+}
+
+/// [`cute_section`] of the helpers `helpers` refers to (those a header
+/// ships, when some of a file's helpers are left out).
+pub fn cute_section_of(helpers: &[&EmittedHelper]) -> Result<String, EmitError> {
     let guarded = helpers
         .iter()
         .map(|h| {

@@ -1,7 +1,10 @@
-use crate::element::{body, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES};
+use crate::element::{
+    body_kir, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES,
+};
 use crate::ident::ident_for;
+use crate::kir::{Body, Cond, Else, Expr, Stmt};
 use crate::render::env;
-use crate::{body_packed, EmitError};
+use crate::{body_packed_kir, EmitError};
 use minijinja::context;
 use synth::plan::Conversion;
 use synth::search::Chosen;
@@ -37,6 +40,23 @@ pub struct EmittedHelper {
     /// The architecture it was planned for (`None`: unstated, no guard);
     /// the header states it and stops the compilation of an older one.
     pub target: Option<HelperTarget>,
+    /// The kernel IR of every body [`EmittedHelper::code`] prints (not
+    /// serialized).
+    #[serde(skip)]
+    pub kir: HelperKir,
+}
+
+/// The kernel IR of a helper's bodies, exactly as its code prints them, for
+/// a verifier to run ([`crate::kir::interp`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HelperKir {
+    /// The templated helper's whole body (`if constexpr` dispatch on
+    /// `sizeof(T)` and on `warpforge::words` included), on the caller's
+    /// `T src[]` into `T dst[]`.
+    pub element: Body,
+    /// Each packed form's body by element bits (16, then 8, where present),
+    /// on the caller's `unsigned src[]` words into `unsigned dst[]`.
+    pub packed: Vec<(u32, Body)>,
 }
 
 /// The architecture a helper was planned for and what said so; its header
@@ -176,7 +196,7 @@ pub fn emit_helper_widths_as(
         element_words,
         word_choices,
     } = element_forms(conv, variants, ident, any_smem)?;
-    let lines = dispatch_by_width(groups, variants, ident);
+    let element = dispatch_by_width(groups, variants, ident);
     let smem_elems = variants
         .iter()
         .filter(|(_, c)| c.plan.smem_elems > 0)
@@ -188,7 +208,7 @@ pub fn emit_helper_widths_as(
         .iter()
         .find(|(b, _)| *b == own_bits)
         .map_or(synth::plan::HeldWords::NONE, |w| w.1);
-    let (packed, packed_bits) = packed_forms(conv, variants, smem_elems)?;
+    let (packed, packed_bits, packed_kir) = packed_forms(conv, variants, smem_elems)?;
     let takes_words = word_choices.iter().any(|(b, _)| *b == own_bits);
     let over_limit = if takes_words {
         over_limit(plan, own_bits, threads)
@@ -222,7 +242,7 @@ pub fn emit_helper_widths_as(
         smem_expr => smem_expr(variants, smem_elems),
         src_regs => plan.src_regs,
         dst_regs => plan.dst_regs,
-        body => lines,
+        body => element.lines(),
     })?;
     Ok(EmittedHelper {
         ident: ident.to_string(),
@@ -236,17 +256,31 @@ pub fn emit_helper_widths_as(
         word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
         target: None,
+        kir: HelperKir {
+            element,
+            packed: packed_kir,
+        },
     })
+}
+
+/// Element widths that share one element-form body.
+struct WidthGroup {
+    /// The widths in bits.
+    bits: Vec<u32>,
+    /// The body.
+    body: Body,
+    /// Its printed lines (what widths are grouped by).
+    lines: Vec<String>,
+    /// Whether any of those widths' plans was made for that width only
+    /// (`Plan::elem_bits` set, so the body needs a `sizeof(T)` guard).
+    specific: bool,
 }
 
 /// The element forms of a helper's widths ([`element_forms`]) and what its
 /// header says about them.
 struct ElementForms {
-    /// The element-form bodies (statements, one per line) per width, merged
-    /// where identical: the widths in bits, the body, and whether any of
-    /// those widths' plans was made for that width only (`Plan::elem_bits`
-    /// set, so the body needs a `sizeof(T)` guard).
-    groups: Vec<(Vec<u32>, Vec<String>, bool)>,
+    /// The element-form bodies per width, merged where they print the same.
+    groups: Vec<WidthGroup>,
     /// What the element form costs beyond its plan, one header line per
     /// width that goes through the packed form.
     form_notes: Vec<String>,
@@ -288,7 +322,7 @@ fn element_forms(
                     .push(via_packed_note(ident, *bits, &ch.plan, threads, prmt, held));
                 b
             }
-            None => body(&conv.name, &ch.plan)?,
+            None => body_kir(&conv.name, &ch.plan)?,
         };
         if let Some(choice) =
             element_word_choices(&conv.name, ident, *bits, &ch.plan, any_smem, &b, auto_words)?
@@ -297,12 +331,18 @@ fn element_forms(
             b = choice;
         }
         let specific = ch.plan.elem_bits != 0;
-        match forms.groups.iter_mut().find(|g| g.1 == b) {
+        let lines = b.lines();
+        match forms.groups.iter_mut().find(|g| g.lines == lines) {
             Some(g) => {
-                g.0.push(*bits);
-                g.2 |= specific;
+                g.bits.push(*bits);
+                g.specific |= specific;
             }
-            None => forms.groups.push((vec![*bits], b, specific)),
+            None => forms.groups.push(WidthGroup {
+                bits: vec![*bits],
+                body: b,
+                lines,
+                specific,
+            }),
         }
     }
     Ok(forms)
@@ -360,35 +400,27 @@ fn via_packed_note(
 /// widths share it and no plan is width-specific, else one `if constexpr
 /// (sizeof(T) == n ...)` branch per body and a `static_assert` for widths
 /// no variant serves.
-fn dispatch_by_width(
-    mut groups: Vec<(Vec<u32>, Vec<String>, bool)>,
-    variants: &[(u32, Chosen)],
-    ident: &str,
-) -> Vec<String> {
-    if groups.len() == 1 && !groups[0].2 {
-        return groups.pop().unwrap().1;
+fn dispatch_by_width(mut groups: Vec<WidthGroup>, variants: &[(u32, Chosen)], ident: &str) -> Body {
+    if groups.len() == 1 && !groups[0].specific {
+        return groups.pop().unwrap().body;
     }
-    let mut lines = Vec::new();
-    for (gi, (bits, b, _)) in groups.iter().enumerate() {
-        let cond: Vec<String> = bits
-            .iter()
-            .map(|b| format!("sizeof(T) == {}", b / 8))
-            .collect();
-        lines.push(format!(
-            "{}if constexpr ({}) {{",
-            if gi == 0 { "" } else { "} else " },
-            cond.join(" || ")
-        ));
-        lines.extend(b.iter().map(|l| format!("  {l}")));
-    }
+    let mut out = Body::default();
+    let arms = groups
+        .into_iter()
+        .map(|g| {
+            let bytes = g.bits.iter().map(|b| b / 8).collect();
+            (Cond::SizeofT(bytes), out.adopt(g.body))
+        })
+        .collect();
     let all: Vec<String> = variants.iter().map(|(b, _)| (b / 8).to_string()).collect();
-    lines.push("} else {".into());
-    lines.push(format!(
-        "  static_assert(sizeof(T) == 0, \"{ident}: planned for {}-byte elements only\");",
-        all.join("/")
-    ));
-    lines.push("}".into());
-    lines
+    out.push(Stmt::IfConstexpr {
+        arms,
+        otherwise: Else::NoOtherSize(format!(
+            "{ident}: planned for {}-byte elements only",
+            all.join("/")
+        )),
+    });
+    out
 }
 
 /// The C expression of the helper's scratch bytes for element type `T`
@@ -409,7 +441,7 @@ fn smem_expr(variants: &[(u32, Chosen)], smem_elems: u64) -> String {
         smem_sizes
             .iter()
             .filter(|x| x.1 != smem_elems)
-            .map(|&(b, e)| (smem_elems % e == 0).then_some((b, smem_elems / e)))
+            .map(|&(b, e)| smem_elems.is_multiple_of(e).then_some((b, smem_elems / e)))
             .collect()
     } else {
         None
@@ -439,7 +471,7 @@ fn width_scratch(variants: &[(u32, Chosen)]) -> Vec<WidthScratch> {
             bits: *b,
             bytes: c.plan.smem_elems * (*b as u64 / 8),
             rounds: if c.plan.smem_elems > 0 {
-                c.plan.rounds
+                c.plan.rounds.get()
             } else {
                 0
             },
@@ -515,28 +547,33 @@ fn bound_line(chosen: &Chosen, own_bits: u32) -> String {
     }
 }
 
+/// What [`packed_forms`] gives per packed form: the template contexts, the
+/// [`PackedForm`]s and the bodies (bits, body).
+type PackedForms = (Vec<minijinja::Value>, Vec<PackedForm>, Vec<(u32, Body)>);
+
 /// The packed forms for 16- and 8-bit elements, from those widths' plans in
-/// `variants` ([`body_packed`]): the template context of each and its
-/// [`PackedForm`]. `smem_elems`: the helper's scratch in elements (every
-/// form takes `smem` when it is not 0).
+/// `variants` ([`body_packed_kir`]): the template context of each, its
+/// [`PackedForm`] and its body (bits, body). `smem_elems`: the helper's
+/// scratch in elements (every form takes `smem` when it is not 0).
 fn packed_forms(
     conv: &Conversion,
     variants: &[(u32, Chosen)],
     smem_elems: u64,
-) -> Result<(Vec<minijinja::Value>, Vec<PackedForm>), EmitError> {
+) -> Result<PackedForms, EmitError> {
     let mut packed = Vec::new();
     let mut packed_bits = Vec::new();
+    let mut bodies = Vec::new();
     for bits in [16u32, 8] {
         let Some((_, ch)) = variants.iter().find(|(b, _)| *b == bits) else {
             continue;
         };
-        let Some(mut lines) = body_packed(&conv.name, &ch.plan, bits)? else {
+        let Some(mut body) = body_packed_kir(&conv.name, &ch.plan, bits)? else {
             continue;
         };
         let (ps, pd) = synth::plan::pack::plan_maps(&ch.plan, bits);
         // same signature as the templated helper: `smem` whenever any width uses it
         if smem_elems > 0 && ch.plan.smem_elems == 0 {
-            lines.insert(0, "(void)smem;".into());
+            body.stmts.insert(0, Stmt::Void(Expr::Smem));
         }
         let p = 32 / bits;
         let cost = ch.plan.cost_for_width(bits);
@@ -548,18 +585,19 @@ fn packed_forms(
             smem => smem_elems > 0,
             ctype => if bits == 8 { "unsigned char" } else { "unsigned short" },
             cost => cost.to_string(),
-            strategy => ch.plan.strategy.clone(),
+            strategy => ch.plan.strategy,
             src_pack => pack_doc(&ps),
             dst_pack => pack_doc(&pd),
-            body => lines,
+            body => body.lines(),
         });
         packed_bits.push(PackedForm {
             bits,
             src: ps,
             dst: pd,
         });
+        bodies.push((bits, body));
     }
-    Ok((packed, packed_bits))
+    Ok((packed, packed_bits, bodies))
 }
 
 /// Where the own width's (`own_bits`) element form of `plan` under
@@ -604,7 +642,7 @@ fn element_via_packed(
     plan: &synth::plan::Plan,
     smem: bool,
     threads: u32,
-) -> Result<Option<(Vec<String>, usize, synth::plan::HeldWords)>, EmitError> {
+) -> Result<Option<(Body, usize, synth::plan::HeldWords)>, EmitError> {
     let held = if bits == 8 {
         synth::plan::HeldWords::BOTH
     } else {
@@ -633,7 +671,7 @@ fn goes_through_packed(name: &str, plan: &synth::plan::Plan, bits: u32) -> Resul
     Ok((bits == 8 || bits == 16)
         && moves
         && !word_pun(plan)
-        && body_packed(name, plan, bits)?.is_some())
+        && body_packed_kir(name, plan, bits)?.is_some())
 }
 
 /// [`body_via_packed`] for `plan`'s packed form `{ident}_packed{bits}`,
@@ -644,7 +682,7 @@ fn via_packed(
     plan: &synth::plan::Plan,
     smem: bool,
     words: Words,
-) -> (Vec<String>, usize) {
+) -> (Body, usize) {
     let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
     body_via_packed(
         &format!("{ident}_packed{bits}"),
@@ -684,42 +722,38 @@ fn element_word_choices(
     bits: u32,
     plan: &synth::plan::Plan,
     smem: bool,
-    auto_body: &[String],
+    auto_body: &Body,
     auto_words: synth::plan::HeldWords,
-) -> Result<Option<Vec<String>>, EmitError> {
+) -> Result<Option<Body>, EmitError> {
     if !goes_through_packed(name, plan, bits)? {
         return Ok(None);
     }
     let via = |w: Words| via_packed(ident, bits, plan, smem, w).0;
     let none = if auto_words.any() {
-        body(name, plan)?
+        body_kir(name, plan)?
     } else {
-        auto_body.to_vec()
+        auto_body.clone()
     };
-    let mut branches: Vec<(&str, Vec<String>)> = vec![("none", none)];
+    let mut branches: Vec<(&'static str, Body)> = vec![("none", none)];
     for w in WORD_CHOICES {
-        let n = w.name();
         let b = if w == auto_words {
-            auto_body.to_vec()
+            auto_body.clone()
         } else {
             via(w)
         };
-        branches.push((n, b));
+        branches.push((w.name(), b));
     }
-    let mut out = vec![format!(
-        "constexpr words kW = kWords == words::automatic ? words::{} : kWords;",
-        auto_words.name()
-    )];
-    let last = branches.len() - 1;
-    for (i, (n, b)) in branches.into_iter().enumerate() {
-        out.push(match i {
-            0 => format!("if constexpr (kW == words::{n}) {{"),
-            _ if i == last => format!("}} else {{  // words::{n}"),
-            _ => format!("}} else if constexpr (kW == words::{n}) {{"),
-        });
-        out.extend(b.into_iter().map(|l| format!("  {l}")));
-    }
-    out.push("}".into());
+    let mut out = Body::default();
+    out.push(Stmt::WordsChoice {
+        auto: auto_words.name(),
+    });
+    let (last, last_body) = branches.pop().expect("four branches");
+    let arms = branches
+        .into_iter()
+        .map(|(n, b)| (Cond::Words(n), out.adopt(b)))
+        .collect();
+    let otherwise = Else::Words(last, out.adopt(last_body));
+    out.push(Stmt::IfConstexpr { arms, otherwise });
     Ok(Some(out))
 }
 

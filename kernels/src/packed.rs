@@ -14,76 +14,64 @@
 //! of `synth::plan::lift` and `synth::plan::gather`) are emitted without
 //! their `Pack` and `Unpack` stages: their words are the helper's words.
 
-use crate::expr::linear_expr;
-use crate::prmt::prmt_program;
-use crate::regs::{declare_pred, shfl_call, word_stage};
+use crate::kir::{Body, Expr, Func, Op, Stmt, Ty};
+use crate::prmt::{prmt_program, Temps};
+use crate::regs::{shfl_call, shfl_lane, word_stage, Ids};
 use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
-use std::collections::BTreeSet;
 use synth::plan::pack::{
     access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, PackMap, Piece,
 };
-use synth::plan::{BarrierScope, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, Stage};
+use synth::plan::{Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, Stage};
 
 /// One element value: slot `slot` of the 32-bit word `word`, or a loose
-/// element (a C expression of type `T`).
+/// element (a value of type `T`).
 #[derive(Clone, Debug, PartialEq)]
-enum Val {
-    Slot { word: String, slot: u32 },
-    Elem(String),
+enum Elt {
+    Slot { word: Expr, slot: u32 },
+    Elem(Expr),
 }
 
-/// The state [`body_packed`] threads through the stages of a plan: the
-/// statements so far and the value of each element register.
-struct Body {
-    /// The statements so far, one per line.
-    out: Vec<String>,
+/// The state [`body_packed_kir`] threads through the stages of a plan: the
+/// body so far and the value of each element register.
+struct PackedBody {
+    /// The body so far.
+    b: Body,
+    /// `lane`, `warp`, the lane predicates and the scratch address.
+    ids: Ids,
     /// Element width in bits (8 or 16).
     bits: u32,
-    /// Temporaries the `prmt` programs declared so far.
-    temps: usize,
+    /// The `prmt` temporaries declared so far.
+    temps: Temps,
     /// The value of each element register of the current stage.
-    vals: Vec<Val>,
-    /// Lane predicates `p<mask>` declared so far.
-    preds: BTreeSet<u32>,
-    /// Whether the scratch address is declared.
-    smem_decl: bool,
+    vals: Vec<Elt>,
 }
 
-impl Body {
+impl PackedBody {
     /// The body's opening for `bits`-bit elements: the element type `T`,
     /// `lane` and `warp`; no registers yet.
     fn new(bits: u32) -> Self {
-        Body {
-            out: vec![
-                format!(
-                    "typedef {} T;",
-                    if bits == 8 {
-                        "unsigned char"
-                    } else {
-                        "unsigned short"
-                    }
-                ),
-                "const unsigned lane = threadIdx.x & 31u;".to_string(),
-                "const unsigned warp = threadIdx.x >> 5;".to_string(),
-                "(void)lane;".to_string(),
-                "(void)warp;".to_string(),
-            ],
+        let mut b = Body::default();
+        b.push(Stmt::TypedefT(bits));
+        let ids = Ids::open(&mut b);
+        PackedBody {
+            b,
+            ids,
             bits,
-            temps: 0,
+            temps: Temps::default(),
             vals: Vec::new(),
-            preds: BTreeSet::new(),
-            smem_decl: false,
         }
     }
 
-    /// The element as an expression of type `T`.
-    fn elem(&self, v: &Val) -> String {
+    /// The element as a value of type `T`: `detail::from_u32<T>(word[ >>
+    /// shift])` for a slot.
+    fn elem(&self, v: &Elt) -> Expr {
         match v {
-            Val::Elem(e) => e.clone(),
-            Val::Slot { word, slot: 0 } => format!("detail::from_u32<T>({word})"),
-            Val::Slot { word, slot } => {
-                format!("detail::from_u32<T>({word} >> {}u)", slot * self.bits)
+            Elt::Elem(e) => e.clone(),
+            Elt::Slot { word, slot: 0 } => Expr::call(Func::FromU32, vec![word.clone()]),
+            Elt::Slot { word, slot } => {
+                let shifted = Expr::bin(Op::Shr, word.clone(), Expr::u(slot * self.bits));
+                Expr::call(Func::FromU32, vec![shifted])
             }
         }
     }
@@ -98,16 +86,16 @@ impl Body {
         name: &str,
         plan: &Plan,
         p: u32,
-    ) -> Result<Option<Vec<String>>, EmitError> {
+    ) -> Result<Option<Body>, EmitError> {
         let Some(outs) = packed_words_io(plan, self.bits) else {
             return Ok(None);
         };
-        let mut names: Vec<String> = (0..plan.src_regs / p)
-            .map(|w| format!("src[{w}]"))
+        let mut names: Vec<Expr> = (0..plan.src_regs / p)
+            .map(|w| Expr::V(self.b.src(w, Ty::U32)))
             .collect();
         let n = plan.stages.len();
         for (si, st) in plan.stages.iter().enumerate().take(n - 1).skip(1) {
-            names = word_stage(&mut self.out, &mut self.preds, si, st, names).map_err(|kind| {
+            names = word_stage(&mut self.b, &mut self.ids, si, st, names).map_err(|kind| {
                 EmitError::Unsupported {
                     name: name.into(),
                     stage: si,
@@ -116,9 +104,12 @@ impl Body {
             })?;
         }
         for (j, &w) in outs.iter().enumerate() {
-            self.out.push(format!("dst[{j}] = {};", names[w as usize]));
+            self.b.push(Stmt::Dst {
+                j: j as u32,
+                e: names[w as usize].clone(),
+            });
         }
-        Ok(Some(self.out))
+        Ok(Some(self.b))
     }
 
     /// Stage `si` of the conversion `name` on the element values.
@@ -134,10 +125,7 @@ impl Body {
                 entries,
             } => self.shuffle(si, *mode, lane_map, entries),
             Stage::SmemStore { access } => self.smem_store(si, access),
-            Stage::Barrier { scope } => self.out.push(match scope {
-                BarrierScope::Cta => "__syncthreads();".into(),
-                BarrierScope::Warp => "__syncwarp();".into(),
-            }),
+            Stage::Barrier { scope } => self.b.push(Stmt::Barrier(*scope)),
             Stage::SmemLoad { access } => self.smem_load(si, access),
             other => {
                 return Err(EmitError::Unsupported {
@@ -160,15 +148,15 @@ impl Body {
                 next.push(self.vals[e.if_set as usize].clone());
                 continue;
             }
-            declare_pred(&mut self.out, &mut self.preds, e.lane_mask);
-            let v = format!("s{si}_{k}");
+            let p = self.ids.pred(&mut self.b, e.lane_mask);
             let (x, y) = (
                 self.elem(&self.vals[e.if_set as usize]),
                 self.elem(&self.vals[e.if_clear as usize]),
             );
-            self.out
-                .push(format!("const T {v} = p{} ? {x} : {y};", e.lane_mask));
-            next.push(Val::Elem(v));
+            let v = self
+                .b
+                .let_(format!("s{si}_{k}"), Ty::Elem, Expr::cond(Expr::V(p), x, y));
+            next.push(Elt::Elem(Expr::V(v)));
         }
         self.vals = next;
     }
@@ -177,23 +165,16 @@ impl Body {
     /// `lane_map`), then each shuffled element `s{si}_{k}` of type `T`; an
     /// entry without a shuffle keeps its value.
     fn shuffle(&mut self, si: usize, mode: ShflMode, lane_map: &[u32], entries: &[ShflEntry]) {
-        if mode == ShflMode::Idx {
-            self.out.push(format!(
-                "const unsigned sl{si} = {};",
-                linear_expr("lane", lane_map)
-            ));
-        }
+        let sl = shfl_lane(&mut self.b, &self.ids, si, mode, lane_map);
         let mut next = Vec::with_capacity(entries.len());
         for (k, e) in entries.iter().enumerate() {
             let Some(c) = e.arg else {
                 next.push(self.vals[e.reg as usize].clone());
                 continue;
             };
-            let a = self.elem(&self.vals[e.reg as usize]);
-            let v = format!("s{si}_{k}");
-            let call = shfl_call(mode, &a, si, c);
-            self.out.push(format!("const T {v} = {call};"));
-            next.push(Val::Elem(v));
+            let call = shfl_call(mode, self.elem(&self.vals[e.reg as usize]), sl, c);
+            let v = self.b.let_(format!("s{si}_{k}"), Ty::Elem, call);
+            next.push(Elt::Elem(Expr::V(v)));
         }
         self.vals = next;
     }
@@ -202,18 +183,17 @@ impl Body {
     /// stage's words all by one `prmt` program ([`store_pieces`]), then one
     /// store per instruction of its words.
     fn smem_store(&mut self, si: usize, access: &SmemAccess) {
-        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
-        let guard = warp_guard(&mut self.out, si, access);
+        let addrs = stage_addrs(&mut self.b, &mut self.ids, si, access);
+        let guard = warp_guard(&mut self.b, &self.ids, si, access);
         let chunk = access_chunk(access);
         // the stage's words by one prmt program, then the stores
-        let pieces: Vec<Piece<String>> = self.vals.iter().map(piece).collect();
+        let pieces: Vec<Piece<Expr>> = self.vals.iter().map(piece).collect();
         let words = store_pieces(access, &pieces);
-        let mut names = prmt_program(&mut self.out, &mut self.temps, &words, self.bits).into_iter();
+        let mut names = prmt_program(&mut self.b, &mut self.temps, &words, self.bits).into_iter();
         for (inst, addr) in access.insts.iter().zip(addrs) {
             let n = inst.regs.chunks(chunk).count();
-            let words: Vec<String> = names.by_ref().take(n).collect();
-            self.out
-                .push(guarded(&guard, store_stmt(access, &addr, &words)));
+            let words: Vec<Expr> = names.by_ref().take(n).collect();
+            self.b.push(guarded(guard, store_stmt(access, addr, words)));
         }
     }
 
@@ -221,13 +201,13 @@ impl Body {
     /// words, whose slots are appended to the element values (loaded words
     /// stay words).
     fn smem_load(&mut self, si: usize, access: &SmemAccess) {
-        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
+        let addrs = stage_addrs(&mut self.b, &mut self.ids, si, access);
         let chunk = access_chunk(access) as u32;
         for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-            let words = load_words(&mut self.out, access, &addr, si, ii);
+            let words = load_words(&mut self.b, access, addr, si, ii);
             for e in 0..inst.regs.len() as u32 {
-                self.vals.push(Val::Slot {
-                    word: words[(e / chunk) as usize].clone(),
+                self.vals.push(Elt::Slot {
+                    word: Expr::V(words[(e / chunk) as usize]),
                     slot: e % chunk,
                 });
             }
@@ -238,44 +218,52 @@ impl Body {
     /// `dst_regs` elements) by one `prmt` program with shared
     /// intermediates; `None` where the stages did not end with `dst_regs`
     /// elements.
-    fn finish(mut self, pd: &PackMap, dst_regs: u32) -> Option<Vec<String>> {
+    fn finish(mut self, pd: &PackMap, dst_regs: u32) -> Option<Body> {
         if self.vals.len() as u32 != dst_regs {
             return None;
         }
         // every destination word by one prmt program (shared intermediates)
-        let pieces: Vec<Piece<String>> = self.vals.iter().map(piece).collect();
+        let pieces: Vec<Piece<Expr>> = self.vals.iter().map(piece).collect();
         let words = dst_pieces(&pieces, pd, dst_regs, self.bits);
-        let outs = prmt_program(&mut self.out, &mut self.temps, &words, self.bits);
-        for (j, w) in outs.iter().enumerate() {
-            self.out.push(format!("dst[{j}] = {w};"));
+        let outs = prmt_program(&mut self.b, &mut self.temps, &words, self.bits);
+        for (j, e) in outs.into_iter().enumerate() {
+            self.b.push(Stmt::Dst { j: j as u32, e });
         }
-        Some(self.out)
+        Some(self.b)
     }
 }
 
 /// Where a value lives, as the packed lowering keys words: a loose element
-/// is slot 0 of its zero-extended word.
-fn piece(v: &Val) -> Piece<String> {
+/// is slot 0 of its zero-extended word `detail::to_u32(e)`.
+fn piece(v: &Elt) -> Piece<Expr> {
     match v {
-        Val::Slot { word, slot } => Piece {
+        Elt::Slot { word, slot } => Piece {
             key: word.clone(),
             slot: *slot,
         },
-        Val::Elem(e) => Piece {
-            key: format!("detail::to_u32({e})"),
+        Elt::Elem(e) => Piece {
+            key: Expr::call(Func::ToU32, vec![e.clone()]),
             slot: 0,
         },
     }
 }
 
 /// The statements of the packed helper body of `plan` for elements of
-/// `bits` (8 or 16), or `None` when `bits` is another width or a register
-/// array does not fill whole words. Errors as [`crate::body`].
+/// `bits` (8 or 16), one per line: the lines of [`body_packed_kir`].
 pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<String>>, EmitError> {
+    Ok(body_packed_kir(name, plan, bits)?.map(|b| b.lines()))
+}
+
+/// The packed helper body of `plan` for elements of `bits` (8 or 16): the
+/// caller's `unsigned src[]` words (source registers packed by the plan's
+/// source [`PackMap`]) into `unsigned dst[]` words; `None` when `bits` is
+/// another width or a register array does not fill whole words. Errors as
+/// [`crate::body`].
+pub fn body_packed_kir(name: &str, plan: &Plan, bits: u32) -> Result<Option<Body>, EmitError> {
     let Some(p) = per_word(bits) else {
         return Ok(None);
     };
-    if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
+    if !plan.src_regs.is_multiple_of(p) || !plan.dst_regs.is_multiple_of(p) {
         return Ok(None);
     }
     // no packed form for lane-dependent register choices in stores, nor
@@ -283,7 +271,7 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     if plan.stores_by_lane_choice() || plan.is_cluster() {
         return Ok(None);
     }
-    let mut b = Body::new(bits);
+    let mut b = PackedBody::new(bits);
     if plan.packs_words() {
         // Words all the way: the plan without its Pack and Unpack.
         return b.words_throughout(name, plan, p);
@@ -292,8 +280,8 @@ pub fn body_packed(name: &str, plan: &Plan, bits: u32) -> Result<Option<Vec<Stri
     b.vals = (0..plan.src_regs)
         .map(|r| {
             let (w, slot) = ps.word_slot(r);
-            Val::Slot {
-                word: format!("src[{w}]"),
+            Elt::Slot {
+                word: Expr::V(b.b.src(w, Ty::U32)),
                 slot,
             }
         })

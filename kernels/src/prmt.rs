@@ -1,74 +1,88 @@
-use std::collections::BTreeMap;
+use crate::kir::{Body, Expr, Ty, Val};
+use std::collections::{BTreeMap, BTreeSet};
 use synth::plan::pack::{words_of, Operand, Piece, PrmtStep};
 
-/// Print `steps` as `const unsigned qN = __byte_perm(a, b, sel);` lines
-/// (inputs named by `keys`, earlier steps by their temporaries); returns the
-/// temporaries' names, one per step.
-fn emit_prmt_steps(
-    out: &mut Vec<String>,
-    temps: &mut usize,
-    keys: &[String],
-    steps: &[PrmtStep],
-) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+/// The `prmt` temporaries `q{n}` of a body: how many are declared, and
+/// which values they are (a pass may drop those a fold left unread).
+#[derive(Default)]
+pub(crate) struct Temps {
+    /// Temporaries declared so far (the next is `q{n}`).
+    n: usize,
+    /// Every temporary declared.
+    pub made: BTreeSet<Val>,
+}
+
+impl Temps {
+    /// Declare the next temporary `const unsigned q{n} = e;` into `b`.
+    pub(crate) fn next(&mut self, b: &mut Body, e: Expr) -> Val {
+        let v = b.let_(format!("q{}", self.n), Ty::U32, e);
+        self.n += 1;
+        self.made.insert(v);
+        v
+    }
+}
+
+/// Declare `steps` as `const unsigned qN = __byte_perm(a, b, sel);` (inputs
+/// `keys`, earlier steps by their temporaries); returns the temporaries,
+/// one per step.
+fn emit_prmt_steps(b: &mut Body, temps: &mut Temps, keys: &[Expr], steps: &[PrmtStep]) -> Vec<Val> {
+    let mut names: Vec<Val> = Vec::new();
     for st in steps {
-        let t = format!("q{}", *temps);
-        *temps += 1;
-        out.push(format!(
-            "const unsigned {t} = __byte_perm({}, {}, {:#06x}u);",
-            operand_name(st.a, keys, &names),
-            operand_name(st.b, keys, &names),
-            st.selector
-        ));
-        names.push(t);
+        let e = Expr::prmt(
+            operand(st.a, keys, &names),
+            operand(st.b, keys, &names),
+            Expr::sel(st.selector),
+        );
+        names.push(temps.next(b, e));
     }
     names
 }
 
-/// The expression of a `prmt` operand: an input's key or a step's temporary.
-fn operand_name(o: Operand, keys: &[String], names: &[String]) -> String {
+/// A `prmt` operand: an input's key or a step's temporary.
+fn operand(o: Operand, keys: &[Expr], names: &[Val]) -> Expr {
     match o {
         Operand::Input(k) => keys[k as usize].clone(),
-        Operand::Step(k) => names[k as usize].clone(),
+        Operand::Step(k) => Expr::V(names[k as usize]),
     }
 }
 
 /// Emit the `prmt` program that packs each entry of `words` (elements of
-/// `bits`, slot order) into one word, sharing intermediates between words
-/// ([`words_of`], [`synth::plan::pack::network`]); returns each word's
-/// expression. The `__byte_perm` calls are exactly the program's `prmt`.
+/// `bits`, slot order; pieces keyed by the word they sit in) into one word,
+/// sharing intermediates between words ([`words_of`],
+/// [`synth::plan::pack::network`]); returns each word's value. The
+/// `__byte_perm` calls are exactly the program's `prmt`.
 pub(crate) fn prmt_program(
-    out: &mut Vec<String>,
-    temps: &mut usize,
-    words: &[Vec<Piece<String>>],
+    b: &mut Body,
+    temps: &mut Temps,
+    words: &[Vec<Piece<Expr>>],
     bits: u32,
-) -> Vec<String> {
-    prmt_program_steps(out, temps, words, bits).0
+) -> Vec<Expr> {
+    prmt_program_steps(b, temps, words, bits).0
 }
 
-/// A `prmt` step as emitted: `(a, b, selector)` by operand expression.
-pub(crate) type PrmtDef = (String, String, u32);
+/// A `prmt` step as emitted: `(a, b, selector)` (its operands).
+pub(crate) type PrmtDef = (Expr, Expr, u32);
 
 /// [`prmt_program`], and the `(a, b, selector)` of each step it emitted, by
 /// the step's temporary.
 pub(crate) fn prmt_program_steps(
-    out: &mut Vec<String>,
-    temps: &mut usize,
-    words: &[Vec<Piece<String>>],
+    b: &mut Body,
+    temps: &mut Temps,
+    words: &[Vec<Piece<Expr>>],
     bits: u32,
-) -> (Vec<String>, BTreeMap<String, PrmtDef>) {
+) -> (Vec<Expr>, BTreeMap<Val, PrmtDef>) {
     let (keys, prog) = words_of(words, bits);
-    let names = emit_prmt_steps(out, temps, &keys, &prog.steps);
+    let names = emit_prmt_steps(b, temps, &keys, &prog.steps);
     let defs = prog
         .steps
         .iter()
         .zip(&names)
         .map(|(st, n)| {
             (
-                n.clone(),
+                *n,
                 (
-                    operand_name(st.a, &keys, &names),
-                    operand_name(st.b, &keys, &names),
+                    operand(st.a, &keys, &names),
+                    operand(st.b, &keys, &names),
                     st.selector,
                 ),
             )
@@ -77,7 +91,7 @@ pub(crate) fn prmt_program_steps(
     let outs = prog
         .outputs
         .iter()
-        .map(|&o| operand_name(o, &keys, &names))
+        .map(|&o| operand(o, &keys, &names))
         .collect();
     (outs, defs)
 }

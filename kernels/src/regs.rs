@@ -1,58 +1,136 @@
-use crate::expr::linear_expr;
-use std::collections::BTreeSet;
+use crate::kir::{Body, Expr, Func, Op, Stmt, Ty, Val};
+use std::collections::BTreeMap;
 use synth::plan::{ShflMode, Stage};
 
-/// Declare predicate `p{mask}` (lane parity over `mask`) once.
-pub(crate) fn declare_pred(out: &mut Vec<String>, preds: &mut BTreeSet<u32>, mask: u32) {
-    if preds.insert(mask) {
+/// The thread's ids and the values a body declares once: `lane` and `warp`
+/// (declared by [`Ids::open`]), the lane predicates `p<mask>` and the
+/// scratch address `sb`, each declared on first use.
+pub(crate) struct Ids {
+    /// `const unsigned lane = threadIdx.x & 31u;`.
+    pub lane: Val,
+    /// `const unsigned warp = threadIdx.x >> 5;`.
+    pub warp: Val,
+    /// The lane predicates declared so far, by lane mask.
+    preds: BTreeMap<u32, Val>,
+    /// `const unsigned sb = detail::smem_u32(smem);`, once declared.
+    sb: Option<Val>,
+}
+
+impl Ids {
+    /// Declare `lane` and `warp` (and void them, as a body may read
+    /// neither) at the end of `b`.
+    pub(crate) fn open(b: &mut Body) -> Ids {
+        let lane = b.let_(
+            "lane",
+            Ty::U32,
+            Expr::bin(Op::And, Expr::ThreadIdx, Expr::u(31)),
+        );
+        let warp = b.let_(
+            "warp",
+            Ty::U32,
+            Expr::bin(Op::Shr, Expr::ThreadIdx, Expr::int(5)),
+        );
+        b.push(Stmt::Void(Expr::V(lane)));
+        b.push(Stmt::Void(Expr::V(warp)));
+        Ids {
+            lane,
+            warp,
+            preds: BTreeMap::new(),
+            sb: None,
+        }
+    }
+
+    /// The predicate `p{mask}` (odd parity of `lane` over `mask`), declared
+    /// into `b` on first use: `((lane >> k) & 1u) != 0u` for one bit `k`,
+    /// else `(__popc(lane & {mask}u) & 1) != 0`.
+    pub(crate) fn pred(&mut self, b: &mut Body, mask: u32) -> Val {
+        if let Some(&p) = self.preds.get(&mask) {
+            return p;
+        }
+        let lane = Expr::V(self.lane);
         let cond = if mask.count_ones() == 1 {
-            format!("((lane >> {}) & 1u) != 0u", mask.trailing_zeros())
+            let bit = Expr::paren(Expr::bin(
+                Op::And,
+                Expr::paren(Expr::bin(Op::Shr, lane, Expr::int(mask.trailing_zeros()))),
+                Expr::u(1),
+            ));
+            Expr::bin(Op::Ne, bit, Expr::u(0))
         } else {
-            format!("(__popc(lane & {mask}u) & 1) != 0")
+            let popc = Expr::call(Func::Popc, vec![Expr::bin(Op::And, lane, Expr::u(mask))]);
+            let odd = Expr::paren(Expr::bin(Op::And, popc, Expr::int(1)));
+            Expr::bin(Op::Ne, odd, Expr::int(0))
         };
-        out.push(format!("const bool p{mask} = {cond};"));
+        let p = b.let_(format!("p{mask}"), Ty::Bool, cond);
+        self.preds.insert(mask, p);
+        p
+    }
+
+    /// The scratch's shared-window address `sb`, declared into `b` on first
+    /// use.
+    pub(crate) fn sb(&mut self, b: &mut Body) -> Val {
+        *self.sb.get_or_insert_with(|| {
+            b.let_("sb", Ty::U32, Expr::call(Func::SmemU32, vec![Expr::Smem]))
+        })
     }
 }
 
-/// The shuffle call reading `a` for a [`Stage::Shuffle`] entry with
-/// argument `c` (stage `si` declares `sl{si}` for `Idx`).
-pub(crate) fn shfl_call(mode: ShflMode, a: &str, si: usize, c: u32) -> String {
-    match mode {
-        ShflMode::Idx if c == 0 => format!("detail::shfl_idx({a}, sl{si})"),
-        ShflMode::Idx => format!("detail::shfl_idx({a}, sl{si} ^ {c}u)"),
-        ShflMode::Bfly => format!("detail::shfl_xor({a}, {c}u)"),
-        ShflMode::Up => format!("detail::shfl_up({a}, {c}u)"),
-        ShflMode::Down => format!("detail::shfl_down({a}, {c}u)"),
-    }
+/// The shuffle of `a` for a [`Stage::Shuffle`] entry with argument `c`
+/// (`sl`: the stage's source lane, declared for `Idx`):
+/// `detail::shfl_idx(a, sl[ ^ c])`, else `detail::shfl_{xor,up,down}(a, c)`.
+pub(crate) fn shfl_call(mode: ShflMode, a: Expr, sl: Option<Val>, c: u32) -> Expr {
+    let arg = match (mode, sl) {
+        (ShflMode::Idx, Some(sl)) if c == 0 => Expr::V(sl),
+        (ShflMode::Idx, Some(sl)) => Expr::bin(Op::Xor, Expr::V(sl), Expr::u(c)),
+        _ => Expr::u(c),
+    };
+    Expr::call(Func::Shfl(mode), vec![a, arg])
+}
+
+/// The source lane `sl{si}` of an `Idx` shuffle stage `si`, declared into
+/// `b` (a linear function of `lane`, `lane_map`); `None` for other modes.
+pub(crate) fn shfl_lane(
+    b: &mut Body,
+    ids: &Ids,
+    si: usize,
+    mode: ShflMode,
+    lane_map: &[u32],
+) -> Option<Val> {
+    (mode == ShflMode::Idx)
+        .then(|| b.let_(format!("sl{si}"), Ty::U32, Expr::linear(ids.lane, lane_map)))
 }
 
 /// One stage of a plan that carries 32-bit words (between `Pack` and
 /// `Unpack`, see `synth::plan::gather`): renames, selects and shuffles of
 /// `unsigned` words, and byte permutes with lane-dependent selectors
-/// (computed once per distinct selector). Returns the new register names,
-/// or the stage kind when it cannot act on words.
+/// (computed once per distinct selector). Takes each register's value and
+/// returns the new ones (a new word is `w{si}_{k}`), or the stage kind
+/// when it cannot act on words.
 pub(crate) fn word_stage(
-    out: &mut Vec<String>,
-    preds: &mut BTreeSet<u32>,
+    b: &mut Body,
+    ids: &mut Ids,
     si: usize,
     st: &Stage,
-    names: Vec<String>,
-) -> Result<Vec<String>, &'static str> {
-    reg_stage(out, preds, si, st, names, true)
+    names: Vec<Expr>,
+) -> Result<Vec<Expr>, &'static str> {
+    reg_stage(b, ids, si, st, names, true)
 }
 
 /// Renames, selects and shuffles of register values (`words`: `unsigned`
 /// words named `w{si}_{k}`, else elements of type `T` named `s{si}_{k}`),
 /// and byte permutes of words; see [`word_stage`].
 pub(crate) fn reg_stage(
-    out: &mut Vec<String>,
-    preds: &mut BTreeSet<u32>,
+    b: &mut Body,
+    ids: &mut Ids,
     si: usize,
     st: &Stage,
-    names: Vec<String>,
+    names: Vec<Expr>,
     words: bool,
-) -> Result<Vec<String>, &'static str> {
-    let (ty, pre) = if words { ("unsigned", "w") } else { ("T", "s") };
+) -> Result<Vec<Expr>, &'static str> {
+    let (ty, pre) = if words {
+        (Ty::U32, "w")
+    } else {
+        (Ty::Elem, "s")
+    };
     Ok(match st {
         Stage::RegRename { map } => map.iter().map(|&i| names[i as usize].clone()).collect(),
         Stage::Select { entries } => {
@@ -62,13 +140,13 @@ pub(crate) fn reg_stage(
                     next.push(names[e.if_set as usize].clone());
                     continue;
                 }
-                declare_pred(out, preds, e.lane_mask);
-                let v = format!("{pre}{si}_{k}");
-                out.push(format!(
-                    "const {ty} {v} = p{} ? {} : {};",
-                    e.lane_mask, names[e.if_set as usize], names[e.if_clear as usize]
-                ));
-                next.push(v);
+                let p = ids.pred(b, e.lane_mask);
+                let pick = Expr::cond(
+                    Expr::V(p),
+                    names[e.if_set as usize].clone(),
+                    names[e.if_clear as usize].clone(),
+                );
+                next.push(Expr::V(b.let_(format!("{pre}{si}_{k}"), ty, pick)));
             }
             next
         }
@@ -77,12 +155,7 @@ pub(crate) fn reg_stage(
             lane_map,
             entries,
         } => {
-            if *mode == ShflMode::Idx {
-                out.push(format!(
-                    "const unsigned sl{si} = {};",
-                    linear_expr("lane", lane_map)
-                ));
-            }
+            let sl = shfl_lane(b, ids, si, *mode, lane_map);
             let mut next = Vec::with_capacity(entries.len());
             for (k, e) in entries.iter().enumerate() {
                 let a = names[e.reg as usize].clone();
@@ -90,51 +163,73 @@ pub(crate) fn reg_stage(
                     next.push(a);
                     continue;
                 };
-                let v = format!("{pre}{si}_{k}");
-                out.push(format!("const {ty} {v} = {};", shfl_call(*mode, &a, si, c)));
-                next.push(v);
+                let call = shfl_call(*mode, a, sl, c);
+                next.push(Expr::V(b.let_(format!("{pre}{si}_{k}"), ty, call)));
             }
             next
         }
-        Stage::BytePerm { entries } if words => {
-            let mut sels: Vec<(u32, Vec<u32>)> = Vec::new();
-            let mut next = Vec::with_capacity(entries.len());
-            for (k, e) in entries.iter().enumerate() {
-                if e.is_copy() {
-                    next.push(names[e.a as usize].clone());
-                    continue;
-                }
-                let sel = if e.lane_independent() {
-                    format!("{:#06x}u", e.selector)
-                } else {
-                    let key = (e.selector, e.lane_xor.clone());
-                    let n = match sels.iter().position(|x| *x == key) {
-                        Some(n) => n,
-                        None => {
-                            let mut expr = format!("{:#06x}u", e.selector);
-                            for (i, &x) in e.lane_xor.iter().enumerate() {
-                                if x != 0 {
-                                    expr.push_str(&format!(
-                                        " ^ (((lane >> {i}) & 1u) * {x:#06x}u)"
-                                    ));
-                                }
-                            }
-                            out.push(format!("const unsigned bs{si}_{} = {expr};", sels.len()));
-                            sels.push(key);
-                            sels.len() - 1
-                        }
-                    };
-                    format!("bs{si}_{n}")
-                };
-                let v = format!("w{si}_{k}");
-                out.push(format!(
-                    "const unsigned {v} = __byte_perm({}, {}, {sel});",
-                    names[e.a as usize], names[e.b as usize]
-                ));
-                next.push(v);
-            }
-            next
-        }
+        Stage::BytePerm { entries } if words => byte_perms(b, ids, si, entries, &names),
         other => return Err(other.name()),
     })
+}
+
+/// A byte-permute stage `si` of words: `w{si}_{k} = __byte_perm(a, b,
+/// sel)`, a lane-dependent selector declared once per distinct one as
+/// `bs{si}_{n} = sel ^ (((lane >> i) & 1u) * x) ^ ...`.
+fn byte_perms(
+    b: &mut Body,
+    ids: &Ids,
+    si: usize,
+    entries: &[synth::plan::PermEntry],
+    names: &[Expr],
+) -> Vec<Expr> {
+    let mut sels: Vec<((u32, Vec<u32>), Val)> = Vec::new();
+    let mut next = Vec::with_capacity(entries.len());
+    for (k, e) in entries.iter().enumerate() {
+        if e.is_copy() {
+            next.push(names[e.a as usize].clone());
+            continue;
+        }
+        let sel = if e.lane_independent() {
+            Expr::sel(e.selector)
+        } else {
+            let key = (e.selector, e.lane_xor.clone());
+            let v = match sels.iter().find(|x| x.0 == key) {
+                Some(x) => x.1,
+                None => {
+                    let terms =
+                        e.lane_xor
+                            .iter()
+                            .enumerate()
+                            .filter(|x| *x.1 != 0)
+                            .map(|(i, &x)| {
+                                let bit = Expr::paren(Expr::bin(
+                                    Op::And,
+                                    Expr::paren(Expr::bin(
+                                        Op::Shr,
+                                        Expr::V(ids.lane),
+                                        Expr::int(i as u32),
+                                    )),
+                                    Expr::u(1),
+                                ));
+                                Expr::paren(Expr::bin(Op::Mul, bit, Expr::sel(x)))
+                            });
+                    let e =
+                        Expr::chain(Op::Xor, std::iter::once(Expr::sel(e.selector)).chain(terms))
+                            .expect("the selector itself");
+                    let v = b.let_(format!("bs{si}_{}", sels.len()), Ty::U32, e);
+                    sels.push((key, v));
+                    v
+                }
+            };
+            Expr::V(v)
+        };
+        let perm = Expr::prmt(
+            names[e.a as usize].clone(),
+            names[e.b as usize].clone(),
+            sel,
+        );
+        next.push(Expr::V(b.let_(format!("w{si}_{k}"), Ty::U32, perm)));
+    }
+    next
 }

@@ -1,160 +1,150 @@
-use crate::expr::linear_expr;
+use crate::kir::{Body, Expr, Func, Op, Stmt, Ty, Val};
+use crate::regs::Ids;
 use synth::plan::{AddrMap, SmemAccess, SmemInstr};
 
-pub(crate) fn addr_base(name: &str, a: &AddrMap) -> String {
-    let lane = linear_expr("lane", &a.lane);
-    let warp = linear_expr("warp", &a.warp);
-    let e = match (lane.as_str(), warp.as_str()) {
-        ("0u", "0u") => "0u".to_string(),
-        (l, "0u") => l.to_string(),
-        ("0u", w) => w.to_string(),
-        (l, w) => format!("{l} ^ {w}"),
-    };
-    format!("const unsigned {name} = {e};")
+/// Declare `const unsigned {name}` = the per-thread element offset of `a`
+/// (its `lane` part XOR its `warp` part, `0u` when both vanish) into `b`.
+pub(crate) fn addr_base(b: &mut Body, ids: &Ids, name: String, a: &AddrMap) -> Val {
+    let mut terms = Expr::linear_terms(ids.lane, &a.lane);
+    terms.extend(Expr::linear_terms(ids.warp, &a.warp));
+    b.let_(name, Ty::U32, Expr::xor_or_zero(terms))
 }
 
 /// Byte-address expressions of every instruction of `acc`, given the
-/// per-thread element offset variable `o`: one base register per distinct
-/// part of the instruction offsets that overlaps the run-time bits (a
-/// swizzle), the rest as an immediate offset (as Triton does). Declarations
-/// go to `out`; variables are named `{prefix}_{k}`.
+/// scratch address `sb` and the per-thread element offset `o`: one base
+/// register per distinct part of the instruction offsets that overlaps the
+/// run-time bits (a swizzle), the rest as an immediate offset (as Triton
+/// does). Base registers `{prefix}_{k} = sb + (o ^ g) * eb` are declared
+/// into `b`; each address is a base, or a base `+ imm`.
 pub(crate) fn smem_addrs(
-    out: &mut Vec<String>,
+    b: &mut Body,
     prefix: &str,
-    o: &str,
+    sb: Val,
+    o: Val,
     acc: &SmemAccess,
-) -> Vec<String> {
+) -> Vec<Expr> {
     let eb = (acc.width / 8).max(1);
     let bits = acc.addr.base_bits();
-    let mut groups: Vec<u32> = Vec::new();
+    let mut groups: Vec<(u32, Val)> = Vec::new();
     acc.insts
         .iter()
         .map(|inst| {
             let g = inst.offset & bits;
-            let k = match groups.iter().position(|&x| x == g) {
-                Some(k) => k,
+            let base = match groups.iter().find(|x| x.0 == g) {
+                Some(x) => x.1,
                 None => {
-                    groups.push(g);
-                    let e = if g == 0 {
-                        format!("sb + {o} * {eb}u")
+                    let off = if g == 0 {
+                        Expr::V(o)
                     } else {
-                        format!("sb + ({o} ^ {g}u) * {eb}u")
+                        Expr::paren(Expr::bin(Op::Xor, Expr::V(o), Expr::u(g)))
                     };
-                    out.push(format!(
-                        "const unsigned {prefix}_{} = {e};",
-                        groups.len() - 1
-                    ));
-                    groups.len() - 1
+                    let e = Expr::bin(Op::Add, Expr::V(sb), Expr::bin(Op::Mul, off, Expr::u(eb)));
+                    let v = b.let_(format!("{prefix}_{}", groups.len()), Ty::U32, e);
+                    groups.push((g, v));
+                    v
                 }
             };
             let imm = (inst.offset & !bits) * eb;
             if imm == 0 {
-                format!("{prefix}_{k}")
+                Expr::V(base)
             } else {
-                format!("{prefix}_{k} + {imm}u")
+                Expr::bin(Op::Add, Expr::V(base), Expr::u(imm))
             }
         })
         .collect()
 }
 
 /// The per-thread address part of a shared-memory stage `si`, declaring the
-/// scratch base `sb` first if needed; returns each instruction's address.
+/// scratch address `sb` first if needed, then the offset `o{si}` and the
+/// base registers `a{si}_{k}`; returns each instruction's address.
 pub(crate) fn stage_addrs(
-    out: &mut Vec<String>,
-    smem_decl: &mut bool,
+    b: &mut Body,
+    ids: &mut Ids,
     si: usize,
     access: &SmemAccess,
-) -> Vec<String> {
-    if !*smem_decl {
-        out.push("const unsigned sb = detail::smem_u32(smem);".into());
-        *smem_decl = true;
-    }
-    let o = format!("o{si}");
-    out.push(addr_base(&o, &access.addr));
-    smem_addrs(out, &format!("a{si}"), &o, access)
+) -> Vec<Expr> {
+    let sb = ids.sb(b);
+    let o = addr_base(b, ids, format!("o{si}"), &access.addr);
+    smem_addrs(b, &format!("a{si}"), sb, o, access)
 }
 
 /// The warp guard of a store stage `si` ([`synth::plan::WarpGuard`]):
-/// declares `g{si}` (whether this thread's warp stores in this round) and
-/// returns its name, or `None` when every warp stores.
-pub(crate) fn warp_guard(out: &mut Vec<String>, si: usize, access: &SmemAccess) -> Option<String> {
+/// declares `const bool g{si} = (warp & mask) == value;` (whether this
+/// thread's warp stores in this round) and returns it, or `None` when every
+/// warp stores.
+pub(crate) fn warp_guard(b: &mut Body, ids: &Ids, si: usize, access: &SmemAccess) -> Option<Val> {
     let g = access.guard;
     if g.is_all() {
         return None;
     }
-    let name = format!("g{si}");
-    out.push(format!(
-        "const bool {name} = (warp & {:#x}u) == {:#x}u;",
-        g.mask, g.value
-    ));
-    Some(name)
+    let masked = Expr::paren(Expr::bin(Op::And, Expr::V(ids.warp), Expr::hex(g.mask)));
+    Some(b.let_(
+        format!("g{si}"),
+        Ty::Bool,
+        Expr::bin(Op::Eq, masked, Expr::hex(g.value)),
+    ))
 }
 
 /// `stmt` executed only where `guard` (from [`warp_guard`]) holds: a
 /// predicated store.
-pub(crate) fn guarded(guard: &Option<String>, stmt: String) -> String {
+pub(crate) fn guarded(guard: Option<Val>, stmt: Stmt) -> Stmt {
     match guard {
-        Some(g) => format!("if ({g}) {stmt}"),
+        Some(cond) => Stmt::If {
+            cond,
+            then: Box::new(stmt),
+        },
         None => stmt,
     }
 }
 
-/// The store of 32-bit `words` at `addr` by one instruction of `access`.
-pub(crate) fn store_stmt(access: &SmemAccess, addr: &str, words: &[String]) -> String {
-    match access.instr {
-        SmemInstr::Vector => match access.bytes() {
-            1 => format!("detail::st_u8({addr}, {});", words[0]),
-            2 => format!("detail::st_u16({addr}, {});", words[0]),
-            4 => format!("detail::st_b32({addr}, {});", words[0]),
-            8 => format!("detail::st_v2({addr}, {});", words.join(", ")),
-            _ => format!("detail::st_v4({addr}, {});", words.join(", ")),
-        },
-        SmemInstr::Matrix { count, trans } => format!(
-            "detail::stsm_x{count}{}({addr}, {});",
-            if trans { "_trans" } else { "" },
-            words.join(", ")
-        ),
-    }
+/// The store of 32-bit `words` at `addr` by one instruction of `access`:
+/// `detail::st_u8/u16/b32(addr, w)` (the first word), `st_v2/v4(addr,
+/// words..)`, or `stsm_x{count}[_trans](addr, words..)`.
+pub(crate) fn store_stmt(access: &SmemAccess, addr: Expr, words: Vec<Expr>) -> Stmt {
+    let (f, words) = match access.instr {
+        SmemInstr::Vector => {
+            let bytes = access.bytes();
+            let n = if bytes <= 4 { 1 } else { words.len() };
+            (
+                Func::St(bytes),
+                words.into_iter().take(n).collect::<Vec<_>>(),
+            )
+        }
+        SmemInstr::Matrix { count, trans } => (Func::Stsm { count, trans }, words),
+    };
+    let mut args = vec![addr];
+    args.extend(words);
+    Stmt::Call { f, args }
 }
 
 /// Load instruction `ii` of stage `si` at `addr` into fresh 32-bit words
-/// `w{si}_{ii}_{j}`; returns their names.
+/// `w{si}_{ii}_{j}` (a `const` for one word of 1, 2 or 4 bytes, else
+/// declared and filled by `detail::ld_v2/v4` or `ldsm_x*`); returns them.
 pub(crate) fn load_words(
-    out: &mut Vec<String>,
+    b: &mut Body,
     access: &SmemAccess,
-    addr: &str,
+    addr: Expr,
     si: usize,
     ii: usize,
-) -> Vec<String> {
+) -> Vec<Val> {
     let nw = access.bytes().div_ceil(4) as usize;
-    let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
-    let list = words.join(", ");
-    match access.instr {
+    let name = |j: usize| format!("w{si}_{ii}_{j}");
+    let f = match access.instr {
         SmemInstr::Vector => match access.bytes() {
-            b @ (1 | 2 | 4) => out.push(format!(
-                "const unsigned {} = detail::ld_{}({addr});",
-                words[0],
-                match b {
-                    1 => "u8",
-                    2 => "u16",
-                    _ => "b32",
-                }
-            )),
-            n => {
-                out.push(format!("unsigned {list};"));
-                out.push(format!(
-                    "detail::ld_v{}({addr}, {list});",
-                    if n == 8 { 2 } else { 4 }
-                ));
+            n @ (1 | 2 | 4) => {
+                let ld = Expr::call(Func::Ld(n), vec![addr]);
+                return vec![b.let_(name(0), Ty::U32, ld)];
             }
+            n => Func::LdV(n),
         },
-        SmemInstr::Matrix { count, trans } => {
-            out.push(format!("unsigned {list};"));
-            out.push(format!(
-                "detail::ldsm_x{count}{}({addr}, {list});",
-                if trans { "_trans" } else { "" }
-            ));
-        }
-    }
+        SmemInstr::Matrix { count, trans } => Func::Ldsm { count, trans },
+    };
+    let words: Vec<Val> = (0..nw).map(|j| b.val(name(j), Ty::U32)).collect();
+    b.push(Stmt::Decl {
+        vals: words.clone(),
+    });
+    let mut args = vec![addr];
+    args.extend(words.iter().map(|&w| Expr::V(w)));
+    b.push(Stmt::Call { f, args });
     words
 }

@@ -55,7 +55,7 @@ fn an_8bit_byte_transpose_is_a_two_stage_prmt_network_everywhere() {
     assert_eq!(i8s.len(), 2, "both directions");
     for c in i8s {
         let ch = plan_conversion(c, StrategyChoice::Auto, &Weights::default()).unwrap();
-        assert!(ch.plan.renames_only(), "{}: {:?}", c.name, ch.plan.strategy);
+        assert!(ch.plan.renames_only(), "{}: {}", c.name, ch.plan.strategy);
         assert_eq!(ch.plan.src_regs, 16);
         // every destination word takes one byte from each of four source words
         let words = rename_words(&ch, 8);

@@ -287,8 +287,14 @@ pub struct Emitted {
     /// One per served conversion, in the order of [`PlannedInput::conversions`].
     pub helpers: Vec<kernels::EmittedHelper>,
     /// One per refused conversion (not whole files), in input order:
-    /// declarations whose use fails to compile.
+    /// declarations whose use fails to compile. A served conversion whose
+    /// printed helper fails its CPU proof is among them (and its helper is
+    /// not in the header).
     pub refused: Vec<kernels::RefusedHelper>,
+    /// The CPU proof of each helper's printed code ([`kernels::prove`]),
+    /// in the order of [`Emitted::helpers`]: every form it prints, run by
+    /// the kernel-IR interpreter for every thread.
+    pub proofs: Vec<Result<Vec<kernels::FormProof>, kernels::ProofError>>,
 }
 
 impl PlannedInput {

@@ -112,6 +112,7 @@ pub(crate) fn emit(input: &PlannedInput, prefix: &str, api: kernels::Api) -> Res
     let idents = idents_of(&named, prefix)?;
     let mut helpers = Vec::new();
     let mut refused = Vec::new();
+    let mut proofs = Vec::new();
     let mut order = Vec::new();
     let mut k = 0;
     for r in &records {
@@ -129,8 +130,22 @@ pub(crate) fn emit(input: &PlannedInput, prefix: &str, api: kernels::Api) -> Res
                     sm: p.target.sm,
                     from: p.target.from.clone(),
                 });
-                order.push((true, helpers.len()));
+                // the printed code's own proof: a helper that fails it is
+                // not shipped (its declaration says why), the others are
+                let proof = kernels::prove(&h, &p.chosen.analysis);
+                if let Err(e) = &proof {
+                    order.push((false, refused.len()));
+                    refused.push(kernels::RefusedHelper {
+                        ident: h.ident.clone(),
+                        name: p.op.name.clone(),
+                        file: p.file.clone(),
+                        reason: format!("warpforge bug, please report: {e}"),
+                    });
+                } else {
+                    order.push((true, helpers.len()));
+                }
                 helpers.push(h);
+                proofs.push(proof);
             }
             Record::Refused(x) if x.is_file() => {}
             Record::Refused(x) => {
@@ -157,13 +172,20 @@ pub(crate) fn emit(input: &PlannedInput, prefix: &str, api: kernels::Api) -> Res
         })
         .collect();
     let mut header = kernels::emit_header_items(&items, &input.origin)?;
+    let shipped: Vec<&kernels::EmittedHelper> = helpers
+        .iter()
+        .zip(&proofs)
+        .filter(|(_, p)| p.is_ok())
+        .map(|(h, _)| h)
+        .collect();
     if api == kernels::Api::Cute {
         header.push('\n');
-        header += &kernels::cute_section(&helpers)?;
+        header += &kernels::cute_section_of(&shipped)?;
     }
     Ok(Emitted {
         header,
         helpers,
         refused,
+        proofs,
     })
 }

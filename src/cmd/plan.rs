@@ -92,7 +92,7 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
         "bank_conflicts": ch.sim.bank_conflicts,
         "score": ch.score, "lower_bound": lb,
         "smem_bytes_by_width": by_width(p, |c, b| json!(c.plan.smem_elems * b as u64 / 8)),
-        "rounds_by_width": by_width(p, |c, _| json!(if c.plan.smem_elems > 0 { c.plan.rounds } else { 0 })),
+        "rounds_by_width": by_width(p, |c, _| json!(if c.plan.smem_elems > 0 { c.plan.rounds.get() } else { 0 })),
         "peak_registers": {
             "elements": element_form_peak(&ch.plan, bits, 32 * p.op.num_warps).peak,
             "packed": (bits < 32 && ch.plan.packed_form(bits)).then(|| peak_registers(&ch.plan, bits, true).peak),

@@ -60,6 +60,9 @@ pub(crate) struct VerifyArgs {
 
 /// The CPU simulator's proof of one conversion: per element width planned
 /// (the own width first), the destination slots checked or the error.
+/// The CPU proof of one helper's printed code (`kernels::prove`).
+type Printed = Result<Vec<kernels::FormProof>, kernels::ProofError>;
+
 struct CpuProof {
     widths: Vec<(u32, Result<synth::sim::SimReport, String>)>,
 }
@@ -148,13 +151,13 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
             write_file(&dir.join("verify_module.sass"), &g.sass_text)?;
         }
     }
-    let failed = print_results(&a, &planned, &cpu, gpu.as_ref())?;
+    let failed = print_results(&a, &planned, &cpu, &emitted.proofs, gpu.as_ref())?;
     if let Some(path) = &a.report {
         let md = markdown_report(&planned, gpu.as_ref());
         write_file(path, &md)?;
     }
     if let Some(path) = &a.junit {
-        let cases = junit_cases(&planned, &cpu, gpu.as_ref());
+        let cases = junit_cases(&planned, &cpu, &emitted.proofs, gpu.as_ref());
         write_file(path, &junit::to_xml("warpforge verify", &cases))?;
     }
     let refused = planned.refused.iter().filter(|r| !r.is_file()).count();
@@ -312,6 +315,7 @@ fn print_results(
     a: &VerifyArgs,
     planned: &PlannedInput,
     cpu: &[CpuProof],
+    printed: &[Printed],
     gpu: Option<&GpuReport>,
 ) -> Result<usize> {
     let mut failed = 0;
@@ -349,7 +353,7 @@ fn print_results(
         // under __launch_bounds__(threads, 1) (CaseResult::spill_problem)
         let spills = gpu_cases.iter().any(|c| c.spill_problem().is_some());
         let gpu_ok = gpu_cases.iter().all(|c| c.ok());
-        let verified = proof.ok() && gpu_ok && !spills;
+        let verified = proof.ok() && printed[i].is_ok() && gpu_ok && !spills;
         if !verified {
             failed += 1;
         }
@@ -363,11 +367,12 @@ fn print_results(
                     "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
                     "cost": cost_json(&p.chosen.cost), "verified": verified,
                     "cpu": match proof.own() { Ok(r) => json!(r), Err(e) => json!({"error": e}) },
+                    "printed": match &printed[i] { Ok(f) => json!(f), Err(e) => json!({"error": e.to_string()}) },
                     "gpu": gpu_cases,
                 })
             )?;
         } else {
-            writeln!(out, "{}", text_line(p, proof, &gpu_cases))?;
+            writeln!(out, "{}", text_line(p, proof, &printed[i], &gpu_cases))?;
         }
     }
     out.finish()?;
@@ -376,7 +381,12 @@ fn print_results(
 
 /// The text line of one conversion: CPU result, then each GPU check with
 /// its SASS counts.
-fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String {
+fn text_line(
+    p: &Planned,
+    proof: &CpuProof,
+    printed: &Printed,
+    gpu_cases: &[&CaseResult],
+) -> String {
     let bad: Vec<String> = proof.widths[1..]
         .iter()
         .filter_map(|(b, r)| {
@@ -398,6 +408,10 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
     if !bad.is_empty() {
         line += &format!(" ({})", bad.join("; "));
     }
+    line += &match printed {
+        Ok(forms) => format!(" | printed ok ({} forms)", forms.len()),
+        Err(e) => format!(" | printed FAILED: {e}"),
+    };
     for c in gpu_cases {
         line += &format!(
             " | {} {}{} {}",
@@ -446,7 +460,12 @@ fn text_line(p: &Planned, proof: &CpuProof, gpu_cases: &[&CaseResult]) -> String
 /// The JUnit test cases: per conversion, the CPU proof of each width, then
 /// each GPU check (element type x form); a refused conversion (or file) is
 /// one failing case carrying the reason.
-fn junit_cases(planned: &PlannedInput, cpu: &[CpuProof], gpu: Option<&GpuReport>) -> Vec<TestCase> {
+fn junit_cases(
+    planned: &PlannedInput,
+    cpu: &[CpuProof],
+    printed: &[Printed],
+    gpu: Option<&GpuReport>,
+) -> Vec<TestCase> {
     let mut cases = Vec::new();
     for r in planned.records() {
         match r {
@@ -459,6 +478,20 @@ fn junit_cases(planned: &PlannedInput, cpu: &[CpuProof], gpu: Option<&GpuReport>
                 for (bits, r) in &cpu[i].widths {
                     let r = r.as_ref().map(|s| s.slots).map_err(|e| e.clone());
                     cases.push(junit::cpu_case(&p.file, &p.op.name, *bits, &r));
+                }
+                match &printed[i] {
+                    Ok(forms) => {
+                        for f in forms {
+                            let r = Ok(f.report.slots);
+                            cases.push(junit::printed_case(&p.file, &p.op.name, &f.form, &r));
+                        }
+                    }
+                    Err(e) => cases.push(junit::printed_case(
+                        &p.file,
+                        &p.op.name,
+                        &e.form,
+                        &Err(e.error.to_string()),
+                    )),
                 }
                 for c in cases_of(gpu, p) {
                     cases.push(junit::gpu_case(&p.file, c));

@@ -211,7 +211,7 @@ pub fn consider_proving(
         };
         return Err(PlanError::StrategyNotApplicable {
             name: conv.name.clone(),
-            strategy: choice.name().to_string(),
+            strategy: choice,
             detail,
         });
     }
@@ -231,21 +231,20 @@ pub fn consider_proving(
             let form = p.width_form_with(opt.elem_bits, Some(&counts));
             let packed = form.1 && opt.elem_bits < 32;
             let peak = crate::plan::peak_registers(&p, opt.elem_bits, packed).peak;
+            let (score, throughput) = w.score_with(&p, form, opt.elem_bits, cap, conv.num_warps);
             Scored {
-                over: peak > cap,
-                score: w.score_with(&p, form, opt.elem_bits, cap, conv.num_warps),
+                rank: Rank {
+                    over: peak > cap,
+                    score,
+                    throughput,
+                },
                 cost: form.0,
                 peak,
                 plan: p,
             }
         })
         .collect();
-    scored.sort_by(|a, b| {
-        a.over
-            .cmp(&b.over)
-            .then(a.score.0.total_cmp(&b.score.0))
-            .then(a.score.1.total_cmp(&b.score.1))
-    });
+    scored.sort_by(|a, b| a.rank.order(&b.rank));
     let mut shared_kept = 0;
     scored.retain(|s| {
         if s.plan.kind != crate::plan::Kind::Shared {
@@ -261,20 +260,20 @@ pub fn consider_proving(
             || simulate(&s.plan, &an),
             || crate::sim::simulate_packed_form(&s.plan, &an, opt.elem_bits),
         );
-        let r = element
+        let outcome = element
             .and_then(|rep| packed.map(|_| rep))
             .map_err(|e| e.to_string());
-        (s, r)
+        Proof { scored: s, outcome }
     };
-    let results: Vec<(Scored, Result<SimReport, String>)> = match prove {
+    let results: Vec<Proof> = match prove {
         Prove::All => scored.into_par_iter().map(prove_one).collect(),
         Prove::UntilChosen => {
             let mut done = Vec::new();
             let mut rest = scored.into_iter().peekable();
             while let Some(first) = rest.next() {
-                let key = (first.over, first.score);
+                let key = first.rank;
                 let mut group = vec![first];
-                while let Some(s) = rest.next_if(|s| (s.over, s.score) == key) {
+                while let Some(s) = rest.next_if(|s| s.rank == key) {
                     group.push(s);
                 }
                 // Where the simulator's tie-breakers (bank conflicts, then
@@ -282,7 +281,7 @@ pub fn consider_proving(
                 // are known before proving, the group is proven in that
                 // order, two at a time, up to the first that passes: the one
                 // the sort below would choose among the group's proven.
-                let keys: Option<Vec<(u64, u32, usize)>> = group
+                let keys: Option<Vec<TieKey>> = group
                     .iter()
                     .map(|s| {
                         crate::sim::predicted_bank_conflicts(&s.plan, &an)
@@ -299,14 +298,14 @@ pub fn consider_proving(
                         while it.peek().is_some() && !found {
                             let pair: Vec<Scored> = it.by_ref().take(2).collect();
                             let proved: Vec<_> = pair.into_par_iter().map(prove_one).collect();
-                            found = proved.iter().any(|(_, r)| r.is_ok());
+                            found = proved.iter().any(|p| p.outcome.is_ok());
                             done.extend(proved);
                         }
                         found
                     }
                     _ => {
                         let proved: Vec<_> = group.into_par_iter().map(prove_one).collect();
-                        let any = proved.iter().any(|(_, r)| r.is_ok());
+                        let any = proved.iter().any(|p| p.outcome.is_ok());
                         done.extend(proved);
                         any
                     }
@@ -320,15 +319,15 @@ pub fn consider_proving(
     };
     let mut failures = Vec::new();
     let mut proven = Vec::new();
-    for (s, r) in results {
-        match r {
+    for Proof { scored: s, outcome } in results {
+        match outcome {
             Ok(sim) => proven.push(Candidate {
-                throughput: s.score.1,
+                throughput: s.rank.throughput,
                 cost: s.cost,
                 peak_registers: s.peak,
-                over_registers: s.over,
+                over_registers: s.rank.over,
                 plan: s.plan,
-                score: s.score.0,
+                score: s.rank.score,
                 sim,
             }),
             Err(e) => failures.push(format!("{}: {e}", s.plan.strategy)),
@@ -359,23 +358,79 @@ pub fn consider_proving(
 /// [`crate::sim::predicted_bank_conflicts`] before proving), then the
 /// narrower element-form stores ([`crate::plan::budget::element_form_store_bytes`]
 /// for `bits`-bit elements), then fewer stages.
-fn tie_key(plan: &Plan, bank_conflicts: u64, bits: u32) -> (u64, u32, usize) {
-    (
+fn tie_key(plan: &Plan, bank_conflicts: u64, bits: u32) -> TieKey {
+    TieKey {
         bank_conflicts,
-        crate::plan::budget::element_form_store_bytes(plan, bits),
-        plan.stages.len(),
-    )
+        store_bytes: crate::plan::budget::element_form_store_bytes(plan, bits),
+        stages: plan.stages.len(),
+    }
 }
 
-/// One enumerated candidate as the search ranks it: over the register cap,
-/// (score, throughput score), its cost and register peak in the form a
-/// caller should use ([`Plan::width_form`], computed once).
-struct Scored {
+/// A tie-break key of [`tie_key`]; fields compare in order (the derived
+/// `Ord`), each lower first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct TieKey {
+    /// Bank conflicts: the simulator's count, or the prediction before
+    /// proving ([`crate::sim::predicted_bank_conflicts`]).
+    bank_conflicts: u64,
+    /// Bytes per element-form store instruction
+    /// ([`crate::plan::budget::element_form_store_bytes`]).
+    store_bytes: u32,
+    /// Stages of the plan.
+    stages: usize,
+}
+
+/// Where an enumerated candidate ranks before proving: candidates within
+/// the register cap first, then by score, then by throughput score
+/// ([`Rank::order`]). Candidates with equal ranks (`==`, as `f64`s) form
+/// one group of [`Prove::UntilChosen`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Rank {
+    /// Whether the candidate's register peak is over the cap it is ranked
+    /// under ([`register_cap`]).
     over: bool,
-    score: (f64, f64),
+    /// Its score under the search's weights, lower is better
+    /// ([`Weights::score_with`]: spill and latency floor included).
+    score: f64,
+    /// The score's throughput part ([`Weights::throughput`]).
+    throughput: f64,
+}
+
+impl Rank {
+    /// The ranking order: `over` (false first), then `score`, then
+    /// `throughput` (each by `f64::total_cmp`, lower first).
+    fn order(&self, other: &Rank) -> std::cmp::Ordering {
+        self.over
+            .cmp(&other.over)
+            .then(self.score.total_cmp(&other.score))
+            .then(self.throughput.total_cmp(&other.throughput))
+    }
+}
+
+/// One enumerated candidate as the search ranks it: its [`Rank`], and its
+/// cost and register peak in the form a caller should use
+/// ([`Plan::width_form`], computed once).
+struct Scored {
+    /// Where it ranks before proving.
+    rank: Rank,
+    /// Predicted cost per thread ([`Plan::cost_for_width`]).
     cost: Cost,
+    /// Predicted register peak per thread in that form
+    /// ([`crate::plan::peak_registers`]).
     peak: u32,
+    /// The candidate plan.
     plan: Plan,
+}
+
+/// A candidate after the simulator: what it was ranked as, and the
+/// simulator's verdict.
+struct Proof {
+    /// The candidate as ranked.
+    scored: Scored,
+    /// The simulator's report on the element plan when both it and the
+    /// plan's packed form ([`crate::sim::simulate_packed_form`]) pass; else
+    /// the first error (the element plan's first), as text.
+    outcome: Result<SimReport, String>,
 }
 
 /// [`plan_conversion`] for an explicit element width and target.

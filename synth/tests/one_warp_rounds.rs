@@ -4,7 +4,7 @@
 
 use synth::parse::parse_ttgir;
 use synth::plan::shared::ONE_WARP_ROUND_BYTES;
-use synth::plan::{Conversion, Kind, SharedOptions, StrategyChoice};
+use synth::plan::{Conversion, Kind, SharedOptions, Strategy, StrategyChoice};
 use synth::search::{consider, plan_width, Weights};
 
 fn conversions(text: &str) -> Vec<Conversion> {
@@ -28,8 +28,8 @@ fn stress_w1(name: &str) -> Conversion {
 }
 
 /// The shared-memory candidates of `c` at its own width under `max_smem`:
-/// (scratch bytes, rounds) each.
-fn shared_scratch(c: &Conversion, max_smem: Option<u64>) -> Vec<(u64, u32, String)> {
+/// (scratch bytes, rounds, strategy) each.
+fn shared_scratch(c: &Conversion, max_smem: Option<u64>) -> Vec<(u64, u32, Strategy)> {
     let bits = plan_width(c);
     let opt = SharedOptions {
         elem_bits: bits,
@@ -43,8 +43,8 @@ fn shared_scratch(c: &Conversion, max_smem: Option<u64>) -> Vec<(u64, u32, Strin
         .map(|k| {
             (
                 k.plan.smem_elems * bits as u64 / 8,
-                k.plan.rounds,
-                k.plan.strategy.clone(),
+                k.plan.rounds.get(),
+                k.plan.strategy,
             )
         })
         .collect()
@@ -68,7 +68,12 @@ fn one_warp_tiles_go_in_rounds_of_at_most_2_kb() {
                 "{name}: {strategy} {bytes} bytes"
             );
             assert!(*rounds >= 2, "{name}: {strategy} in {rounds} round(s)");
-            assert!(strategy.contains("/r"), "{strategy}");
+            // the strategy names the rounds (`/r{rounds}`)
+            assert_eq!(
+                strategy.shared().map(|s| s.rounds.get()),
+                Some(*rounds),
+                "{strategy}"
+            );
         }
         // a smaller --max-smem still caps
         for (bytes, _, strategy) in shared_scratch(&c, Some(1024)) {

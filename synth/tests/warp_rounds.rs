@@ -59,10 +59,14 @@ fn over_the_scratch_limit_warps_store_in_turn() {
             // the data alone: 32 warps x 32 lanes x elements x bytes
             let data = 1024 * p.src_regs as u64 * bits as u64 / 8;
             let guarded = guarded_stores(&p.stages);
-            if data >> p.rounds.trailing_zeros() > smem_limit(90) || bits >= 32 {
+            if data >> p.rounds.get().trailing_zeros() > smem_limit(90) || bits >= 32 {
                 // 32/64-bit: the register rounds leave 256-512 KB
                 assert!(guarded > 0, "{} at {bits} bits: {}", c.name, p.strategy);
-                assert!(p.strategy.contains("/w"), "{}", p.strategy);
+                assert!(
+                    p.strategy.shared().is_some_and(|s| s.warp_rounds.is_some()),
+                    "{}",
+                    p.strategy
+                );
             }
             if guarded > 0 {
                 // every round's stores are guarded, each by its own warps
@@ -74,7 +78,7 @@ fn over_the_scratch_limit_warps_store_in_turn() {
                         _ => None,
                     })
                     .collect();
-                assert_eq!(guards.len() as u32, p.rounds, "{}", p.strategy);
+                assert_eq!(guards.len() as u32, p.rounds.get(), "{}", p.strategy);
                 let mut values: Vec<u32> = guards.iter().map(|g| g.value).collect();
                 values.sort();
                 values.dedup();

@@ -57,7 +57,7 @@ fn verify_gpu_demanded() {
 }
 
 #[test]
-fn verify_junit_has_a_testcase_per_conversion_and_width() {
+fn verify_junit_has_a_testcase_per_conversion_width_and_printed_form() {
     let dir = tempfile::tempdir().unwrap();
     let xml = dir.path().join("out.xml");
     let f = "corpus/pairs.mlir";
@@ -111,8 +111,20 @@ fn verify_junit_has_a_testcase_per_conversion_and_width() {
                 "{want} missing"
             );
         }
+        // the printed code's proof of every form (kernels::prove)
+        for bits in [8, 16, 32, 64] {
+            let want = format!("{name} printed element {bits}-bit");
+            assert!(
+                cases.iter().any(|(c, n)| c == f && n.starts_with(&want)),
+                "{want} missing"
+            );
+        }
     }
-    assert_eq!(cases.len(), names.len() * 4);
+    let cpu = cases.iter().filter(|(_, n)| n.contains(" cpu ")).count();
+    let printed = cases.iter().filter(|(_, n)| n.contains(" printed ")).count();
+    assert_eq!(cpu, names.len() * 4);
+    assert!(printed >= names.len() * 4, "{printed} printed-code cases");
+    assert_eq!(cases.len(), cpu + printed);
 }
 
 #[test]

@@ -60,6 +60,27 @@ pub fn cpu_case(file: &str, name: &str, bits: u32, result: &Result<u64, String>)
     }
 }
 
+/// The test case of the CPU proof of one printed form of a helper
+/// (`kernels::prove`: the kernel-IR interpreter on the code as printed):
+/// `form` as `kernels::FormProof::form`, `result` its slots checked or
+/// the failure.
+pub fn printed_case(file: &str, name: &str, form: &str, result: &Result<u64, String>) -> TestCase {
+    let outcome = match result {
+        Ok(_) => Outcome::Passed,
+        Err(e) => Outcome::Failed {
+            kind: "cpu",
+            message: format!("printed code: {e}"),
+            detail: format!("the printed {form} of {name} failed its CPU proof: {e}"),
+        },
+    };
+    TestCase {
+        classname: file.to_string(),
+        name: format!("{name} printed {form}"),
+        seconds: 0.0,
+        outcome,
+    }
+}
+
 /// The test case of a conversion warpforge refused (or a file it could
 /// not read): a failure of kind `refused` carrying `reason`.
 pub fn refused_case(file: &str, name: &str, reason: &str) -> TestCase {

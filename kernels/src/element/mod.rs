@@ -5,114 +5,88 @@ mod words;
 pub(crate) use via_packed::{body_via_packed, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES};
 use via_packed::{load_natural_words, store_natural_words};
 
-use crate::expr::linear_expr;
-use crate::prmt::{prmt_program_steps, PrmtDef};
-use crate::regs::{reg_stage, word_stage};
+use crate::kir::{pass, Body, Expr, Func, Op, Stmt, Ty, Val};
+use crate::prmt::{prmt_program_steps, PrmtDef, Temps};
+use crate::regs::{reg_stage, word_stage, Ids};
 use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
-use fold::{drop_unread, fold_select_of_prmts, select_folded_words, SelDefs};
+use fold::{fold_select_of_prmts, select_folded_words, SelDefs, Selectors};
 use std::collections::{BTreeMap, BTreeSet};
 use synth::plan::pack::Piece;
-use synth::plan::{
-    BarrierScope, ClusterLoad, ClusterMap, ClusterStore, Plan, SelEntry, SmemAccess, Stage,
-};
+use synth::plan::{ClusterLoad, ClusterMap, ClusterStore, Plan, SelEntry, SmemAccess, Stage};
 use words::{pack_words, unpack_words};
 
 /// The predicates of a store's lane-dependent register choice
-/// ([`synth::plan::SmemAccess::reg_xor`]), declared into `out`: one
-/// `(predicate name, register XOR)` per lane or warp bit that has one.
-fn lane_choice(out: &mut Vec<String>, si: usize, access: &SmemAccess) -> Vec<(String, u32)> {
+/// ([`synth::plan::SmemAccess::reg_xor`]), declared into `b` as `const bool
+/// q{si}_{lane|warp}{j} = ({lane|warp} >> {j}u) & 1u;`: one `(predicate,
+/// register XOR)` per lane or warp bit that has one.
+fn lane_choice(b: &mut Body, ids: &Ids, si: usize, access: &SmemAccess) -> Vec<(Val, u32)> {
     let mut v = Vec::new();
-    for (who, masks) in [
-        ("lane", &access.reg_xor.lane),
-        ("warp", &access.reg_xor.warp),
+    for (who, id, masks) in [
+        ("lane", ids.lane, &access.reg_xor.lane),
+        ("warp", ids.warp, &access.reg_xor.warp),
     ] {
         for (j, &m) in masks.iter().enumerate() {
             if m != 0 {
-                let p = format!("q{si}_{who}{j}");
-                out.push(format!("const bool {p} = ({who} >> {j}u) & 1u;"));
-                v.push((p, m));
+                let bit = Expr::paren(Expr::bin(Op::Shr, Expr::V(id), Expr::u(j as u32)));
+                let e = Expr::bin(Op::And, bit, Expr::u(1));
+                v.push((b.let_(format!("q{si}_{who}{j}"), Ty::Bool, e), m));
             }
         }
     }
     v
 }
 
-/// `names[r ^ XOR(predicate set: mask)]` as a tree of `?:` (one `SEL` per
-/// inner node, `2^k - 1` for `k` predicates).
-fn pick_expr(names: &[String], r: u32, choice: &[(String, u32)]) -> String {
+/// `names[r ^ XOR(predicate set: mask)]` as a tree of `(p ? a : b)` (one
+/// `SEL` per inner node, `2^k - 1` for `k` predicates).
+fn pick_expr(names: &[Expr], r: u32, choice: &[(Val, u32)]) -> Expr {
     match choice.split_first() {
         None => names[r as usize].clone(),
-        Some(((p, m), rest)) => format!(
-            "({p} ? {} : {})",
+        Some(((p, m), rest)) => Expr::paren(Expr::cond(
+            Expr::V(*p),
             pick_expr(names, r ^ m, rest),
-            pick_expr(names, r, rest)
-        ),
+            pick_expr(names, r, rest),
+        )),
     }
 }
 
 /// The CTA rank `rank{si}` (`%cluster_ctarank`) of a cluster stage `si`,
 /// and under `WARPFORGE_CHECK_CLUSTER` a `__trap()` when the cluster does
-/// not have `ctas` CTAs (`%cluster_nctarank`); returns the rank's name.
-fn cluster_rank(out: &mut Vec<String>, si: usize, ctas: u32) -> String {
-    let rank = format!("rank{si}");
-    out.push(format!("unsigned {rank};"));
-    out.push(format!(
-        "asm(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"({rank})); (void){rank};"
-    ));
-    out.push("#ifdef WARPFORGE_CHECK_CLUSTER".into());
-    out.push(format!(
-        "{{ unsigned n; asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n)); if (n != {ctas}u) __trap(); }}"
-    ));
-    out.push("#endif".into());
+/// not have `ctas` CTAs (`%cluster_nctarank`); returns the rank.
+fn cluster_rank(b: &mut Body, si: usize, ctas: u32) -> Val {
+    let rank = b.val(format!("rank{si}"), Ty::U32);
+    b.push(Stmt::ClusterRank { v: rank });
+    b.push(Stmt::CheckClusterSize { ctas });
     rank
 }
 
-/// `lane`, `warp` and `rank` parts of a [`ClusterMap`] as one expression.
-fn cluster_map_expr(m: &ClusterMap, rank: &str) -> String {
-    let parts: Vec<String> = [
-        linear_expr("lane", &m.lane),
-        linear_expr("warp", &m.warp),
-        linear_expr(rank, &m.block),
-    ]
-    .into_iter()
-    .filter(|e| e != "0u")
-    .collect();
-    if parts.is_empty() {
-        "0u".to_string()
-    } else {
-        parts.join(" ^ ")
-    }
+/// `lane`, `warp` and `rank` parts of a [`ClusterMap`] as one XOR (`0u`
+/// when all vanish).
+fn cluster_map_expr(m: &ClusterMap, ids: &Ids, rank: Val) -> Expr {
+    let mut terms = Expr::linear_terms(ids.lane, &m.lane);
+    terms.extend(Expr::linear_terms(ids.warp, &m.warp));
+    terms.extend(Expr::linear_terms(rank, &m.block));
+    Expr::xor_or_zero(terms)
+}
+
+/// The local scratch address `sb + (ob ^ offset) * eb` of a cluster
+/// access's instruction.
+fn cluster_local(sb: Val, ob: Val, offset: u32, eb: u32) -> Expr {
+    let off = Expr::paren(Expr::bin(Op::Xor, Expr::V(ob), Expr::u(offset)));
+    Expr::bin(Op::Add, Expr::V(sb), Expr::bin(Op::Mul, off, Expr::u(eb)))
 }
 
 /// `unsigned ra` = the cluster address of the local scratch address `local`
-/// in the CTA `ct{si} ^ cta` (`mapa.shared::cluster.u32`, PTX ISA "mapa").
-fn mapa(ra: &str, local: &str, si: usize, cta: u32) -> String {
-    format!(
-        "unsigned {ra}; asm(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"({ra}) : \"r\"({local}), \"r\"(ct{si} ^ {cta}u));"
-    )
-}
-
-/// The `ld/st.shared::cluster` type of a `bytes`-byte vector (`.u8`,
-/// `.u16`, `.b32`, `.v2.b32`, `.v4.b32`) and its operands in 32-bit
-/// registers numbered from `%first`: `%first` for one word, else
-/// `{%first, ...}`.
-fn dsmem_vector(bytes: u32, first: u32) -> (&'static str, String) {
-    let ty = match bytes {
-        1 => "u8",
-        2 => "u16",
-        4 => "b32",
-        8 => "v2.b32",
-        _ => "v4.b32",
-    };
-    let n = bytes.div_ceil(4);
-    let regs: Vec<String> = (first..first + n).map(|i| format!("%{i}")).collect();
-    let ops = if n == 1 {
-        regs[0].clone()
-    } else {
-        format!("{{{}}}", regs.join(", "))
-    };
-    (ty, ops)
+/// in the CTA `ct ^ cta` (`mapa.shared::cluster.u32`, PTX ISA "mapa"),
+/// declared into `b` as `r{si}_{ii}`.
+fn mapa(b: &mut Body, name: String, local: Expr, ct: Val, cta: u32) -> Val {
+    let v = b.val(name, Ty::U32);
+    b.push(Stmt::Mapa {
+        v,
+        addr: local,
+        cta: Expr::bin(Op::Xor, Expr::V(ct), Expr::u(cta)),
+    });
+    v
 }
 
 /// The statements of a cluster load stage `si` (docs/ARCHITECTURE.md 4.7,
@@ -127,69 +101,76 @@ fn dsmem_vector(bytes: u32, first: u32) -> (&'static str, String) {
 /// "Distributed Shared Memory", `mapa`, `ld`), `asm volatile` with a
 /// `"memory"` clobber so that it stays between the cluster barriers.
 /// Declares one `const T s{si}_{ii}_{e}` per loaded element and returns
-/// their names in load order. Needs `sb` (the local scratch address)
-/// declared.
-fn cluster_load(out: &mut Vec<String>, si: usize, load: &ClusterLoad) -> Vec<String> {
+/// them in load order, and the words loaded by a `const`. Needs `sb` (the
+/// local scratch address).
+fn cluster_load(
+    b: &mut Body,
+    ids: &Ids,
+    sb: Val,
+    si: usize,
+    load: &ClusterLoad,
+) -> (Vec<Expr>, Vec<Val>) {
     let eb = (load.width / 8).max(1);
-    let rank = cluster_rank(out, si, 1u32 << load.cta.block.len());
+    let rank = cluster_rank(b, si, 1u32 << load.cta.block.len());
     let any_remote = (0..load.insts.len()).any(|i| !load.local(i));
-    if any_remote {
-        out.push(format!(
-            "const unsigned ct{si} = {};",
-            cluster_map_expr(&load.cta, &rank)
-        ));
-    }
-    out.push(format!(
-        "const unsigned ob{si} = {};",
-        cluster_map_expr(&load.addr, &rank)
-    ));
+    let ct = any_remote.then(|| {
+        b.let_(
+            format!("ct{si}"),
+            Ty::U32,
+            cluster_map_expr(&load.cta, ids, rank),
+        )
+    });
+    let ob = b.let_(
+        format!("ob{si}"),
+        Ty::U32,
+        cluster_map_expr(&load.addr, ids, rank),
+    );
     let mut names = Vec::new();
+    let mut consts = Vec::new();
     for (ii, inst) in load.insts.iter().enumerate() {
         let bytes = inst.regs.len() as u32 * eb;
         let nw = bytes.div_ceil(4) as usize;
-        let words: Vec<String> = (0..nw).map(|j| format!("w{si}_{ii}_{j}")).collect();
-        let local = format!("sb + (ob{si} ^ {}u) * {eb}u", inst.offset);
-        if load.local(ii) {
-            match bytes {
-                1 | 2 | 4 => out.push(format!(
-                    "const unsigned {} = detail::ld_{}({local});",
-                    words[0],
-                    match bytes {
-                        1 => "u8",
-                        2 => "u16",
-                        _ => "b32",
-                    }
-                )),
-                _ => {
-                    out.push(format!("unsigned {};", words.join(", ")));
-                    out.push(format!(
-                        "detail::ld_v{}({local}, {});",
-                        if bytes == 8 { 2 } else { 4 },
-                        words.join(", ")
-                    ));
-                }
-            }
+        let name = |j: usize| format!("w{si}_{ii}_{j}");
+        let local = cluster_local(sb, ob, inst.offset, eb);
+        let words: Vec<Val> = if load.local(ii) && matches!(bytes, 1 | 2 | 4) {
+            let w = b.let_(name(0), Ty::U32, Expr::call(Func::Ld(bytes), vec![local]));
+            consts.push(w);
+            vec![w]
+        } else if load.local(ii) {
+            let words: Vec<Val> = (0..nw).map(|j| b.val(name(j), Ty::U32)).collect();
+            b.push(Stmt::Decl {
+                vals: words.clone(),
+            });
+            let mut args = vec![local];
+            args.extend(words.iter().map(|&w| Expr::V(w)));
+            b.push(Stmt::Call {
+                f: Func::LdV(bytes),
+                args,
+            });
+            words
         } else {
-            let ra = format!("r{si}_{ii}");
-            out.push(mapa(&ra, &local, si, inst.cta));
-            let (ty, ops) = dsmem_vector(bytes, 0);
-            let outs: Vec<String> = words.iter().map(|w| format!("\"=r\"({w})")).collect();
-            out.push(format!("unsigned {};", words.join(", ")));
-            out.push(format!(
-                "asm volatile(\"ld.shared::cluster.{ty} {ops}, [%{nw}];\" : {} : \"r\"({ra}) : \"memory\");",
-                outs.join(", ")
-            ));
-        }
+            let ct = ct.expect("declared for a remote instruction");
+            let ra = mapa(b, format!("r{si}_{ii}"), local, ct, inst.cta);
+            let words: Vec<Val> = (0..nw).map(|j| b.val(name(j), Ty::U32)).collect();
+            b.push(Stmt::Decl {
+                vals: words.clone(),
+            });
+            b.push(Stmt::LdCluster {
+                outs: words.clone(),
+                addr: ra,
+                bytes,
+            });
+            words
+        };
+        let words: Vec<Expr> = words.into_iter().map(Expr::V).collect();
         for (e, v) in unpack_words(&words, load.width, inst.regs.len())
             .into_iter()
             .enumerate()
         {
-            let n = format!("s{si}_{ii}_{e}");
-            out.push(format!("const T {n} = {v};"));
-            names.push(n);
+            names.push(Expr::V(b.let_(format!("s{si}_{ii}_{e}"), Ty::Elem, v)));
         }
     }
-    names
+    (names, consts)
 }
 
 /// The statements of a cluster store stage `si` (docs/ARCHITECTURE.md 4.7):
@@ -200,56 +181,66 @@ fn cluster_load(out: &mut Vec<String>, si: usize, load: &ClusterLoad) -> Vec<Str
 /// `st.shared::cluster` of its vector (`.u8`, `.u16`, `.b32`, `.v2.b32`,
 /// `.v4.b32` by bytes; PTX ISA "Distributed Shared Memory", `mapa`, `st`),
 /// inside `if` when broadcast source copies skip their stores.
-/// Needs `sb` (the local scratch address) declared.
-fn cluster_store(out: &mut Vec<String>, si: usize, store: &ClusterStore, names: &[String]) {
+/// Needs `sb` (the local scratch address).
+fn cluster_store(
+    b: &mut Body,
+    ids: &Ids,
+    sb: Val,
+    si: usize,
+    store: &ClusterStore,
+    names: &[Expr],
+) {
     let eb = (store.width / 8).max(1);
-    let rank = cluster_rank(out, si, 1u32 << store.cta.block.len());
-    out.push(format!(
-        "const unsigned ct{si} = {};",
-        cluster_map_expr(&store.cta, &rank)
-    ));
-    out.push(format!(
-        "const unsigned ob{si} = {};",
-        cluster_map_expr(&store.addr, &rank)
-    ));
+    let rank = cluster_rank(b, si, 1u32 << store.cta.block.len());
+    let ct = b.let_(
+        format!("ct{si}"),
+        Ty::U32,
+        cluster_map_expr(&store.cta, ids, rank),
+    );
+    let ob = b.let_(
+        format!("ob{si}"),
+        Ty::U32,
+        cluster_map_expr(&store.addr, ids, rank),
+    );
     // broadcast source copies: only the threads with these bits clear store
-    let skip: Vec<String> = [
-        ("lane", store.skip_lane),
-        ("warp", store.skip_warp),
-        (rank.as_str(), store.skip_block),
+    let skip: Vec<(Val, u32)> = [
+        (ids.lane, store.skip_lane),
+        (ids.warp, store.skip_warp),
+        (rank, store.skip_block),
     ]
-    .iter()
+    .into_iter()
     .filter(|x| x.1 != 0)
-    .map(|(v, m)| format!("({v} & {m}u)"))
     .collect();
-    if !skip.is_empty() {
-        out.push(format!("if (({}) == 0u) {{", skip.join(" | ")));
-    }
+    let start = b.stmts.len();
     for (ii, inst) in store.insts.iter().enumerate() {
-        let vals: Vec<String> = inst
+        let vals: Vec<Expr> = inst
             .regs
             .iter()
             .map(|&r| names[r as usize].clone())
             .collect();
         let words = pack_words(&vals, store.width);
         let bytes = inst.regs.len() as u32 * eb;
-        let ra = format!("r{si}_{ii}");
-        let local = format!("sb + (ob{si} ^ {}u) * {eb}u", inst.offset);
-        out.push(mapa(&ra, &local, si, inst.cta));
-        let (ty, ops) = dsmem_vector(bytes, 1);
-        let args: Vec<String> = words.iter().map(|w| format!(", \"r\"({w})")).collect();
-        out.push(format!(
-            "asm volatile(\"st.shared::cluster.{ty} [%0], {ops};\" :: \"r\"({ra}){} : \"memory\");",
-            args.concat()
-        ));
+        let local = cluster_local(sb, ob, inst.offset, eb);
+        let addr = mapa(b, format!("r{si}_{ii}"), local, ct, inst.cta);
+        b.push(Stmt::StCluster { addr, words, bytes });
     }
     if !skip.is_empty() {
-        out.push("}".into());
+        let body = b.stmts.split_off(start);
+        b.push(Stmt::IfClear { masks: skip, body });
     }
 }
 
-/// The statements of a helper body for `plan` (one per line).
+/// The statements of a helper body for `plan` (one per line): the lines of
+/// [`body_kir`].
 pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
+    Ok(body_kir(name, plan)?.lines())
+}
+
+/// The element-form helper body for `plan`: the caller's `T src[]` into
+/// `T dst[]` (or, for 8-bit plans that pack bytes, [`word_pun`], the
+/// arrays as natural 32-bit words) through the plan's stages. Errors with
+/// [`EmitError::Unsupported`] on a stage kind the element form cannot emit.
+pub fn body_kir(name: &str, plan: &Plan) -> Result<Body, EmitError> {
     let mut b = ElementBody::new(name, plan);
     for (si, st) in plan.stages.iter().enumerate() {
         if b.in_words {
@@ -260,7 +251,6 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
     }
     Ok(b.finish())
 }
-
 /// The error for stage `si` of the conversion `name`, of a kind (`kind`,
 /// a stage name) the element form cannot emit.
 fn unsupported(name: &str, si: usize, kind: &'static str) -> EmitError {
@@ -271,43 +261,48 @@ fn unsupported(name: &str, si: usize, kind: &'static str) -> EmitError {
     }
 }
 
-/// The state [`body`] threads through the stages of a plan: the statements
-/// emitted so far, the C expression of each register (an element of type
-/// `T`, or a 32-bit word between a `Pack` and an `Unpack`), and, with
-/// natural words ([`word_pun`]), where the bytes live and which words a
-/// later stage may fold.
+/// The state [`body_kir`] threads through the stages of a plan: the body
+/// so far, the value of each register (an element of type `T`, or a 32-bit
+/// word between a `Pack` and an `Unpack`), and, with natural words
+/// ([`word_pun`]), where the bytes live and which words a later stage may
+/// fold.
 struct ElementBody<'a> {
     /// The conversion's name (for errors).
     name: &'a str,
-    /// The statements so far, one per line.
-    out: Vec<String>,
-    /// The C expression of each register of the current stage.
-    names: Vec<String>,
+    /// The body so far.
+    b: Body,
+    /// `lane`, `warp`, the lane predicates and the scratch address.
+    ids: Ids,
+    /// The value of each register of the current stage.
+    names: Vec<Expr>,
     /// Whether the caller's arrays are read and written as natural 32-bit
     /// words ([`word_pun`]).
     pun: bool,
-    /// With natural words: where each register's byte lives (a word's
-    /// expression and its byte) while it is a byte of a word; empty once an
+    /// With natural words: the words `src_w[k]` loaded from the caller's
+    /// source array.
+    src_words: BTreeSet<Val>,
+    /// With natural words: where each register's byte lives (the word it
+    /// sits in and its byte) while it is a byte of a word; empty once an
     /// element-level stage has lost track.
-    origin: Vec<Option<Piece<String>>>,
-    /// Temporaries the `prmt` programs declared so far.
-    temps: usize,
-    /// Lane predicates `p<mask>` declared so far.
-    preds: BTreeSet<u32>,
-    /// Whether the scratch address `sb` is declared.
-    smem_decl: bool,
+    origin: Vec<Option<Piece<Expr>>>,
+    /// The `prmt` temporaries declared so far.
+    temps: Temps,
     /// Between a Pack and an Unpack the registers are 32-bit words.
     in_words: bool,
     /// With natural words: the word selects of the plan (`w = p ? a : b`, by
-    /// name), which the destination words may fold ([`select_folded_words`]).
+    /// result), which the destination words may fold ([`select_folded_words`]).
     sel_def: SelDefs,
     /// With natural words: the plan's words that are one `prmt` of natural
     /// words (`(a, b, selector)`), which a select of two of them folds into.
-    pack_def: BTreeMap<String, PrmtDef>,
-    /// Lane-dependent `prmt` selectors declared so far: (mask, if set, if clear).
-    selectors: Vec<(u32, u32, u32)>,
-    /// Names whose definitions a fold may have left unread.
-    folded: Vec<String>,
+    pack_def: BTreeMap<Val, PrmtDef>,
+    /// Lane-dependent `prmt` selectors declared so far.
+    selectors: Selectors,
+    /// Values whose definitions a fold may have left unread.
+    folded: Vec<Val>,
+    /// The words whose definitions may go once nothing reads them (pack
+    /// words `k*`, word-stage and loaded words `w*`; with [`Temps::made`]
+    /// the values [`pass::drop_unread`] may drop after a fold).
+    words: BTreeSet<Val>,
 }
 
 impl<'a> ElementBody<'a> {
@@ -315,12 +310,8 @@ impl<'a> ElementBody<'a> {
     /// registers as `src[i]`, or, with natural words, as bytes of the words
     /// `src_w[i / 4]` loaded from the caller's array.
     fn new(name: &'a str, plan: &Plan) -> Self {
-        let mut out = vec![
-            "const unsigned lane = threadIdx.x & 31u;".to_string(),
-            "const unsigned warp = threadIdx.x >> 5;".to_string(),
-            "(void)lane;".to_string(),
-            "(void)warp;".to_string(),
-        ];
+        let mut b = Body::default();
+        let ids = Ids::open(&mut b);
         // 8-bit elements that the plan packs into words: read and write the
         // caller's arrays as natural 32-bit words (`memcpy`, four elements per
         // word, lowest index in the lowest byte). NVVM then keeps the caller's
@@ -330,50 +321,61 @@ impl<'a> ElementBody<'a> {
         // reference head-to-head harness h2h on an H100; see
         // `results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`). Only from [`PUN_MIN_ELEMS`] elements.
         let pun = word_pun(plan);
-        // With natural words: where each register's byte lives (a word's
-        // expression and its byte), while it is a byte of a word, so that `Pack`
-        // and the final store build words by `prmt` programs straight from the
+        // With natural words: where each register's byte lives (a word and
+        // its byte), while it is a byte of a word, so that `Pack` and the
+        // final store build words by `prmt` programs straight from the
         // words the bytes sit in (`prmt_program`: one `prmt` for bytes from two
         // words) rather than by shifts and ORs of extracted bytes, which NVVM
         // turned into about twice the instructions (`results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`).
-        let origin: Vec<Option<Piece<String>>> = if pun {
-            (0..plan.src_regs)
+        let (names, origin, src_words) = if pun {
+            let src_w: Vec<Val> = (0..plan.src_regs / 4)
+                .map(|k| b.val(format!("src_w[{k}]"), Ty::U32))
+                .collect();
+            b.push(Stmt::Array {
+                name: "src_w".into(),
+                vals: src_w.clone(),
+            });
+            load_natural_words(&mut b, &src_w, 4);
+            let word = |i: u32| Expr::V(src_w[(i / 4) as usize]);
+            let origin = (0..plan.src_regs)
                 .map(|i| {
                     Some(Piece {
-                        key: format!("src_w[{}]", i / 4),
+                        key: word(i),
                         slot: i % 4,
                     })
                 })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let names: Vec<String> = if pun {
-            out.push(format!("unsigned src_w[{}];", plan.src_regs / 4));
-            out.extend(load_natural_words("src_w", plan.src_regs / 4, 4));
-            (0..plan.src_regs)
-                .map(|i| match i % 4 {
-                    0 => format!("detail::from_u32<T>(src_w[{}])", i / 4),
-                    k => format!("detail::from_u32<T>(src_w[{}] >> {}u)", i / 4, 8 * k),
+                .collect();
+            let names = (0..plan.src_regs)
+                .map(|i| {
+                    let w = match i % 4 {
+                        0 => word(i),
+                        k => Expr::bin(Op::Shr, word(i), Expr::u(8 * k)),
+                    };
+                    Expr::call(Func::FromU32, vec![w])
                 })
-                .collect()
+                .collect();
+            (names, origin, src_w.into_iter().collect())
         } else {
-            (0..plan.src_regs).map(|i| format!("src[{i}]")).collect()
+            let names = (0..plan.src_regs)
+                .map(|i| Expr::V(b.src(i, Ty::Elem)))
+                .collect();
+            (names, Vec::new(), BTreeSet::new())
         };
         ElementBody {
             name,
-            out,
+            b,
+            ids,
             names,
             pun,
+            src_words,
             origin,
-            temps: 0,
-            preds: BTreeSet::new(),
-            smem_decl: false,
+            temps: Temps::default(),
             in_words: false,
             sel_def: BTreeMap::new(),
             pack_def: BTreeMap::new(),
             selectors: Vec::new(),
             folded: Vec::new(),
+            words: BTreeSet::new(),
         }
     }
 
@@ -385,15 +387,17 @@ impl<'a> ElementBody<'a> {
             self.unpack(*width, map);
             return Ok(());
         }
-        let before = if self.pun {
-            self.names.clone()
-        } else {
-            Vec::new()
-        };
-        let name = self.name;
-        let names = std::mem::take(&mut self.names);
-        self.names = word_stage(&mut self.out, &mut self.preds, si, st, names)
-            .map_err(|kind| unsupported(name, si, kind))?;
+        let before = std::mem::take(&mut self.names);
+        let known = self.b.vals.len();
+        self.names = word_stage(&mut self.b, &mut self.ids, si, st, before.clone())
+            .map_err(|kind| unsupported(self.name, si, kind))?;
+        // the stage's new words
+        self.words.extend(
+            self.names
+                .iter()
+                .filter_map(Expr::as_val)
+                .filter(|v| v.0 as usize >= known),
+        );
         if let (true, Stage::Select { entries }) = (self.pun, st) {
             self.fold_selects(entries, &before);
         }
@@ -418,12 +422,13 @@ impl<'a> ElementBody<'a> {
         self.names = map
             .iter()
             .map(|&(w, slot)| {
-                let w = &self.names[w as usize];
-                if slot == 0 {
-                    format!("detail::from_u32<T>({w})")
+                let w = self.names[w as usize].clone();
+                let w = if slot == 0 {
+                    w
                 } else {
-                    format!("detail::from_u32<T>({w} >> {}u)", slot * width)
-                }
+                    Expr::bin(Op::Shr, w, Expr::u(slot * width))
+                };
+                Expr::call(Func::FromU32, vec![w])
             })
             .collect();
         self.in_words = false;
@@ -432,32 +437,35 @@ impl<'a> ElementBody<'a> {
     /// With natural words, after a word `Select` (`entries`; `before`: the
     /// words it chose from): a select of two words that are each one
     /// `prmt` of natural words becomes one `prmt` with a lane-dependent
-    /// selector ([`fold_select_of_prmts`]), declared in place of the
-    /// select; every other select is recorded in `sel_def` for the final
-    /// store to fold.
-    fn fold_selects(&mut self, entries: &[SelEntry], before: &[String]) {
-        for (e, v) in entries.iter().zip(&self.names) {
+    /// selector ([`fold_select_of_prmts`]), which replaces the select's
+    /// definition (a new selector declared just before it); every other
+    /// select is recorded in `sel_def` for the final store to fold.
+    fn fold_selects(&mut self, entries: &[SelEntry], before: &[Expr]) {
+        for (e, v) in entries.iter().zip(self.names.clone()) {
             if e.if_set == e.if_clear {
                 continue;
             }
+            let v = v.as_val().expect("a select declares its word");
+            let pred = self.ids.pred(&mut self.b, e.lane_mask);
             let (a, b) = (&before[e.if_set as usize], &before[e.if_clear as usize]);
-            if let (Some(da), Some(db)) = (self.pack_def.get(a), self.pack_def.get(b)) {
-                let head = format!("const unsigned {v} = ");
-                let at = self.out.iter().position(|l| l.starts_with(&head));
-                // a new selector is declared just before its first use
-                let mut decl = Vec::new();
-                if let (Some(i), Some(line)) = (
-                    at,
-                    fold_select_of_prmts(&mut decl, &mut self.selectors, v, e.lane_mask, da, db),
-                ) {
-                    self.out[i] = line;
-                    self.out.splice(i..i, decl);
-                    self.folded.extend([a.clone(), b.clone()]);
+            let defs = (
+                a.as_val().and_then(|a| self.pack_def.get(&a)),
+                b.as_val().and_then(|b| self.pack_def.get(&b)),
+            );
+            if let (Some(da), Some(db)) = defs {
+                let at = pass::def_index(&self.b, v);
+                let folded = fold_select_of_prmts(&mut self.b, &mut self.selectors, pred, da, db);
+                if let (Some(i), Some((prmt, decl))) = (at, folded) {
+                    self.b.stmts[i] = Stmt::Let { v, e: prmt };
+                    // a new selector is declared just before its first use
+                    if let Some(d) = decl {
+                        self.b.stmts.insert(i, d);
+                    }
+                    self.folded.extend(a.as_val().into_iter().chain(b.as_val()));
                     continue;
                 }
             }
-            self.sel_def
-                .insert(v.clone(), (e.lane_mask, a.clone(), b.clone()));
+            self.sel_def.insert(v, (pred, a.clone(), b.clone()));
         }
     }
 
@@ -470,7 +478,10 @@ impl<'a> ElementBody<'a> {
         }
         match st {
             Stage::RegRename { map } => {
-                self.names = map.iter().map(|&i| self.names[i as usize].clone()).collect();
+                self.names = map
+                    .iter()
+                    .map(|&i| self.names[i as usize].clone())
+                    .collect();
                 if self.pun && !self.origin.is_empty() {
                     self.origin = map
                         .iter()
@@ -483,28 +494,23 @@ impl<'a> ElementBody<'a> {
             }
             Stage::Pack { width, groups } => self.pack_by_shifts(si, *width, groups),
             Stage::Select { .. } | Stage::Shuffle { .. } => {
-                let name = self.name;
                 let names = std::mem::take(&mut self.names);
-                self.names = reg_stage(&mut self.out, &mut self.preds, si, st, names, false)
-                    .map_err(|kind| unsupported(name, si, kind))?;
+                self.names = reg_stage(&mut self.b, &mut self.ids, si, st, names, false)
+                    .map_err(|kind| unsupported(self.name, si, kind))?;
             }
             Stage::SmemStore { access } => self.smem_store(si, access),
             Stage::ClusterStore { store } => {
-                self.declare_sb();
-                cluster_store(&mut self.out, si, store, &self.names);
+                let sb = self.ids.sb(&mut self.b);
+                cluster_store(&mut self.b, &self.ids, sb, si, store, &self.names);
             }
             Stage::ClusterLoad { load } => {
-                self.declare_sb();
-                let loaded = cluster_load(&mut self.out, si, load);
+                let sb = self.ids.sb(&mut self.b);
+                let (loaded, words) = cluster_load(&mut self.b, &self.ids, sb, si, load);
                 self.names.extend(loaded);
+                self.words.extend(words);
             }
-            Stage::ClusterBarrier => self.out.push(
-                "asm volatile(\"barrier.cluster.arrive.release.aligned;\" ::: \"memory\"); asm volatile(\"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");".into(),
-            ),
-            Stage::Barrier { scope } => self.out.push(match scope {
-                BarrierScope::Cta => "__syncthreads();".into(),
-                BarrierScope::Warp => "__syncwarp();".into(),
-            }),
+            Stage::ClusterBarrier => self.b.push(Stmt::ClusterBarrier),
+            Stage::Barrier { scope } => self.b.push(Stmt::Barrier(*scope)),
             Stage::SmemLoad { access } => self.smem_load(si, access),
             other => return Err(unsupported(self.name, si, other.name())),
         }
@@ -523,11 +529,16 @@ impl<'a> ElementBody<'a> {
                 .all(|&r| self.origin[r as usize].is_some())
     }
 
+    /// Whether `e` is a natural source word `src_w[k]` as it is.
+    fn is_src_word(&self, e: &Expr) -> bool {
+        e.as_val().is_some_and(|v| self.src_words.contains(&v))
+    }
+
     /// An 8-bit `Pack` (stage `si`) whose words `k{si}_{w}` are built by one
     /// `prmt` program from the natural words the bytes sit in; words that are
     /// one `prmt` of natural words (or one as it is) go in `pack_def`.
     fn pack_by_prmt(&mut self, si: usize, groups: &[Vec<u32>]) {
-        let words: Vec<Vec<Piece<String>>> = groups
+        let words: Vec<Vec<Piece<Expr>>> = groups
             .iter()
             .map(|g| {
                 g.iter()
@@ -535,23 +546,22 @@ impl<'a> ElementBody<'a> {
                     .collect()
             })
             .collect();
-        let (exprs, steps) = prmt_program_steps(&mut self.out, &mut self.temps, &words, 8);
+        let (exprs, steps) = prmt_program_steps(&mut self.b, &mut self.temps, &words, 8);
         self.names = Vec::with_capacity(exprs.len());
         for (gi, e) in exprs.into_iter().enumerate() {
-            let v = format!("k{si}_{gi}");
-            self.out.push(format!("const unsigned {v} = {e};"));
+            let v = self.b.let_(format!("k{si}_{gi}"), Ty::U32, e.clone());
+            self.words.insert(v);
             // one prmt of natural words, or a natural word as it is
-            match steps.get(&e) {
-                Some(d) if d.0.starts_with("src_w[") && d.1.starts_with("src_w[") => {
-                    self.pack_def.insert(v.clone(), d.clone());
+            match e.as_val().and_then(|t| steps.get(&t)) {
+                Some(d) if self.is_src_word(&d.0) && self.is_src_word(&d.1) => {
+                    self.pack_def.insert(v, d.clone());
                 }
-                None if e.starts_with("src_w[") => {
-                    self.pack_def
-                        .insert(v.clone(), (e.clone(), e.clone(), 0x3210));
+                None if self.is_src_word(&e) => {
+                    self.pack_def.insert(v, (e.clone(), e, 0x3210));
                 }
                 _ => {}
             }
-            self.names.push(v);
+            self.names.push(Expr::V(v));
         }
         self.in_words = true;
     }
@@ -569,11 +579,11 @@ impl<'a> ElementBody<'a> {
         // 3 PRMT + 4 LOP3 per word).
         let mut next = Vec::with_capacity(groups.len());
         for (gi, g) in groups.iter().enumerate() {
-            let vals: Vec<String> = g.iter().map(|&r| self.names[r as usize].clone()).collect();
+            let vals: Vec<Expr> = g.iter().map(|&r| self.names[r as usize].clone()).collect();
             let word = pack_words(&vals, width).remove(0);
-            let v = format!("k{si}_{gi}");
-            self.out.push(format!("const unsigned {v} = {word};"));
-            next.push(v);
+            let v = self.b.let_(format!("k{si}_{gi}"), Ty::U32, word);
+            self.words.insert(v);
+            next.push(Expr::V(v));
         }
         self.names = next;
         self.in_words = true;
@@ -584,11 +594,11 @@ impl<'a> ElementBody<'a> {
     /// [`lane_choice`]), then one store per instruction of its elements
     /// packed into words.
     fn smem_store(&mut self, si: usize, access: &SmemAccess) {
-        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
-        let guard = warp_guard(&mut self.out, si, access);
-        let choice = lane_choice(&mut self.out, si, access);
+        let addrs = stage_addrs(&mut self.b, &mut self.ids, si, access);
+        let guard = warp_guard(&mut self.b, &self.ids, si, access);
+        let choice = lane_choice(&mut self.b, &self.ids, si, access);
         for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-            let vals: Vec<String> = inst
+            let vals: Vec<Expr> = inst
                 .regs
                 .iter()
                 .enumerate()
@@ -596,15 +606,12 @@ impl<'a> ElementBody<'a> {
                     if choice.is_empty() {
                         return self.names[r as usize].clone();
                     }
-                    let v = format!("c{si}_{ii}_{e}");
                     let pick = pick_expr(&self.names, r, &choice);
-                    self.out.push(format!("const T {v} = {pick};"));
-                    v
+                    Expr::V(self.b.let_(format!("c{si}_{ii}_{e}"), Ty::Elem, pick))
                 })
                 .collect();
             let words = pack_words(&vals, access.width);
-            self.out
-                .push(guarded(&guard, store_stmt(access, &addr, &words)));
+            self.b.push(guarded(guard, store_stmt(access, addr, words)));
         }
     }
 
@@ -612,46 +619,38 @@ impl<'a> ElementBody<'a> {
     /// words and the elements `s{si}_{i}_{e}` unpacked from them, appended
     /// to the registers.
     fn smem_load(&mut self, si: usize, access: &SmemAccess) {
-        let addrs = stage_addrs(&mut self.out, &mut self.smem_decl, si, access);
+        let addrs = stage_addrs(&mut self.b, &mut self.ids, si, access);
         let mut next = Vec::new();
         for (ii, (inst, addr)) in access.insts.iter().zip(addrs).enumerate() {
-            let words = load_words(&mut self.out, access, &addr, si, ii);
+            let words = load_words(&mut self.b, access, addr, si, ii);
+            self.words.extend(&words);
+            let words: Vec<Expr> = words.into_iter().map(Expr::V).collect();
             for (e, v) in unpack_words(&words, access.width, inst.regs.len())
                 .into_iter()
                 .enumerate()
             {
-                let n = format!("s{si}_{ii}_{e}");
-                self.out.push(format!("const T {n} = {v};"));
-                next.push(n);
+                next.push(Expr::V(self.b.let_(format!("s{si}_{ii}_{e}"), Ty::Elem, v)));
             }
         }
         self.names.extend(next);
     }
 
-    /// Declares the local scratch address `sb` unless already declared.
-    fn declare_sb(&mut self) {
-        if !self.smem_decl {
-            self.out
-                .push("const unsigned sb = detail::smem_u32(smem);".into());
-            self.smem_decl = true;
-        }
-    }
-
-    /// The body's close and its statements: the destination registers into
-    /// `dst[j]`, or, with natural words, the destination words (by `prmt`
-    /// from the bytes' origins, folding selects, where every byte's origin
-    /// is known; else by shifts and ORs) stored as natural words, and the
-    /// definitions that folds left unread dropped.
-    fn finish(mut self) -> Vec<String> {
+    /// The body's close: the destination registers into `dst[j]`, or, with
+    /// natural words, the destination words (by `prmt` from the bytes'
+    /// origins, folding selects, where every byte's origin is known; else by
+    /// shifts and ORs) stored as natural words, and the definitions that
+    /// folds left unread dropped ([`pass::drop_unread`]: the folded words,
+    /// then the `prmt` temporaries and words they alone read).
+    fn finish(mut self) -> Body {
         if !self.pun {
-            for (j, n) in self.names.iter().enumerate() {
-                self.out.push(format!("dst[{j}] = {n};"));
+            for (j, e) in self.names.into_iter().enumerate() {
+                self.b.push(Stmt::Dst { j: j as u32, e });
             }
-            return self.out;
+            return self.b;
         }
         let words =
             if self.origin.len() == self.names.len() && self.origin.iter().all(Option::is_some) {
-                let pieces: Vec<Vec<Piece<String>>> = self
+                let pieces: Vec<Vec<Piece<Expr>>> = self
                     .origin
                     .chunks(4)
                     .map(|c| {
@@ -661,7 +660,7 @@ impl<'a> ElementBody<'a> {
                     })
                     .collect();
                 select_folded_words(
-                    &mut self.out,
+                    &mut self.b,
                     &mut self.temps,
                     &mut self.selectors,
                     &pieces,
@@ -670,10 +669,13 @@ impl<'a> ElementBody<'a> {
             } else {
                 pack_words(&self.names, 8)
             };
-        self.out.extend(store_natural_words(&words, 4));
-        self.folded.extend(self.sel_def.keys().cloned());
-        drop_unread(&mut self.out, &self.folded);
-        self.out
+        store_natural_words(&mut self.b, &words, 4);
+        self.folded.extend(self.sel_def.keys().copied());
+        let (temps, words) = (&self.temps.made, &self.words);
+        pass::drop_unread(&mut self.b, &self.folded, |v| {
+            temps.contains(&v) || words.contains(&v)
+        });
+        self.b
     }
 }
 

@@ -15,7 +15,8 @@
 //! order is not the natural one (DESIGN.md 4.6, "Sub-word data": pack at the
 //! first use, unpack at the last; `docs/ARCHITECTURE.md` section 5).
 
-use crate::prmt::prmt_program;
+use crate::kir::{Body, Expr, Func, Stmt, Ty, Val};
+use crate::prmt::{prmt_program, Temps};
 use synth::plan::pack::{PackMap, Piece};
 
 /// Elements per thread (each side) from which the element form of 8-bit
@@ -48,16 +49,17 @@ pub const WORD_CHOICES: [Words; 3] = [
     Words::BOTH,
 ];
 
-/// The statements of the element form for `bits`-bit elements (8 or 16)
-/// that calls `packed` (the packed form's name), whose source words are
-/// packed by `src_map` and destination words by `dst_map`; `src_regs` /
+/// The body of the element form for `bits`-bit elements (8 or 16) that
+/// calls `packed` (the packed form's name), whose source words are packed
+/// by `src_map` and destination words by `dst_map`; `src_regs` /
 /// `dst_regs` elements per thread (multiples of `32 / bits`); `smem`
 /// whether the packed form takes the scratch pointer; `words` which arrays
 /// move as natural words (a `prmt` program reorders them to and from the
 /// packed form's word order; the other array's elements are packed and
 /// unpacked by shifts, as the element-by-element body does). Returns the
-/// lines and the number of `prmt` they contain (what the form costs beyond
+/// body and the number of `prmt` it contains (what the form costs beyond
 /// the packed form).
+#[allow(clippy::too_many_arguments)] // the packed form's call, as `helper::via_packed` states it
 pub(crate) fn body_via_packed(
     packed: &str,
     bits: u32,
@@ -67,100 +69,133 @@ pub(crate) fn body_via_packed(
     dst_map: &PackMap,
     smem: bool,
     words: Words,
-) -> (Vec<String>, usize) {
+) -> (Body, usize) {
     let per = 32 / bits;
     let (sw, dw) = (src_regs / per, dst_regs / per);
-    let mut out = Vec::new();
-    let mut temps = 0usize;
-    let mut prmt = 0usize;
-    // Where the packed order is the natural one, the words pass as they are.
-    let natural = |names: &[String], array: &str| {
-        names
-            .iter()
-            .enumerate()
-            .all(|(k, n)| *n == format!("{array}[{k}]"))
-    };
-    let src_arg = if words.src {
-        out.push(format!("unsigned src_w[{sw}];"));
-        out.extend(load_natural_words("src_w", sw, per));
-        // Packed source word k, slot s: register r = src_map.register(k, s),
-        // which sits in natural word r / per, slot r % per.
-        let src_words: Vec<Vec<Piece<String>>> = (0..sw)
-            .map(|k| {
-                (0..per)
-                    .map(|s| {
-                        let r = src_map.register(k, s);
-                        Piece {
-                            key: format!("src_w[{}]", r / per),
-                            slot: r % per,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let before = out.len();
-        let ps = prmt_program(&mut out, &mut temps, &src_words, bits);
-        prmt += out.len() - before;
-        if natural(&ps, "src_w") {
-            "src_w"
-        } else {
-            out.push(format!(
-                "const unsigned pk_src[{sw}] = {{{}}};",
-                ps.join(", ")
-            ));
-            "pk_src"
-        }
-    } else {
-        // Packed source word k from the elements it holds.
-        let ws: Vec<String> = (0..sw)
-            .map(|k| {
-                let vals: Vec<String> = (0..per)
-                    .map(|s| format!("src[{}]", src_map.register(k, s)))
-                    .collect();
-                super::words::pack_words(&vals, bits).remove(0)
-            })
-            .collect();
-        out.push(format!(
-            "const unsigned pk_src[{sw}] = {{{}}};",
-            ws.join(", ")
-        ));
-        "pk_src"
-    };
-    out.push(format!("unsigned pk_dst[{dw}];"));
-    out.push(format!(
-        "{packed}({src_arg}, pk_dst{});",
-        if smem { ", smem" } else { "" }
-    ));
+    let mut b = Body::default();
+    let mut temps = Temps::default();
+    let (src_arg, src_vals, mut prmt) =
+        packed_src(&mut b, &mut temps, bits, sw, src_map, words.src);
+    let pk_dst = array(&mut b, "pk_dst", dw);
+    b.push(Stmt::Array {
+        name: "pk_dst".into(),
+        vals: pk_dst.clone(),
+    });
+    b.push(Stmt::CallPacked {
+        callee: packed.to_string(),
+        src: src_arg.into(),
+        src_vals,
+        dst: "pk_dst".into(),
+        dst_vals: pk_dst.clone(),
+        smem,
+    });
     if words.dst {
         // Natural destination word j, slot s: register r = j * per + s, which
         // the packed form left in word/slot dst_map.word_slot(r).
-        let dst_words: Vec<Vec<Piece<String>>> = (0..dw)
+        let dst_words: Vec<Vec<Piece<Expr>>> = (0..dw)
             .map(|j| {
                 (0..per)
                     .map(|s| {
                         let (w, sl) = dst_map.word_slot(j * per + s);
                         Piece {
-                            key: format!("pk_dst[{w}]"),
+                            key: Expr::V(pk_dst[w as usize]),
                             slot: sl,
                         }
                     })
                     .collect()
             })
             .collect();
-        let before = out.len();
-        let ds = prmt_program(&mut out, &mut temps, &dst_words, bits);
-        prmt += out.len() - before;
-        out.extend(store_natural_words(&ds, per));
+        let before = b.stmts.len();
+        let ds = prmt_program(&mut b, &mut temps, &dst_words, bits);
+        prmt += b.stmts.len() - before;
+        store_natural_words(&mut b, &ds, per);
     } else {
         // Each destination element out of the word and slot it was left in.
         for r in 0..dst_regs {
             let (w, sl) = dst_map.word_slot(r);
-            let word = format!("pk_dst[{w}]");
+            let word = Expr::V(pk_dst[w as usize]);
             let e = super::words::unpack_words(std::slice::from_ref(&word), bits, per as usize);
-            out.push(format!("dst[{r}] = {};", e[sl as usize]));
+            b.push(Stmt::Dst {
+                j: r,
+                e: e[sl as usize].clone(),
+            });
         }
     }
-    (out, prmt)
+    (b, prmt)
+}
+
+/// `n` words `{name}[k]` of an array (declared by the caller).
+fn array(b: &mut Body, name: &str, n: u32) -> Vec<Val> {
+    (0..n)
+        .map(|k| b.val(format!("{name}[{k}]"), Ty::U32))
+        .collect()
+}
+
+/// The packed form's source words (`sw` of them, packed by `src_map`,
+/// elements of `bits`) from the caller's array: with `natural` (the array
+/// moves as natural words) the words `src_w[]` reordered by a `prmt`
+/// program, passed as they are where the packed order is the natural one;
+/// else each word packed from its elements by shifts. Appended to `b`;
+/// returns the array's name (`src_w` or `pk_src`), its words, and the
+/// `prmt` it took.
+fn packed_src(
+    b: &mut Body,
+    temps: &mut Temps,
+    bits: u32,
+    sw: u32,
+    src_map: &PackMap,
+    natural: bool,
+) -> (&'static str, Vec<Val>, usize) {
+    let per = 32 / bits;
+    let init = if natural {
+        let src_w = array(b, "src_w", sw);
+        b.push(Stmt::Array {
+            name: "src_w".into(),
+            vals: src_w.clone(),
+        });
+        load_natural_words(b, &src_w, per);
+        // Packed source word k, slot s: register r = src_map.register(k, s),
+        // which sits in natural word r / per, slot r % per.
+        let src_words: Vec<Vec<Piece<Expr>>> = (0..sw)
+            .map(|k| {
+                (0..per)
+                    .map(|s| {
+                        let r = src_map.register(k, s);
+                        Piece {
+                            key: Expr::V(src_w[(r / per) as usize]),
+                            slot: r % per,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let before = b.stmts.len();
+        let ps = prmt_program(b, temps, &src_words, bits);
+        let prmt = b.stmts.len() - before;
+        // Where the packed order is the natural one, the words pass as they are.
+        if ps.iter().zip(&src_w).all(|(e, &w)| *e == Expr::V(w)) {
+            return ("src_w", src_w, prmt);
+        }
+        (ps, prmt)
+    } else {
+        // Packed source word k from the elements it holds.
+        let ws = (0..sw)
+            .map(|k| {
+                let vals: Vec<Expr> = (0..per)
+                    .map(|s| Expr::V(b.src(src_map.register(k, s), Ty::Elem)))
+                    .collect();
+                super::words::pack_words(&vals, bits).remove(0)
+            })
+            .collect();
+        (ws, 0)
+    };
+    let pk = array(b, "pk_src", sw);
+    b.push(Stmt::ArrayInit {
+        name: "pk_src".into(),
+        vals: pk.clone(),
+        init: init.0,
+    });
+    ("pk_src", pk, init.1)
 }
 
 /// Whether natural words of elements `per` to a word move two at a time
@@ -179,55 +214,61 @@ fn in_pairs(per: u32) -> bool {
     per == 2
 }
 
-/// The `words` natural 32-bit words of the caller's source array (`per`
-/// elements a word) into `array[0..words]`: for 16-bit data two consecutive
-/// words at a time by `detail::ld_dword` (one 8-byte `memcpy`, elements
-/// `2j * per .. 2j * per + 2 per - 1`) and a last odd word by
-/// `detail::ld_word`; for 8-bit data word by word by `detail::ld_word`
-/// ([`in_pairs`]). Valid at any alignment and under any aliasing.
-pub(crate) fn load_natural_words(array: &str, words: u32, per: u32) -> Vec<String> {
+/// The natural 32-bit words of the caller's source array (`per`
+/// elements a word) into the declared words `array` (`src_w[k]`, appended
+/// to `b`): for 16-bit data two consecutive words at a time by
+/// `detail::ld_dword(&src[e], lo, hi)` (one 8-byte `memcpy`, elements
+/// `2j * per .. 2j * per + 2 per - 1`) and a last odd word by `array[k] =
+/// detail::ld_word(&src[e])`; for 8-bit data word by word by
+/// `detail::ld_word` ([`in_pairs`]). Valid at any alignment and under any
+/// aliasing.
+pub(crate) fn load_natural_words(b: &mut Body, array: &[Val], per: u32) {
+    let word = |k: usize| Stmt::Assign {
+        v: array[k],
+        e: Expr::call(Func::LdWord, vec![Expr::SrcPtr(k as u32 * per)]),
+    };
     if !in_pairs(per) {
-        return (0..words)
-            .map(|k| format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per))
-            .collect();
+        (0..array.len()).for_each(|k| b.push(word(k)));
+        return;
     }
-    (0..words)
-        .step_by(2)
-        .map(|k| {
-            if k + 1 < words {
-                format!(
-                    "detail::ld_dword(&src[{}], {array}[{k}], {array}[{}]);",
-                    k * per,
-                    k + 1
-                )
-            } else {
-                format!("{array}[{k}] = detail::ld_word(&src[{}]);", k * per)
+    for k in (0..array.len()).step_by(2) {
+        b.push(if k + 1 < array.len() {
+            Stmt::Call {
+                f: Func::LdDword,
+                args: vec![
+                    Expr::SrcPtr(k as u32 * per),
+                    Expr::V(array[k]),
+                    Expr::V(array[k + 1]),
+                ],
             }
-        })
-        .collect()
+        } else {
+            word(k)
+        });
+    }
 }
 
 /// `words[k]` into natural 32-bit word `k` of the caller's destination
-/// array: for 16-bit data two consecutive words at a time by
-/// `detail::st_dword` and a last odd word by `detail::st_word`; for 8-bit
-/// data word by word by `detail::st_word` ([`in_pairs`]).
-pub(crate) fn store_natural_words(words: &[String], per: u32) -> Vec<String> {
+/// array (appended to `b`): for 16-bit data two consecutive words at a time
+/// by `detail::st_dword(&dst[e], lo, hi)` and a last odd word by
+/// `detail::st_word(&dst[e], w)`; for 8-bit data word by word by
+/// `detail::st_word` ([`in_pairs`]).
+pub(crate) fn store_natural_words(b: &mut Body, words: &[Expr], per: u32) {
     if !in_pairs(per) {
-        return words
-            .iter()
-            .enumerate()
-            .map(|(k, w)| format!("detail::st_word(&dst[{}], {w});", k as u32 * per))
-            .collect();
+        for (k, w) in words.iter().enumerate() {
+            b.push(Stmt::Call {
+                f: Func::StWord,
+                args: vec![Expr::DstPtr(k as u32 * per), w.clone()],
+            });
+        }
+        return;
     }
-    words
-        .chunks(2)
-        .enumerate()
-        .map(|(j, c)| {
-            let e = 2 * j as u32 * per;
-            match c.get(1) {
-                Some(hi) => format!("detail::st_dword(&dst[{e}], {}, {hi});", c[0]),
-                None => format!("detail::st_word(&dst[{e}], {});", c[0]),
-            }
-        })
-        .collect()
+    for (j, c) in words.chunks(2).enumerate() {
+        let e = 2 * j as u32 * per;
+        let (f, mut args) = match c.get(1) {
+            Some(hi) => (Func::StDword, vec![c[0].clone(), hi.clone()]),
+            None => (Func::StWord, vec![c[0].clone()]),
+        };
+        args.insert(0, Expr::DstPtr(e));
+        b.push(Stmt::Call { f, args });
+    }
 }

@@ -82,7 +82,8 @@ use super::ir::{
     AddrMap, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant, SmemAccess,
     SmemInst, SmemInstr,
 };
-use super::{smem_limit, Kind, Plan, PlanError, SharedOptions, Stage, StrategyChoice};
+use super::strategy::{ClusterStrategy, Strategy};
+use super::{smem_limit, Kind, Plan, PlanError, Rounds, SharedOptions, Stage, StrategyChoice};
 
 /// Cluster barriers every cluster plan executes: entry and after the
 /// stores (writer), after the stores and after the remote loads (reader).
@@ -427,7 +428,11 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
     let src_regs = an.src_regs();
     let mut plan = Plan {
         kind: Kind::Cluster,
-        strategy: format!("cluster/remote-store/st{n_store}/ld{n}"),
+        strategy: Strategy::Cluster(ClusterStrategy {
+            direction: ClusterVariant::StoreRemote,
+            store: n_store,
+            load: n,
+        }),
         src_regs,
         dst_regs: an.dst_regs(),
         stages: vec![
@@ -442,7 +447,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
         smem_elems: 1u64 << r.k,
         m: 0,
         elem_bits: width,
-        rounds: 1,
+        rounds: Rounds::ONE,
         notes: Vec::new(),
         pack: None,
     };
@@ -545,7 +550,11 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
     };
     let mut plan = Plan {
         kind: Kind::Cluster,
-        strategy: format!("cluster/remote-load/st{n_store}/ld{n}"),
+        strategy: Strategy::Cluster(ClusterStrategy {
+            direction: ClusterVariant::LoadRemote,
+            store: n_store,
+            load: n,
+        }),
         src_regs,
         dst_regs: an.dst_regs(),
         stages: vec![
@@ -558,7 +567,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
         smem_elems: 1u64 << r.k,
         m: 0,
         elem_bits: width,
-        rounds: 1,
+        rounds: Rounds::ONE,
         notes: Vec::new(),
         pack: None,
     };
@@ -667,20 +676,17 @@ mod tests {
             for bits in [8, 16, 32, 64] {
                 let plans = crate::plan::candidates(an, StrategyChoice::Auto, &opt(bits));
                 assert_eq!(plans.len(), 2, "{}", c.name);
-                for (variant, choice, prefix) in [
-                    (
-                        ClusterVariant::StoreRemote,
-                        StrategyChoice::ClusterStore,
-                        "cluster/remote-store/",
-                    ),
-                    (
-                        ClusterVariant::LoadRemote,
-                        StrategyChoice::ClusterLoad,
-                        "cluster/remote-load/",
-                    ),
+                for (variant, choice) in [
+                    (ClusterVariant::StoreRemote, StrategyChoice::ClusterStore),
+                    (ClusterVariant::LoadRemote, StrategyChoice::ClusterLoad),
                 ] {
                     let p = variant_of(&plans, variant);
-                    assert!(p.strategy.starts_with(prefix), "{}", p.strategy);
+                    assert_eq!(
+                        p.strategy.cluster().map(|s| s.direction),
+                        Some(variant),
+                        "{}",
+                        p.strategy
+                    );
                     assert_eq!(p.cluster_barriers(), CLUSTER_BARRIERS);
                     assert_eq!(p.cost().cbar, CLUSTER_BARRIERS);
                     let rep = simulate(&p, an)

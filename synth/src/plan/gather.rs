@@ -21,8 +21,9 @@
 //! two stages), whose selectors are affine in the lane bits.
 
 use super::analysis::Analysis;
-use super::ir::{PermEntry, Plan, SelEntry, ShflEntry, ShflMode, Stage};
+use super::ir::{PermEntry, Plan, Rounds, SelEntry, ShflEntry, ShflMode, Stage};
 use super::pack::{pack_maps, per_word};
+use super::strategy::{ShuffleMode, ShuffleStrategy, ShuffleVariant, Strategy};
 use super::{Kind, LANE_BITS};
 use crate::gf2::BitMatrix;
 
@@ -301,9 +302,9 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         map: (0..dst_regs).map(|r| pd.word_slot(r)).collect(),
     });
     let mode = match (shuffles, trivial) {
-        (0, _) => "own",
-        (_, true) => "bfly",
-        _ => "idx",
+        (0, _) => ShuffleMode::Own,
+        (_, true) => ShuffleMode::Bfly,
+        _ => ShuffleMode::Idx,
     };
     let note = format!(
         "packed {}-bit shuffle: {} elements per 32-bit word; {} source word fetch(es), {} of them shuffled ({}); each destination word from {} fetched word(s) by prmt{}",
@@ -334,14 +335,14 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         } else {
             Kind::Register
         },
-        strategy: format!("shuffle/packed/{mode}"),
+        strategy: Strategy::Shuffle(ShuffleStrategy::elements(ShuffleVariant::Packed, mode)),
         src_regs,
         dst_regs,
         stages,
         smem_elems: 0,
         m: 0,
         elem_bits: bits,
-        rounds: 0,
+        rounds: Rounds::NONE,
         notes: vec![note],
         pack: Some((bits, ps, pd)),
     })

@@ -1,8 +1,10 @@
 //! The plan IR (docs/ARCHITECTURE.md 4.5): stages over per-thread register arrays, and
 //! their predicted cost per SASS instruction class.
 
+use super::strategy::Strategy;
 use super::Kind;
 use serde::Serialize;
+use std::num::NonZeroU32;
 
 /// One output register of a [`Stage::Select`]:
 /// `out = parity(lane & lane_mask) ? in[if_set] : in[if_clear]`.
@@ -86,7 +88,7 @@ pub fn selector_ops(entries: &[PermEntry]) -> u32 {
 }
 
 /// Shuffle addressing, as `shfl.sync`'s modes (width 32, full mask).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ShflMode {
     /// Source lane `lane_map(lane) ^ arg` (`shfl.sync.idx`).
@@ -329,7 +331,7 @@ pub fn word_prmts(width: u32, elems: u32) -> u32 {
 pub use super::banks::{phase_lanes, phase_wavefronts, Dir};
 
 /// Barrier scope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BarrierScope {
     /// `__syncwarp()`: the exchange stays within each warp.
@@ -479,7 +481,7 @@ fn remote_elems(
 }
 
 /// Which of the two cluster plans a plan is (docs/ARCHITECTURE.md 4.7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClusterVariant {
     /// *Writer stores remotely*: [`Stage::ClusterStore`] into the CTAs that
@@ -736,8 +738,9 @@ impl std::fmt::Display for Cost {
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
     pub kind: Kind,
-    /// Which strategy and variant built it, e.g. `shuffle/in-place/idx`.
-    pub strategy: String,
+    /// Which strategy and variant built it; displays and serializes as its
+    /// name, e.g. `shuffle/in-place/idx`.
+    pub strategy: Strategy,
     pub src_regs: u32,
     pub dst_regs: u32,
     pub stages: Vec<Stage>,
@@ -747,14 +750,59 @@ pub struct Plan {
     pub m: u32,
     /// Element width in bits the plan is for; 0 when any width works.
     pub elem_bits: u32,
-    /// Store/barrier/load rounds of a shared-memory plan (0: none).
-    pub rounds: u32,
+    /// Store/barrier/load rounds of the plan's shared-memory scratch
+    /// ([`Rounds::NONE`] without scratch); serializes as the count, 0 for none.
+    pub rounds: Rounds,
     /// Human-readable notes for the header comment.
     pub notes: Vec<String>,
     /// The packed form's register packing `(bits, source, destination)`
     /// (`super::pack::pack_maps`), set by the search; `None`: lowest bits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pack: Option<(u32, super::pack::PackMap, super::pack::PackMap)>,
+}
+
+/// How many store/barrier/load rounds a plan uses its shared-memory scratch
+/// in: [`Rounds::NONE`] for plans without scratch (renames, shuffles), else
+/// a nonzero count (one for cluster plans; a power of two for shared-memory
+/// plans, more than one when the scratch is smaller than the tile). Displays
+/// and serializes as the count, `0` for none (`"rounds": 0` in `plan --json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rounds(Option<NonZeroU32>);
+
+impl Rounds {
+    /// No rounds: the plan has no shared-memory scratch.
+    pub const NONE: Rounds = Rounds(None);
+    /// One round: the whole tile goes through the scratch at once.
+    pub const ONE: Rounds = Rounds(Some(NonZeroU32::MIN));
+    /// `n` rounds.
+    pub const fn new(n: NonZeroU32) -> Rounds {
+        Rounds(Some(n))
+    }
+    /// The number of rounds, `None` without scratch.
+    pub const fn count(self) -> Option<NonZeroU32> {
+        self.0
+    }
+    /// The number of rounds, 0 without scratch (as `plan --json` reports it).
+    pub const fn get(self) -> u32 {
+        match self.0 {
+            Some(n) => n.get(),
+            None => 0,
+        }
+    }
+}
+
+impl std::fmt::Display for Rounds {
+    /// The count, 0 without scratch.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.get(), f)
+    }
+}
+
+impl Serialize for Rounds {
+    /// As the count, 0 without scratch.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.get())
+    }
 }
 
 impl Plan {

@@ -8,15 +8,28 @@
 //! whose slots arrive in other words or slots are put together by `prmt`
 //! (constant selectors) before the unpack.
 
-use super::ir::{PermEntry, Plan, SelEntry, ShflEntry, Stage};
+use super::ir::{PermEntry, Plan, Rounds, SelEntry, ShflEntry, Stage};
 use super::pack::{pack_maps, per_word};
+use super::strategy::{ShuffleStrategy, ShuffleVariant, Strategy};
 use super::Analysis;
 
 /// The word form of the element shuffle plan `plan` for elements of `bits`
 /// (8 or 16), or `None` when a select or shuffle would split a word, or the
-/// plan is not an element shuffle plan (selects, shuffles and renames only).
+/// plan is not an element shuffle plan (an unlifted `shuffle/in-place` or
+/// `shuffle/out-of-place` strategy: selects, shuffles and renames only). The
+/// word form's strategy is the element plan's with `/words`.
 pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
     let p = per_word(bits)?;
+    let strategy = match plan.strategy {
+        Strategy::Shuffle(
+            s @ ShuffleStrategy {
+                variant: ShuffleVariant::InPlace | ShuffleVariant::OutOfPlace,
+                words: false,
+                ..
+            },
+        ) => Strategy::Shuffle(ShuffleStrategy { words: true, ..s }),
+        _ => return None,
+    };
     if plan.elem_bits != 0 || plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return None;
     }
@@ -216,14 +229,14 @@ pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
     ));
     Some(Plan {
         kind: plan.kind,
-        strategy: format!("{}/words", plan.strategy),
+        strategy,
         src_regs: plan.src_regs,
         dst_regs: plan.dst_regs,
         stages,
         smem_elems: 0,
         m: plan.m,
         elem_bits: bits,
-        rounds: 0,
+        rounds: Rounds::NONE,
         notes,
         pack: Some((bits, ps, pd)),
     })

@@ -34,6 +34,7 @@
 //!   in the destination, a cluster barrier, local loads ([`cluster`]).
 //!
 //! Modules: [`analysis`] (classification), [`ir`] (stages and cost),
+//! [`strategy`] (the typed name of the strategy that built a plan),
 //! [`bound`] (lower bounds on any plan's cost), [`pack`] (packed 8/16-bit
 //! words: `prmt` networks and the packed form's cost), and the
 //! strategies [`rename`], [`shuffle`], [`lift`], [`gather`], [`shared`],
@@ -53,6 +54,7 @@ pub mod pack;
 pub mod rename;
 pub mod shared;
 pub mod shuffle;
+pub mod strategy;
 
 pub use analysis::{tag_columns, Analysis, Conversion, Hw, Side};
 pub use bound::{lower_bound, LowerBound};
@@ -64,11 +66,15 @@ pub use budget::{
 };
 pub use ir::{
     AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
-    Cost, Dir, PermEntry, Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst, SmemInstr,
-    Stage, WarpGuard,
+    Cost, Dir, PermEntry, Plan, Rounds, SelEntry, ShflEntry, ShflMode, SmemAccess, SmemInst,
+    SmemInstr, Stage, WarpGuard,
 };
 pub use shared::{shared_plans, smem_limit, SharedOptions};
 pub use shuffle::shuffle_plans;
+pub use strategy::{
+    ClusterStrategy, SharedStrategy, ShuffleMode, ShuffleStrategy, ShuffleVariant, SmemForm,
+    Strategy, VectorWidth,
+};
 
 /// Lane bits of a 32-lane warp.
 pub const LANE_BITS: usize = 5;
@@ -97,7 +103,8 @@ pub enum PlanError {
     #[error("{name}: strategy `{strategy}` does not apply: {detail}")]
     StrategyNotApplicable {
         name: String,
-        strategy: String,
+        /// The forced strategy (displays as its `--strategy` name).
+        strategy: StrategyChoice,
         detail: String,
     },
     #[error("{name}: the shared-memory plan needs {need} bytes of scratch even with the most rounds its registers and warps allow; --max-smem allows {max}")]
@@ -196,6 +203,13 @@ impl StrategyChoice {
             self,
             StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad
         )
+    }
+}
+
+impl std::fmt::Display for StrategyChoice {
+    /// The `--strategy` name ([`StrategyChoice::name`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
     }
 }
 

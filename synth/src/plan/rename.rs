@@ -2,7 +2,8 @@
 //! instructions.
 
 use super::analysis::{span, Analysis};
-use super::ir::{Plan, Stage};
+use super::ir::{Plan, Rounds, Stage};
+use super::strategy::Strategy;
 use super::Kind;
 
 /// The renaming plan, when the conversion is identity or register-only.
@@ -22,16 +23,16 @@ pub fn rename_plan(an: &Analysis) -> Option<Plan> {
     Some(Plan {
         kind: an.class,
         strategy: if an.class == Kind::Identity {
-            "identity".into()
+            Strategy::Identity
         } else {
-            "register/rename".into()
+            Strategy::RegisterRename
         },
         src_regs: an.src_regs(),
         dst_regs: an.dst_regs(),
         stages: vec![Stage::RegRename { map }],
         smem_elems: 0,
         elem_bits: 0,
-        rounds: 0,
+        rounds: Rounds::NONE,
         m: 0,
         notes: vec![],
         pack: None,

@@ -9,7 +9,8 @@
 //! out-of-place variant (1.5 R selects, 0.5 R shuffles) is also offered.
 
 use super::analysis::{Analysis, Side};
-use super::ir::{compact, Plan, SelEntry, ShflEntry, ShflMode, Stage};
+use super::ir::{compact, Plan, Rounds, SelEntry, ShflEntry, ShflMode, Stage};
+use super::strategy::{ShuffleMode, ShuffleStrategy, ShuffleVariant, Strategy};
 use super::{Kind, LANE_BITS};
 use crate::gf2::BitMatrix;
 
@@ -286,13 +287,20 @@ impl ShuffleCtx<'_> {
             } else {
                 Kind::Register
             },
-            strategy: format!("shuffle/in-place/{}", if trivial { "bfly" } else { "idx" }),
+            strategy: Strategy::Shuffle(ShuffleStrategy::elements(
+                ShuffleVariant::InPlace,
+                if trivial {
+                    ShuffleMode::Bfly
+                } else {
+                    ShuffleMode::Idx
+                },
+            )),
             src_regs: self.an.src_regs(),
             dst_regs: self.an.dst_regs(),
             stages: compact(stages),
             smem_elems: 0,
             elem_bits: 0,
-            rounds: 0,
+            rounds: Rounds::NONE,
             m,
             notes: vec![self.describe()],
             pack: None,
@@ -361,13 +369,16 @@ impl ShuffleCtx<'_> {
         ];
         Plan {
             kind: Kind::Shuffle,
-            strategy: "shuffle/out-of-place/bfly".into(),
+            strategy: Strategy::Shuffle(ShuffleStrategy::elements(
+                ShuffleVariant::OutOfPlace,
+                ShuffleMode::Bfly,
+            )),
             src_regs: self.an.src_regs(),
             dst_regs: self.an.dst_regs(),
             stages: compact(stages),
             smem_elems: 0,
             elem_bits: 0,
-            rounds: 0,
+            rounds: Rounds::NONE,
             m: 1,
             notes: vec![self.describe()],
             pack: None,

@@ -7,6 +7,7 @@
 //! are in `lib/Conversion/TritonGPUToLLVM/Utility.cpp` (`getSrcDstTiles`).
 
 use crate::plan::ir::{phase_lanes, SmemInstr};
+use crate::plan::strategy::SmemForm;
 
 /// One side's columns over tag bits, with its independent register bits.
 #[derive(Clone, Debug)]
@@ -57,20 +58,10 @@ pub struct Form {
 }
 
 impl Form {
-    /// Short name (`v4`, `v2`, `b32`, `u16`, `u8`, `x4`, `x2.trans`, ...).
-    pub fn name(&self, width: u32) -> String {
-        match self.instr {
-            SmemInstr::Vector => match (1u32 << self.chunk.len()) * width {
-                8 => "u8".into(),
-                16 => "u16".into(),
-                32 => "b32".into(),
-                64 => "v2".into(),
-                _ => "v4".into(),
-            },
-            SmemInstr::Matrix { count, trans } => {
-                format!("x{count}{}", if trans { ".trans" } else { "" })
-            }
-        }
+    /// The form as a strategy names it, for elements of `width` bits
+    /// (`v4`, `v2`, `b32`, `u16`, `u8`, `x4`, `x2.trans`, ...).
+    pub fn strategy_form(&self, width: u32) -> SmemForm {
+        SmemForm::of(self.instr, (1u32 << self.chunk.len()) * width)
     }
 }
 

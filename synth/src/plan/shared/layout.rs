@@ -40,8 +40,9 @@ impl SharedLayout {
     }
 }
 
-/// How bank bits are chosen above the chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How bank bits are chosen above the chunk (the swizzle side of a
+/// shared-memory strategy, [`crate::plan::SharedStrategy::swizzle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Swizzle {
     /// The complement basis in the order given (no swizzle).
     Plain,

@@ -19,11 +19,13 @@ pub mod forms;
 pub mod layout;
 
 use super::analysis::Analysis;
-use super::ir::{AddrMap, BarrierScope, Plan, SmemAccess, SmemInst, SmemInstr, Stage};
+use super::ir::{AddrMap, BarrierScope, Plan, Rounds, SmemAccess, SmemInst, SmemInstr, Stage};
+use super::strategy::{SharedStrategy, Strategy};
 use super::Kind;
 use crate::gf2::{BitMatrix, XorBasis};
 use forms::{matrix_forms, vector_forms, Form, SideCols};
 use layout::{build_bases, SharedLayout, Swizzle};
+use std::num::NonZeroU32;
 
 /// What the shared-memory strategy may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -669,7 +671,6 @@ fn assemble(
         })
         .collect::<Option<Vec<u32>>>()?;
     stages.push(Stage::RegRename { map });
-    let names = format!("{}+{}", f_st.name(width), f_ld.name(width));
     let bases: Vec<String> = sl.bases[..low].iter().map(|b| format!("{b:#x}")).collect();
     let note = format!(
         "shared layout (offset bit -> tensor index bits): [{}]; chunk {} bit(s); {}; store {} x{}{}, load {} x{}{}",
@@ -711,40 +712,31 @@ fn assemble(
             String::new()
         }
     );
+    let rounds = NonZeroU32::new(1u32 << round_bits).expect("a power of two is nonzero");
     Some(Plan {
         kind: Kind::Shared,
-        strategy: format!(
-            "shared/{names}/{}{}{}{}",
-            sw.name(),
-            match st
-                .reg_xor
-                .lane
-                .iter()
-                .chain(&st.reg_xor.warp)
-                .filter(|&&m| m != 0)
-                .count()
-            {
-                0 => String::new(),
-                k => format!("/split{k}"),
-            },
-            if round_bits > 0 {
-                format!("/r{}", 1 << round_bits)
-            } else {
-                String::new()
-            },
-            if by_warp.is_empty() {
-                String::new()
-            } else {
-                format!("/w{}", by_warp.len())
-            }
-        ),
+        strategy: Strategy::Shared(SharedStrategy {
+            store: f_st.strategy_form(width),
+            load: f_ld.strategy_form(width),
+            swizzle: sw,
+            split: NonZeroU32::new(
+                st.reg_xor
+                    .lane
+                    .iter()
+                    .chain(&st.reg_xor.warp)
+                    .filter(|&&m| m != 0)
+                    .count() as u32,
+            ),
+            rounds,
+            warp_rounds: NonZeroU32::new(by_warp.len() as u32),
+        }),
         src_regs: an.src_regs(),
         dst_regs: an.dst_regs(),
         stages,
         smem_elems: 1u64 << low,
         m: 0,
         elem_bits: width,
-        rounds: 1 << round_bits,
+        rounds: Rounds::new(rounds),
         notes: vec![note],
         pack: None,
     })
