@@ -35,7 +35,11 @@ pub const B8X4: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [
 pub const B4X8T: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>";
 
 pub fn tempfile_dir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("warpforge-cli-{}", std::process::id()));
+    // one directory per call: tests run in parallel and some check that a
+    // file of a given name was NOT written
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("warpforge-cli-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
