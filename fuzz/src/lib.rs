@@ -510,6 +510,56 @@ pub fn gluon_with(e: &Encoding, shape: Option<&[i64]>, call: &CallWriter) -> Str
         ),
         // no Gluon spelling (the generators never make one): its CuTe text
         Encoding::CuteTv { text, .. } | Encoding::PtxFragment { text, .. } => text.clone(),
+        // Gluon's amd.AMDMFMALayout / amd.AMDWMMALayout (parameters in
+        // their constructors' order)
+        Encoding::AmdMfma {
+            version,
+            warps_per_cta,
+            instr_shape,
+            is_transposed,
+            tiles_per_warp,
+            element_bit_width,
+            cta,
+        } => {
+            let mut a = vec![
+                ("version", version.to_string()),
+                ("instr_shape", ints(instr_shape)),
+                (
+                    "transposed",
+                    if *is_transposed { "True" } else { "False" }.into(),
+                ),
+                ("warps_per_cta", ints(warps_per_cta)),
+                ("element_bitwidth", element_bit_width.to_string()),
+            ];
+            if !tiles_per_warp.is_empty() {
+                a.push(("tiles_per_warp", ints(tiles_per_warp)));
+            }
+            cta_args(&mut a, cta);
+            call("amd.AMDMFMALayout", a)
+        }
+        Encoding::AmdWmma {
+            version,
+            is_transposed,
+            warps_per_cta,
+            tiles_per_warp,
+            instr_shape,
+            cta,
+        } => {
+            let mut a = vec![
+                ("version", version.to_string()),
+                (
+                    "transposed",
+                    if *is_transposed { "True" } else { "False" }.into(),
+                ),
+                ("warps_per_cta", ints(warps_per_cta)),
+                ("instr_shape", ints(instr_shape)),
+            ];
+            if !tiles_per_warp.is_empty() {
+                a.push(("tiles_per_warp", ints(tiles_per_warp)));
+            }
+            cta_args(&mut a, cta);
+            call("amd.AMDWMMALayout", a)
+        }
         Encoding::Slice { dim, parent } => call(
             "SliceLayout",
             vec![

@@ -491,6 +491,22 @@ fn set_field(e: &mut Encoding, field: u8, v: u32) {
             0 => *dim = v,
             _ => set_field(parent, field / 2, v),
         },
+        Encoding::AmdMfma {
+            version,
+            warps_per_cta,
+            instr_shape,
+            ..
+        }
+        | Encoding::AmdWmma {
+            version,
+            warps_per_cta,
+            instr_shape,
+            ..
+        } => match field % 3 {
+            0 => *version = v,
+            1 => one(warps_per_cta),
+            _ => one(instr_shape),
+        },
         // a PTX fragment: change its warps
         Encoding::PtxFragment { warps, .. } => warps[field as usize % 2] = v,
         // a CuTe layout: break one bit's image (a stride out of the tile)

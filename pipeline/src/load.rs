@@ -207,7 +207,14 @@ pub fn check_side(
     op: &ConvertOp,
     from: Option<(WarpsFrom, WarpsFrom)>,
 ) -> Result<()> {
-    let Err(e) = enc.to_cluster_layout(&op.shape, op.num_warps, op.num_ctas) else {
+    // an AMD layout alone (`warpforge layout`) is read on its own lanes;
+    // a conversion's sides on 32 (AMD ones refused there)
+    let got = if side == "the" && enc.is_amd() {
+        enc.to_cluster_layout_lanes(&op.shape, op.num_warps, op.num_ctas, enc.lanes())
+    } else {
+        enc.to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
+    };
+    let Err(e) = got else {
         return Ok(());
     };
     let mut msg = if side == "the" {

@@ -116,8 +116,15 @@ pub(crate) fn read_attr(
         &op,
         Some((warps_default, WarpsFrom::Layout("--attr"))),
     )?;
+    // AMD layouts on their own lanes (64 for amd_mfma); conversions stay
+    // 32-lane NVIDIA ones
+    let lanes = if t.encoding.is_amd() {
+        t.encoding.lanes()
+    } else {
+        synth::encoding::NVIDIA_LANES
+    };
     t.encoding
-        .to_linear_layout(&shape, num_warps)
+        .to_linear_layout_lanes(&shape, num_warps, lanes)
         .map_err(|e| anyhow!("--attr: {}", cli_warps_terms(&e.to_string(), warps_default)))
 }
 

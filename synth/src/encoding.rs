@@ -15,6 +15,13 @@ use crate::layout::{
     standard_out_dim_names, LayoutError, LinearLayout, BLOCK, LANE, REGISTER, WARP,
 };
 
+mod amd;
+pub use amd::{MFMA_LANES, WMMA_LANES};
+
+/// Lanes of the warps warpforge plans, emits and verifies conversions for
+/// (NVIDIA's 32): [`Encoding::to_linear_layout`] computes layouts for them.
+pub const NVIDIA_LANES: u32 = 32;
+
 /// The CTA (cluster) fields of an encoding: `CTAsPerCGA`, `CTASplitNum`,
 /// `CTAOrder`, or the `CGALayout` bases that later Triton versions (and
 /// Gluon's `cga_layout`) write instead. `None` in an encoding means one CTA.
@@ -105,7 +112,39 @@ pub enum Encoding {
         instr_shape: Vec<u32>,
         cta: Option<CtaLayout>,
     },
-    /// `#ttg.dot_op<{opIdx, parent, kWidth}>` with an `nvidia_mma` parent.
+    /// `#ttg.amd_mfma<{version, warpsPerCTA, instrShape, isTransposed[,
+    /// tilesPerWarp][, elementBitWidth][, CTA fields]}>` (Triton 3.6): an
+    /// AMD CDNA matrix-core accumulator, 64 lanes ([`MFMA_LANES`]).
+    AmdMfma {
+        /// 1-4: gfx908, gfx90a, gfx942, gfx950.
+        version: u32,
+        warps_per_cta: Vec<u32>,
+        /// `[M, N, K]` of the instruction: M x N 32x32, 16x16, 64x4 or 4x64.
+        instr_shape: Vec<u32>,
+        is_transposed: bool,
+        /// Instruction tiles a warp holds per dim; empty: one per dim.
+        tiles_per_warp: Vec<u32>,
+        /// Bits of the accumulator element: 32 (4 rows per lane) or 64 (1).
+        element_bit_width: u32,
+        cta: Option<CtaLayout>,
+    },
+    /// `#ttg.amd_wmma<{version, isTranspose, warpsPerCTA[, tilesPerWarp][,
+    /// instrShape][, CTA fields]}>` (Triton 3.6): an AMD RDNA/gfx1250
+    /// matrix-core accumulator, 32 lanes ([`WMMA_LANES`]).
+    AmdWmma {
+        /// 1-3: RDNA3, RDNA4, gfx1250.
+        version: u32,
+        is_transposed: bool,
+        warps_per_cta: Vec<u32>,
+        /// Instruction tiles a warp holds per dim; empty: one per dim.
+        tiles_per_warp: Vec<u32>,
+        /// `[M, N, K]` of the instruction (`[16, 16, 16]` when not printed).
+        instr_shape: Vec<u32>,
+        cta: Option<CtaLayout>,
+    },
+    /// `#ttg.dot_op<{opIdx, parent, kWidth}>`: an operand of a dot whose
+    /// result has the `parent` layout (`nvidia_mma`, `blocked`, `amd_mfma`,
+    /// `amd_wmma`).
     DotOperand {
         op_idx: u32,
         parent: Box<Encoding>,
@@ -505,6 +544,7 @@ fn fma_dot_layout(
     parent: &Encoding,
     shape: &[i64],
     num_warps: u32,
+    lanes: u32,
 ) -> Result<LinearLayout> {
     let Encoding::Blocked {
         size_per_thread,
@@ -517,7 +557,7 @@ fn fma_dot_layout(
         unreachable!("fma_dot_layout takes a blocked parent");
     };
     // the parent's own checks (rank, warps, lanes)
-    parent.to_linear_layout(shape, num_warps)?;
+    parent.to_linear_layout_lanes(shape, num_warps, lanes)?;
     let rank = shape.len();
     let k = if op_idx == 0 { rank - 1 } else { rank - 2 };
     let names = standard_out_dim_names(rank);
@@ -668,13 +708,49 @@ impl Encoding {
             Encoding::Slice { .. } => "slice",
             Encoding::NvidiaMma { .. } => "nvidia_mma",
             Encoding::DotOperand { .. } => "dot_op",
+            Encoding::AmdMfma { .. } => "amd_mfma",
+            Encoding::AmdWmma { .. } => "amd_wmma",
+        }
+    }
+
+    /// Lanes per warp (wave) the encoding is written for: the product of
+    /// `threadsPerWarp` (blocked), 2^(lane bases) (linear), 64 for
+    /// `amd_mfma`, 32 for `amd_wmma` and the NVIDIA encodings, the parent's
+    /// for slice and dot_op. Saturates at `u32::MAX` (hostile input).
+    pub fn lanes(&self) -> u32 {
+        match self {
+            Encoding::Blocked {
+                threads_per_warp, ..
+            } => u32::try_from(product(threads_per_warp)).unwrap_or(u32::MAX),
+            Encoding::Linear { lane, .. } => {
+                1u32.checked_shl(lane.len() as u32).unwrap_or(u32::MAX)
+            }
+            Encoding::AmdMfma { .. } => MFMA_LANES,
+            Encoding::AmdWmma { .. } => WMMA_LANES,
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.lanes(),
+            Encoding::CuteTv { .. } | Encoding::PtxFragment { .. } | Encoding::NvidiaMma { .. } => {
+                NVIDIA_LANES
+            }
+        }
+    }
+
+    /// Whether the encoding is an AMD matrix-core one (`amd_mfma`,
+    /// `amd_wmma`), or a slice or dot operand of one.
+    pub fn is_amd(&self) -> bool {
+        match self {
+            Encoding::AmdMfma { .. } | Encoding::AmdWmma { .. } => true,
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.is_amd(),
+            _ => false,
         }
     }
 
     /// The CTA fields, inherited from the parent for slice and dot_op.
     pub fn cta(&self) -> Option<CtaLayout> {
         match self {
-            Encoding::Blocked { cta, .. } | Encoding::NvidiaMma { cta, .. } => cta.clone(),
+            Encoding::Blocked { cta, .. }
+            | Encoding::NvidiaMma { cta, .. }
+            | Encoding::AmdMfma { cta, .. }
+            | Encoding::AmdWmma { cta, .. } => cta.clone(),
             Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.cta(),
             Encoding::Linear { .. } | Encoding::CuteTv { .. } | Encoding::PtxFragment { .. } => {
                 None
@@ -710,7 +786,23 @@ impl Encoding {
         num_warps: u32,
         num_ctas: u32,
     ) -> Result<LinearLayout> {
-        let l = self.to_linear_layout(shape, num_warps)?;
+        if self.is_amd() {
+            // the conversions' refusal, by name
+            self.to_linear_layout(shape, num_warps)?;
+        }
+        self.to_cluster_layout_lanes(shape, num_warps, num_ctas, NVIDIA_LANES)
+    }
+
+    /// [`Encoding::to_cluster_layout`] on warps of `lanes` lanes, as
+    /// [`Encoding::to_linear_layout_lanes`] computes them.
+    pub fn to_cluster_layout_lanes(
+        &self,
+        shape: &[i64],
+        num_warps: u32,
+        num_ctas: u32,
+        lanes: u32,
+    ) -> Result<LinearLayout> {
+        let l = self.to_linear_layout_lanes(shape, num_warps, lanes)?;
         let have = self.num_ctas();
         let (encoding, field, what) = self.cta_field(have);
         if have > MAX_CTAS as u64 {
@@ -797,8 +889,51 @@ impl Encoding {
     /// `fma_dot_layout` and `nvidia_dot_layout` (a `dot_op` by its parent,
     /// as `DotOperandEncodingAttr::toLinearLayout` dispatches),
     /// `slice_layout`; then [`normalize`].
+    ///
+    /// This is the 32-lane layout conversions are planned, emitted and
+    /// verified on: an AMD encoding (`amd_mfma`, `amd_wmma`, a slice or dot
+    /// operand of one) is refused here, whatever its lanes; read it with
+    /// [`Encoding::to_linear_layout_lanes`] and [`Encoding::lanes`].
     pub fn to_linear_layout(&self, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
+        if self.is_amd() {
+            return Err(EncodingError::Unsupported {
+                encoding: self.kind(),
+                detail: format!(
+                    "an AMD layout ({} lanes per wave): warpforge plans, emits and verifies 32-lane NVIDIA conversions only (`warpforge layout` shows its bases)",
+                    self.lanes()
+                ),
+            });
+        }
+        self.to_linear_layout_lanes(shape, num_warps, NVIDIA_LANES)
+    }
+
+    /// The linear layout of this encoding for `shape` on warps of `lanes`
+    /// lanes (log2(lanes) lane bases): what [`Encoding::to_linear_layout`]
+    /// computes for 32, and AMD encodings with their own lane count
+    /// ([`Encoding::lanes`]: 64 for `amd_mfma`, 32 for `amd_wmma`), a
+    /// wave64 blocked layout with 64. AMD encodings follow Triton 3.6's
+    /// `AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`,
+    /// `AMDWmmaEncodingAttr::toLinearLayout` and
+    /// `wmmaDotOperandToLinearLayout` (module `amd`).
+    ///
+    /// Errors: those of [`Encoding::to_linear_layout`], with `lanes` in
+    /// place of 32; an AMD encoding asked for other lanes than its own.
+    pub fn to_linear_layout_lanes(
+        &self,
+        shape: &[i64],
+        num_warps: u32,
+        lanes: u32,
+    ) -> Result<LinearLayout> {
         check_shape(shape)?;
+        if self.is_amd() && lanes != self.lanes() {
+            return Err(EncodingError::Unsupported {
+                encoding: self.kind(),
+                detail: format!(
+                    "an AMD layout of {} lanes per wave, asked for {lanes}",
+                    self.lanes()
+                ),
+            });
+        }
         let l = match self {
             Encoding::Blocked {
                 size_per_thread,
@@ -813,7 +948,7 @@ impl Encoding {
                 order,
                 cta,
                 shape,
-                num_warps,
+                (num_warps, lanes),
             )?,
             Encoding::Linear {
                 register,
@@ -861,7 +996,13 @@ impl Encoding {
                 k_width,
             } => match parent.as_ref() {
                 Encoding::Blocked { .. } => {
-                    return fma_dot_layout(*op_idx, parent, shape, num_warps);
+                    return fma_dot_layout(*op_idx, parent, shape, num_warps, lanes);
+                }
+                Encoding::AmdMfma { .. } => {
+                    amd::mfma_dot_layout(*op_idx, *k_width, parent, shape, num_warps)?
+                }
+                Encoding::AmdWmma { .. } => {
+                    amd::wmma_dot_layout(*op_idx, *k_width, parent, shape, num_warps)?
                 }
                 Encoding::NvidiaMma {
                     version_major,
@@ -881,15 +1022,51 @@ impl Encoding {
                     return Err(EncodingError::Unsupported {
                         encoding: "dot_op",
                         detail: format!(
-                            "parent `{}` (supported: nvidia_mma, blocked)",
+                            "parent `{}` (supported: nvidia_mma, blocked, amd_mfma, amd_wmma)",
                             parent.kind()
                         ),
                     });
                 }
             },
-            Encoding::Slice { dim, parent } => slice_layout(*dim, parent, shape, num_warps)?,
+            Encoding::Slice { dim, parent } => slice_layout(*dim, parent, shape, num_warps, lanes)?,
+            Encoding::AmdMfma {
+                version,
+                warps_per_cta,
+                instr_shape,
+                is_transposed,
+                tiles_per_warp,
+                element_bit_width,
+                cta,
+            } => amd::mfma_layout(
+                *version,
+                warps_per_cta,
+                instr_shape,
+                *is_transposed,
+                tiles_per_warp,
+                *element_bit_width,
+                cta,
+                shape,
+                num_warps,
+            )?,
+            Encoding::AmdWmma {
+                version,
+                is_transposed,
+                warps_per_cta,
+                tiles_per_warp,
+                instr_shape,
+                cta,
+            } => amd::wmma_layout(
+                *version,
+                *is_transposed,
+                warps_per_cta,
+                tiles_per_warp,
+                instr_shape,
+                cta,
+                shape,
+                num_warps,
+            )?,
         };
-        normalize(l, shape, num_warps)
+        normalize_lanes(l, shape, num_warps, lanes)
     }
 }
 
@@ -920,8 +1097,8 @@ fn check_shape(shape: &[i64]) -> Result<()> {
 /// [`combine_cta_cga_with_shape`].
 ///
 /// Errors: a field of another rank than `shape`, an entry that is not a
-/// power of two, lanes other than 32, warps other than `num_warps`, bad CTA
-/// fields.
+/// power of two, lanes other than `lanes` (32 for NVIDIA), warps other
+/// than `num_warps`, bad CTA fields.
 fn blocked_layout(
     size_per_thread: &[u32],
     threads_per_warp: &[u32],
@@ -929,7 +1106,7 @@ fn blocked_layout(
     order: &[u32],
     cta: &Option<CtaLayout>,
     shape: &[i64],
-    num_warps: u32,
+    (num_warps, lanes): (u32, u32),
 ) -> Result<LinearLayout> {
     const E: &str = "blocked";
     let rank = shape.len();
@@ -942,11 +1119,11 @@ fn blocked_layout(
     check_pow2(E, "warpsPerCTA", warps_per_cta)?;
     check_cta(E, cta, rank)?;
     let tpw = product(threads_per_warp);
-    if tpw != 32 {
+    if tpw != lanes as u64 {
         return Err(EncodingError::Field {
             encoding: E,
             field: "threadsPerWarp",
-            detail: format!("{threads_per_warp:?} multiplies to {tpw}, expected 32 lanes"),
+            detail: format!("{threads_per_warp:?} multiplies to {tpw}, expected {lanes} lanes"),
         });
     }
     let wpc = product(warps_per_cta);
@@ -1192,6 +1369,7 @@ fn slice_layout(
     parent: &Encoding,
     shape: &[i64],
     num_warps: u32,
+    lanes: u32,
 ) -> Result<LinearLayout> {
     let rank = shape.len();
     let dim = dim as usize;
@@ -1204,7 +1382,7 @@ fn slice_layout(
     }
     let mut pshape = shape.to_vec();
     pshape.insert(dim, 1);
-    let pl = parent.to_linear_layout(&pshape, num_warps)?;
+    let pl = parent.to_linear_layout_lanes(&pshape, num_warps, lanes)?;
     let out_names = standard_out_dim_names(rank + 1);
     let mut transform = LinearLayout::empty();
     for (idx, (od, size)) in pl.out_dims().iter().enumerate() {
@@ -1378,6 +1556,17 @@ fn fragment_layout(
 /// `dim0..dim{rank-1}` with the sizes of `shape`; check 5 lane bits,
 /// `log2(num_warps)` warp bits, surjectivity onto the tensor.
 pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<LinearLayout> {
+    normalize_lanes(l, shape, num_warps, NVIDIA_LANES)
+}
+
+/// [`normalize`] for warps of `lanes` lanes (a power of two): checks
+/// log2(`lanes`) lane bits instead of 5.
+pub fn normalize_lanes(
+    l: LinearLayout,
+    shape: &[i64],
+    num_warps: u32,
+    lanes: u32,
+) -> Result<LinearLayout> {
     let names = standard_out_dim_names(shape.len());
     for n in l.in_dim_names() {
         if ![REGISTER, LANE, WARP, BLOCK].contains(&n.as_str()) {
@@ -1409,14 +1598,23 @@ pub fn normalize(l: LinearLayout, shape: &[i64], num_warps: u32) -> Result<Linea
         .map(|n| (n.to_string(), l.bases(n).to_vec()))
         .collect();
     let l = LinearLayout::new(ins, l.out_dims().to_vec(), false)?;
-    if l.in_dim_size_log2(LANE) != 5 {
+    if l.in_dim_size(LANE) != lanes as i64 {
+        let want = lanes.trailing_zeros();
         return Err(EncodingError::Unsupported {
             encoding: "layout",
-            detail: format!(
-                "{} lane bases (2^{} lanes); warpforge targets 32-lane warps (5 bases)",
-                l.in_dim_size_log2(LANE),
-                l.in_dim_size_log2(LANE)
-            ),
+            detail: if lanes == NVIDIA_LANES {
+                format!(
+                    "{} lane bases (2^{} lanes); warpforge targets 32-lane warps (5 bases)",
+                    l.in_dim_size_log2(LANE),
+                    l.in_dim_size_log2(LANE)
+                )
+            } else {
+                format!(
+                    "{} lane bases (2^{} lanes); expected {lanes}-lane warps ({want} bases)",
+                    l.in_dim_size_log2(LANE),
+                    l.in_dim_size_log2(LANE)
+                )
+            },
         });
     }
     if !is_pow2(num_warps as i64) {

@@ -634,6 +634,16 @@ fn int(e: &Entry) -> Result<u32, ParseError> {
     }
 }
 
+fn boolean(e: &Entry) -> Result<bool, ParseError> {
+    match &e.value {
+        Value::Bool(b) => Ok(*b),
+        Value::Int(_, at) | Value::Array(_, at) => {
+            err_at(*at, format!("`{}` must be `true` or `false`", e.key))
+        }
+        _ => err_at(e.at, format!("`{}` must be `true` or `false`", e.key)),
+    }
+}
+
 impl Ctx<'_> {
     fn resolve(&self, v: &Value, depth: usize) -> Result<(String, Vec<Entry>, Span), ParseError> {
         match v {
@@ -685,10 +695,12 @@ impl Ctx<'_> {
             "slice" => &["dim", "parent"],
             "nvidia_mma" => &["versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout"],
             "dot_op" => &["opIdx", "parent", "kWidth"],
+            "amd_mfma" => &["version", "warpsPerCTA", "instrShape", "isTransposed", "tilesPerWarp", "elementBitWidth", "CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout"],
+            "amd_wmma" => &["version", "isTranspose", "warpsPerCTA", "tilesPerWarp", "instrShape", "CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout"],
             _ => {
                 return err_at(
                     at,
-                    format!("#{name}: unsupported encoding (supported: blocked, linear, slice, nvidia_mma, dot_op)"),
+                    format!("#{name}: unsupported encoding (supported: blocked, linear, slice, nvidia_mma, dot_op, amd_mfma, amd_wmma)"),
                 )
             }
         };
@@ -749,6 +761,32 @@ impl Ctx<'_> {
                 version_minor: get("versionMinor").map(int).transpose()?.unwrap_or(0),
                 warps_per_cta: ints(need("warpsPerCTA")?)?,
                 instr_shape: ints(need("instrShape")?)?,
+                cta: cta()?,
+            },
+            "amd_mfma" => Encoding::AmdMfma {
+                version: int(need("version")?)?,
+                warps_per_cta: ints(need("warpsPerCTA")?)?,
+                instr_shape: ints(need("instrShape")?)?,
+                is_transposed: boolean(need("isTransposed")?)?,
+                tiles_per_warp: get("tilesPerWarp")
+                    .map(ints)
+                    .transpose()?
+                    .unwrap_or_default(),
+                element_bit_width: get("elementBitWidth").map(int).transpose()?.unwrap_or(32),
+                cta: cta()?,
+            },
+            "amd_wmma" => Encoding::AmdWmma {
+                version: int(need("version")?)?,
+                is_transposed: boolean(need("isTranspose")?)?,
+                warps_per_cta: ints(need("warpsPerCTA")?)?,
+                tiles_per_warp: get("tilesPerWarp")
+                    .map(ints)
+                    .transpose()?
+                    .unwrap_or_default(),
+                instr_shape: get("instrShape")
+                    .map(ints)
+                    .transpose()?
+                    .unwrap_or_else(|| vec![16, 16, 16]),
                 cta: cta()?,
             },
             "dot_op" => Encoding::DotOperand {
@@ -1464,8 +1502,31 @@ mod tests {
     fn attribute_errors_name_the_problem() {
         let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], bogus = 3}>").unwrap_err();
         assert!(e.msg.contains("unknown attribute key `bogus`"), "{e}");
-        let e = parse_attribute("#ttg.amd_mfma<{versionMajor = 3}>").unwrap_err();
+        let e = parse_attribute("#ttg.amd_foo<{version = 3}>").unwrap_err();
         assert!(e.msg.contains("unsupported encoding"), "{e}");
+        let e = parse_attribute("#ttg.amd_mfma<{versionMajor = 3}>").unwrap_err();
+        assert!(
+            e.msg.contains("unknown attribute key `versionMajor`"),
+            "{e}"
+        );
+        let e = parse_attribute(
+            "#ttg.amd_wmma<{version = 2, isTransposed = true, warpsPerCTA = [2, 2]}>",
+        )
+        .unwrap_err();
+        assert!(
+            e.msg.contains("unknown attribute key `isTransposed`"),
+            "{e}"
+        );
+        let e = parse_attribute("#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = 1}>").unwrap_err();
+        assert!(
+            e.msg.contains("`isTransposed` must be `true` or `false`"),
+            "{e}"
+        );
+        let e = parse_attribute(
+            "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], isTransposed = true}>",
+        )
+        .unwrap_err();
+        assert!(e.msg.contains("missing `instrShape`"), "{e}");
         let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4]}>").unwrap_err();
         assert!(e.msg.contains("missing `threadsPerWarp`"), "{e}");
         let e = parse_attribute("#ttg.blocked<{sizePerThread = [1, 4").unwrap_err();

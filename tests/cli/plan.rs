@@ -167,7 +167,20 @@ fn bad_attribute_is_named() {
             "--shape",
             "16x16",
         ],
-        &["unsupported encoding"],
+        &["--src", "unknown attribute key `versionMajor`"],
+    );
+    // an AMD layout is read, and its conversion refused by name
+    expect_error(
+        &[
+            "plan",
+            "--src",
+            "#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = true}>",
+            "--dst",
+            B4X8T,
+            "--shape",
+            "32x32",
+        ],
+        &["AMD layout", "64 lanes", "32-lane NVIDIA conversions only"],
     );
 }
 

@@ -121,7 +121,10 @@ fn verify_junit_has_a_testcase_per_conversion_width_and_printed_form() {
         }
     }
     let cpu = cases.iter().filter(|(_, n)| n.contains(" cpu ")).count();
-    let printed = cases.iter().filter(|(_, n)| n.contains(" printed ")).count();
+    let printed = cases
+        .iter()
+        .filter(|(_, n)| n.contains(" printed "))
+        .count();
     assert_eq!(cpu, names.len() * 4);
     assert!(printed >= names.len() * 4, "{printed} printed-code cases");
     assert_eq!(cases.len(), cpu + printed);

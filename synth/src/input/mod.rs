@@ -419,11 +419,12 @@ pub(crate) fn linear_text(
 /// (slice, dot operand); `None` when that overflows 32 bits.
 pub fn warps_of(e: &Encoding) -> Option<u32> {
     match e {
-        Encoding::Blocked { warps_per_cta, .. } | Encoding::NvidiaMma { warps_per_cta, .. } => {
-            warps_per_cta
-                .iter()
-                .try_fold(1u32, |a, &w| a.checked_mul(w))
-        }
+        Encoding::Blocked { warps_per_cta, .. }
+        | Encoding::NvidiaMma { warps_per_cta, .. }
+        | Encoding::AmdMfma { warps_per_cta, .. }
+        | Encoding::AmdWmma { warps_per_cta, .. } => warps_per_cta
+            .iter()
+            .try_fold(1u32, |a, &w| a.checked_mul(w)),
         Encoding::Linear { warp, .. } => (warp.len() < 31).then(|| 1u32 << warp.len()),
         Encoding::CuteTv { thread, .. } => (5..36)
             .contains(&thread.len())
@@ -539,6 +540,54 @@ pub fn ttgir_text(e: &Encoding) -> String {
         } => format!(
             "#ttg.dot_op<{{opIdx = {op_idx}, parent = {}, kWidth = {k_width}}}>",
             ttgir_text(parent)
+        ),
+        // Triton 3.6's printer: defaults (unit tilesPerWarp, 32-bit
+        // elements, WMMA's [16, 16, 16]) left out
+        Encoding::AmdMfma {
+            version,
+            warps_per_cta,
+            instr_shape,
+            is_transposed,
+            tiles_per_warp,
+            element_bit_width,
+            cta,
+        } => format!(
+            "#ttg.amd_mfma<{{version = {version}, warpsPerCTA = {}, instrShape = {}, isTransposed = {is_transposed}{}{}{}}}>",
+            list(warps_per_cta),
+            list(instr_shape),
+            cta_fields(cta),
+            if tiles_per_warp.iter().all(|&t| t == 1) {
+                String::new()
+            } else {
+                format!(", tilesPerWarp = {}", list(tiles_per_warp))
+            },
+            if *element_bit_width == 32 {
+                String::new()
+            } else {
+                format!(", elementBitWidth = {element_bit_width}")
+            }
+        ),
+        Encoding::AmdWmma {
+            version,
+            is_transposed,
+            warps_per_cta,
+            tiles_per_warp,
+            instr_shape,
+            cta,
+        } => format!(
+            "#ttg.amd_wmma<{{version = {version}, isTranspose = {is_transposed}, warpsPerCTA = {}{}{}{}}}>",
+            list(warps_per_cta),
+            if tiles_per_warp.iter().all(|&t| t == 1) {
+                String::new()
+            } else {
+                format!(", tilesPerWarp = {}", list(tiles_per_warp))
+            },
+            if instr_shape == &[16, 16, 16] {
+                String::new()
+            } else {
+                format!(", instrShape = {}", list(instr_shape))
+            },
+            cta_fields(cta)
         ),
     }
 }
