@@ -107,10 +107,14 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
         let warps = layout_args::warps(src.warps, &[&t]);
         // the CTAs the layout spans, at most 16
         let ctas = u32::try_from(t.encoding.num_ctas()).unwrap_or(u32::MAX);
-        let l = t
-            .encoding
-            .to_cluster_layout(&shape, warps, ctas)
-            .map_err(|e| anyhow!("--attr: {e}"))?;
+        // an AMD layout on its own lanes (64 for amd_mfma), as `layout` shows it
+        let l = if t.encoding.is_amd() {
+            t.encoding
+                .to_cluster_layout_lanes(&shape, warps, ctas, t.encoding.lanes())
+        } else {
+            t.encoding.to_cluster_layout(&shape, warps, ctas)
+        }
+        .map_err(|e| anyhow!("--attr: {e}"))?;
         let title = format!("{} ({})", t.ttgir, t.format.name());
         draw::layout_picture(&title, &l).map_err(|e| anyhow!("--attr: {e}"))?
     } else {

@@ -554,3 +554,27 @@ fn draw_smem_marks_the_conflicting_lanes() {
         "{svg}"
     );
 }
+
+/// An AMD layout is drawn on its own lanes: `amd_mfma` 32x32 (v3,
+/// transposed) at one warp puts lanes 32-63 beside lanes 0-31 (Triton's
+/// bases: lane 32 moves dim1 by 4), as `docs/draw_amd_mfma_32x32.svg` shows.
+#[test]
+fn draw_shows_an_amd_layout_on_its_64_lanes() {
+    let attr = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = true}>";
+    let o = run(&[
+        "draw", "--attr", attr, "--shape", "32x32", "--warps", "1", "--format", "txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8_lossy(&o.stdout);
+    let row0 = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("0:"))
+        .unwrap();
+    let cells: Vec<&str> = row0.split_whitespace().skip(1).collect();
+    assert_eq!(
+        &cells[..5],
+        ["T0:R0", "T0:R1", "T0:R2", "T0:R3", "T32:R0"],
+        "{row0}"
+    );
+    assert!(t.contains("T63:R15"), "{t}");
+}
