@@ -37,12 +37,14 @@ const WORDS: [&str; 5] = ["automatic", "none", "src", "dst", "both"];
 /// choice where [`EmittedHelper::takes_words`]) and each packed form.
 /// Returns one [`FormProof`] per form, or the first failure.
 pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofError> {
-    let mut out = Vec::new();
+    use rayon::prelude::*;
     let fail = |form: &str, error: InterpError| ProofError {
         helper: h.ident.clone(),
         form: form.to_string(),
         error,
     };
+    // every form's run: (form, body, setup); independent, so run in parallel
+    let mut runs: Vec<(String, &crate::kir::Body, Setup)> = Vec::new();
     for w in &h.widths {
         let choices: &[&'static str] = if h.takes_words(w.bits) {
             &WORDS
@@ -64,8 +66,7 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
                 packed: &h.kir.packed,
                 smem_bytes: w.bytes,
             };
-            let report = interp::run(&h.kir.element, &setup).map_err(|e| fail(&form, e))?;
-            out.push(FormProof { form, report });
+            runs.push((form, &h.kir.element, setup));
         }
     }
     for (bits, body) in &h.kir.packed {
@@ -88,8 +89,15 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
             packed: &[],
             smem_bytes: h.smem_bytes(*bits).unwrap_or(0),
         };
-        let report = interp::run(body, &setup).map_err(|e| fail(&form, e))?;
-        out.push(FormProof { form, report });
+        runs.push((form, body, setup));
     }
-    Ok(out)
+    // in form order; the first failure in that order is reported
+    runs.into_par_iter()
+        .map(|(form, body, setup)| match interp::run(body, &setup) {
+            Ok(report) => Ok(FormProof { form, report }),
+            Err(e) => Err(fail(&form, e)),
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect()
 }
