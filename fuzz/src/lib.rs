@@ -161,7 +161,9 @@ fn check_to_string_round_trip(l: &LinearLayout, warps: u32) {
         Err(e) => panic!("toString output does not read back: {e}\n{text}"),
     };
     let shape = back.shape.clone().expect("toString carries a shape");
-    let got = match back.encoding.to_linear_layout(&shape, warps) {
+    // on the layout's own lanes (64 for an AMD wave)
+    let lanes = 1u32 << l.in_dim_size_log2(LANE).min(31);
+    let got = match back.encoding.to_linear_layout_lanes(&shape, warps, lanes) {
         Ok(g) => g,
         Err(e) => panic!("toString output reads back but does not build: {e}\n{text}"),
     };
@@ -252,7 +254,13 @@ pub fn exec(target: Target, text: &str, warps: u32) -> usize {
                 let mut checked = false;
                 for shape in SHAPES {
                     for &w in ws {
-                        if let Ok(l) = e.to_linear_layout(shape, w) {
+                        // an AMD layout on its own lanes, as `layout` reads it
+                        let got = if e.is_amd() {
+                            e.to_linear_layout_lanes(shape, w, e.lanes())
+                        } else {
+                            e.to_linear_layout(shape, w)
+                        };
+                        if let Ok(l) = got {
                             built += 1;
                             check_to_string_round_trip(&l, w);
                             if !checked {

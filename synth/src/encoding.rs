@@ -1598,7 +1598,8 @@ pub fn normalize_lanes(
         .map(|n| (n.to_string(), l.bases(n).to_vec()))
         .collect();
     let l = LinearLayout::new(ins, l.out_dims().to_vec(), false)?;
-    if l.in_dim_size(LANE) != lanes as i64 {
+    // compared as log2: a hostile layout may have 64 or more lane bases
+    if !lanes.is_power_of_two() || l.in_dim_size_log2(LANE) != lanes.trailing_zeros() {
         let want = lanes.trailing_zeros();
         return Err(EncodingError::Unsupported {
             encoding: "layout",
