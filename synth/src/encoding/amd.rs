@@ -11,7 +11,8 @@
 
 use super::{
     check_cta_fields, check_pow2, check_rank, combine_cta_cga_with_shape, dot_operand_order,
-    identity_standard_nd, is_pow2, matrix_order, product, CtaLayout, EncodingError, Result,
+    ensure_not_larger, identity_standard_nd, is_pow2, make_cga_layout, matrix_order, product,
+    CtaLayout, EncodingError, Result,
 };
 use crate::layout::{standard_out_dim_names, LinearLayout, LANE, REGISTER, WARP};
 
@@ -468,6 +469,18 @@ pub(super) fn wmma_layout(
     combine_cta_cga_with_shape(l.transpose_outs(&rep)?, cta, shape)
 }
 
+/// The extent of `shape[dim]` one CTA holds, the CGA split off as
+/// [`combine_cta_cga_with_shape`] splits it.
+fn cta_extent(cta: &Option<CtaLayout>, shape: &[i64], dim: usize) -> Result<i64> {
+    let Some(c) = cta else {
+        return Ok(shape[dim]);
+    };
+    let names = standard_out_dim_names(shape.len());
+    let labeled: Vec<(String, i64)> = names.iter().cloned().zip(shape.iter().copied()).collect();
+    let cga = ensure_not_larger(&make_cga_layout(c, shape.len())?, &labeled)?;
+    Ok((shape[dim] / cga.out_dim_size(&names[dim]) as i64).max(1))
+}
+
 /// `#ttg.dot_op` with an `amd_wmma` parent: Triton 3.6's
 /// `wmmaDotOperandToLinearLayout`, on 32 lanes.
 ///
@@ -475,12 +488,16 @@ pub(super) fn wmma_layout(
 /// lanes along K (version 1: holding copies, a broadcast; versions 2/3:
 /// the next `kWidth` of K), registers repeating along K to cover the
 /// instruction's K (and, for a 32-row instruction, a register for the
-/// second 16 rows); then the parent's CTA part ([`wmma_cta`]) with its K
-/// components dropped (warps along K broadcast, register tiles along K
-/// gone); out dims K first, fitted to `shape`.
+/// second 16 rows), then registers along K for the rest of one CTA's K
+/// (before the parent's register tiles, as Triton orders them; with
+/// `tilesPerWarp[non-K] > 1` for the rest of the whole K, those past one
+/// CTA's K becoming zero bases, as Triton's are); then the
+/// parent's CTA part ([`wmma_cta`]) with its K components dropped (warps
+/// along K broadcast, register tiles along K gone: `tilesPerWarp[non-K]`
+/// register tiles, warps, then the rest of non-K); out dims K first,
+/// fitted to `shape`.
 ///
-/// Errors: `kWidth` not a power of two, a parent with `tilesPerWarp`
-/// other than all 1 (not yet matched to Triton), and the parent's.
+/// Errors: `kWidth` not a power of two, and the parent's.
 pub(super) fn wmma_dot_layout(
     op_idx: u32,
     k_width: u32,
@@ -511,22 +528,12 @@ pub(super) fn wmma_dot_layout(
         shape,
         num_warps,
     )?;
-    if tiles.iter().any(|&t| t != 1) {
-        // Triton 3.6 repeats such an operand along K in an order not yet
-        // matched here (tests/triton_amd_bases.rs)
-        return Err(EncodingError::Unsupported {
-            encoding: E,
-            detail: format!(
-                "an amd_wmma parent with tilesPerWarp = {tiles:?} (only unit tilesPerWarp is supported for WMMA dot operands)"
-            ),
-        });
-    }
     let [m, n, k] = wmma_instr(E, "parent instrShape", instr_shape, *version)?;
     let rank = shape.len();
     let names = standard_out_dim_names(rank);
     let order = dot_operand_order(op_idx, rank);
-    let k_index = order[0] as usize;
-    let (dim_k, dim_nonk) = (&names[k_index], &names[order[1] as usize]);
+    let (k_index, nonk_index) = (order[0] as usize, order[1] as usize);
+    let (dim_k, dim_nonk) = (&names[k_index], &names[nonk_index]);
     let non_k = if op_idx == 0 { m } else { n };
     const TILE: u32 = 16;
     let depth = WMMA_LANES / TILE;
@@ -540,6 +547,18 @@ pub(super) fn wmma_dot_layout(
     if non_k / TILE > 1 {
         l = l.mul(&id(non_k / TILE, REGISTER, dim_nonk)?)?;
     }
+    // the rest of K in registers, before the parent's register tiles
+    let k_tile = k.max(depth * k_width) as i64;
+    // (of one CTA's K; of the whole K when the parent has register tiles
+    // along non-K: Triton 3.6 then zeroes the registers past one CTA's K in
+    // place)
+    let k_extent = if tiles[nonk_index] == 1 {
+        cta_extent(cta, shape, k_index)?
+    } else {
+        shape[k_index]
+    };
+    let k_rest = (k_extent / k_tile).max(1) as u32;
+    l = l.mul(&id(k_rest, REGISTER, dim_k)?)?;
     // the parent's CTA part without its K components
     let cta_l = wmma_cta(warps_per_cta, &tiles, &names, None)?;
     let kpos = cta_l
