@@ -8,6 +8,7 @@
 use anyhow::{anyhow, Result};
 use kernels::{
     emit_bench_kernel, emit_bench_kernel_packed, emit_header, emit_helper, EmittedHelper,
+    LimitKernel, LimitMove,
 };
 use synth::cost_model::{Features, Weights};
 use synth::plan::{
@@ -130,6 +131,13 @@ pub struct BenchCase {
     /// The global-memory baseline's timing kernel (cluster cases only,
     /// `kernels::emit_bench_kernel_global`).
     pub global_kernel: Option<String>,
+    /// The limit kernels of the round trip ([`kernels::limit`]): each
+    /// combination of a forward and a backward [`kernels::LimitMove`] the
+    /// two directions' lower bounds allow; the fastest is the conversion's
+    /// measured limit. Empty for cluster cases ([`BenchCase::limit_missing`]).
+    pub limits: Vec<LimitKernel>,
+    /// Why the case has no limit kernel, when it has none.
+    pub limit_missing: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
     /// The register cap its kernels are ranked and compiled under
@@ -393,6 +401,33 @@ pub fn build_cases(
         } else {
             None
         };
+        // the limit kernels: every pair of the directions' limit moves
+        let (limits, limit_missing) = if ctas > 1 {
+            (
+                Vec::new(),
+                Some("a cluster conversion: no limit kernel for distributed shared memory".into()),
+            )
+        } else {
+            let lb_b = lower_bound(&bwd_plan.analysis, bits, &opt.weights);
+            let lb_f = lower_bound(an, bits, &opt.weights);
+            let mut v = Vec::new();
+            for f in LimitMove::choices(&lb_f) {
+                for b in LimitMove::choices(&lb_b) {
+                    let k = LimitKernel::new(
+                        &format!("wf_bench_{id}_limit_{}_{}", f.family(), b.family()),
+                        f,
+                        b,
+                        an.src_regs() as u32,
+                        an.dst_regs() as u32,
+                        bits,
+                        32 * c.num_warps,
+                    );
+                    source.push_str(&k.source(maxnreg)?);
+                    v.push(k);
+                }
+            }
+            (v, None)
+        };
         let threads = 32 * c.num_warps as u64;
         let src_tags = (0..threads * ctas as u64)
             .map(|t| {
@@ -417,6 +452,8 @@ pub fn build_cases(
             src_tags,
             ctas,
             global_kernel,
+            limits,
+            limit_missing,
             source,
             max_registers: maxnreg,
         });

@@ -90,14 +90,18 @@ impl Gpu {
     }
 }
 
-/// A case's times: one per candidate, in order, Triton's loop kernel's
-/// when it was in the rounds, and the global-memory baseline's (cluster
-/// cases, [`BenchCase::global_kernel`]).
-pub type CaseTimes = (
-    Vec<Result<Measured>>,
-    Option<Result<Measured>>,
-    Option<Result<Measured>>,
-);
+/// A case's times.
+pub struct CaseTimes {
+    /// One per candidate, in order.
+    pub candidates: Vec<Result<Measured>>,
+    /// Triton's loop kernel's, when it was in the rounds.
+    pub triton: Option<Result<Measured>>,
+    /// The global-memory baseline's (cluster cases,
+    /// [`BenchCase::global_kernel`]).
+    pub global: Option<Result<Measured>>,
+    /// One per limit kernel ([`BenchCase::limits`]), in order.
+    pub limits: Vec<Result<Measured>>,
+}
 
 /// One kernel in a case's timing rounds.
 struct Timed {
@@ -117,6 +121,32 @@ struct Timed {
     /// Bytes of a global scratch buffer passed after `iters` (the
     /// global-memory baseline's), 0 for none.
     global_bytes: usize,
+    /// What the first `checked` bytes of the output must be, where it is
+    /// not the input with bit 0 of every element flipped `iters` times (a
+    /// limit kernel's, [`kernels::LimitKernel::expected`]).
+    expect: Option<Vec<u8>>,
+}
+
+/// A limit kernel's output after `iters` round trips over `input`
+/// (`grid` CTAs), as [`kernels::LimitKernel::expected`] models it: word
+/// `k` of thread `t` of CTA `c` at word `(c * words + k) * threads + t`.
+fn limit_expected(k: &kernels::LimitKernel, input: &[u8], grid: usize, iters: u32) -> Vec<u8> {
+    let map = k.expected(iters);
+    let (wn, tn) = (k.words as usize, k.threads as usize);
+    let word = |i: usize| u32::from_le_bytes(input[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    let mut out = vec![0u8; grid * wn * tn * 4];
+    for c in 0..grid {
+        for (s, &(src, flip)) in map.iter().enumerate() {
+            let (t, kk) = (s / wn, s % wn);
+            let v = src.map_or(0, |q| {
+                let (qt, qk) = (q as usize / wn, q as usize % wn);
+                word((c * wn + qk) * tn + qt)
+            }) ^ if flip { k.xor_of(kk as u32) } else { 0 };
+            let at = ((c * wn + kk) * tn + t) * 4;
+            out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
 }
 
 /// Time every candidate of one case, and Triton's loop kernel when given,
@@ -150,21 +180,31 @@ pub fn time_case(
     // of CTA b at in[(b * regs + i) * threads + t], little-endian bits of its
     // tag (of its thread in its cluster)
     let at = |g: usize, i: usize| ((g / th) * regs + i) * th + g % th;
-    let mut input = vec![0u8; regs * nt * bytes];
+    // limit kernels read words of their own tiles: the input covers the
+    // largest (bytes past the elements' tags hold a fixed pattern)
+    let limit_len = c
+        .limits
+        .iter()
+        .map(|k| k.words as usize * 4 * nt)
+        .max()
+        .unwrap_or(0);
+    let mut input: Vec<u8> = (0..(regs * nt * bytes).max(limit_len))
+        .map(|i| (i as u32).wrapping_mul(0x9e37_79b1).to_le_bytes()[3])
+        .collect();
     for g in 0..nt {
         for (i, tag) in c.src_tags[g % cluster_threads].iter().enumerate() {
             let off = at(g, i) * bytes;
             input[off..off + bytes].copy_from_slice(&tag.to_le_bytes()[..bytes]);
         }
     }
-    let mut expect = input.clone();
+    let mut expect = input[..regs * nt * bytes].to_vec();
     if t.iters % 2 == 1 {
         for e in expect.chunks_mut(bytes) {
             e[0] ^= 1;
         }
     }
     let din = stream.clone_htod(&input)?;
-    let len = input.len();
+    let len = regs * nt * bytes;
     // the scratch of this element width (rounds are chosen per width)
     let smem_bytes = |h: &kernels::EmittedHelper| {
         h.smem_bytes(bytes as u32 * 8)
@@ -201,6 +241,7 @@ pub fn time_case(
                 name: cand.kernel.clone(),
                 cluster: c.ctas,
                 global_bytes: 0,
+                expect: None,
             })
         })());
     }
@@ -235,6 +276,7 @@ pub fn time_case(
                 name: k.name.clone(),
                 cluster: 1,
                 global_bytes: 0,
+                expect: None,
             })
         })());
     }
@@ -258,6 +300,32 @@ pub fn time_case(
                 name: gk.clone(),
                 cluster: c.ctas,
                 global_bytes: (grid / c.ctas) as usize * elems * bytes,
+                expect: None,
+            })
+        })());
+    }
+    let n_before_limits = slots.len();
+    for k in &c.limits {
+        slots.push((|| -> Result<Timed> {
+            let f = module.load_function(&k.name)?;
+            let smem = k.smem_bytes();
+            set_smem(&f, smem)?;
+            let expect = limit_expected(k, &input, grid as usize, t.iters);
+            Ok(Timed {
+                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                f,
+                cfg: LaunchConfig {
+                    grid_dim: (grid, 1, 1),
+                    block_dim: (threads, 1, 1),
+                    shared_mem_bytes: smem,
+                },
+                hidden_ptrs: 0,
+                checked: expect.len(),
+                sass: m.sass.get(&k.name).cloned(),
+                name: k.name.clone(),
+                cluster: 1,
+                global_bytes: 0,
+                expect: Some(expect),
             })
         })());
     }
@@ -268,7 +336,7 @@ pub fn time_case(
         .collect();
     let mut outs = timed
         .iter()
-        .map(|_| stream.alloc_zeros::<u8>(len))
+        .map(|_| stream.alloc_zeros::<u8>(input.len()))
         .collect::<Result<Vec<_>, _>>()?;
     let globals = timed
         .iter()
@@ -348,11 +416,14 @@ pub fn time_case(
         let k = timed[j];
         let r = (|| -> Result<Measured> {
             let got = stream.clone_dtoh(&outs[j])?;
+            let expect = k.expect.as_deref().unwrap_or(&expect);
             if let Some(x) = (0..k.checked).find(|&x| got[x] != expect[x]) {
                 let e = x / bytes;
                 // warpforge's kernels address CTA-blocked; Triton's (hidden
                 // pointers) a row-major tile per program
-                let at = if k.hidden_ptrs > 0 {
+                let at = if k.expect.is_some() {
+                    format!("word {} byte {}", x / 4, x % 4)
+                } else if k.hidden_ptrs > 0 {
                     format!("element {e} byte {}", x % bytes)
                 } else {
                     format!(
@@ -389,6 +460,7 @@ pub fn time_case(
         .into_iter()
         .map(|r| r.expect("every slot has a result"))
         .collect();
+    let limits = results.split_off(n_before_limits);
     let global = c
         .global_kernel
         .as_ref()
@@ -401,5 +473,10 @@ pub fn time_case(
             r.map_err(|e| anyhow!("{} ({}), {}: {e:#}", c.name, c.file, cand.strategy))
         })
         .collect();
-    Ok((cands, tri, global))
+    Ok(CaseTimes {
+        candidates: cands,
+        triton: tri,
+        global,
+        limits,
+    })
 }

@@ -1,6 +1,6 @@
 //! `warpforge bench --keep DIR`: what was timed, for reading the SASS of
 //! both sides of a ratio. Per case `<id>.cu` (the NVRTC source: header and
-//! one timing kernel per candidate), `<id>.cubin`, `<id>.sass`, Triton's
+//! one timing kernel per candidate and per limit kernel), `<id>.cubin`, `<id>.sass`, Triton's
 //! `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each id's
 //! file, conversion and candidate kernels.
 
@@ -31,8 +31,13 @@ pub fn cases(dir: &Path, cases: &[BenchCase], compiled: &[Result<Compiled>]) -> 
             .iter()
             .map(|k| json!({"strategy": k.strategy, "form": k.form, "kernel": k.kernel}))
             .collect();
+        let limits: Vec<Value> = c
+            .limits
+            .iter()
+            .map(|k| json!({"label": k.label(), "kernel": k.name, "fwd": k.fwd, "bwd": k.bwd}))
+            .collect();
         index.push(json!({"id": c.id, "file": c.file, "name": c.name,
-            "bits": c.bits, "bwd": c.bwd_strategy, "candidates": cands}));
+            "bits": c.bits, "bwd": c.bwd_strategy, "candidates": cands, "limits": limits}));
     }
     write(
         &dir.join("index.json"),

@@ -120,6 +120,36 @@ pub struct Row {
     /// ([`recheck_occupancy`]): what ptxas did then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occupancy_spill: Option<OccupancyRecheck>,
+    /// Every limit kernel of the round trip (`kernels::limit`): `{label,
+    /// fwd, bwd, words, smem_bytes, ns, registers, sass}` or `{label,
+    /// error}`; absent in rows written before limits existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Value>,
+    /// The fastest limit kernel: the conversion's measured limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Pick>,
+    /// Why the row has no limit (a cluster conversion, a failed kernel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_missing: Option<String>,
+    /// The chosen candidate's, the fastest candidate's and Triton's time
+    /// over the measured limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_chosen_over_limit: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_fastest_over_limit: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_triton_over_limit: Option<f64>,
+}
+
+/// A case's measurements, each failure as its message.
+#[derive(Clone, Debug)]
+pub struct CaseMeasured {
+    /// One per candidate, in order.
+    pub candidates: Vec<Result<Measured, String>>,
+    /// A cluster case's global-memory baseline.
+    pub global: Option<Result<Measured, String>>,
+    /// One per limit kernel ([`BenchCase::limits`]), in order.
+    pub limits: Vec<Result<Measured, String>>,
 }
 
 /// A spilling loop kernel compiled again under `__launch_bounds__(threads,
@@ -138,14 +168,10 @@ fn one() -> u32 {
     1
 }
 
-/// Assemble a row from a case, its measurements, Triton's, and a cluster
-/// case's global-memory baseline.
-pub fn row(
-    c: &BenchCase,
-    measured: &[Result<Measured, String>],
-    triton: Option<&Result<TritonResult, String>>,
-    global: Option<&Result<Measured, String>>,
-) -> Row {
+/// Assemble a row from a case, its measurements (a cluster case's
+/// global-memory baseline and the limit kernels' among them) and Triton's.
+pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult, String>>) -> Row {
+    let (measured, global) = (&m.candidates, m.global.as_ref());
     let candidates: Vec<CandidateRow> = c
         .candidates
         .iter()
@@ -215,11 +241,47 @@ pub fn row(
             Some(m.ns),
         ),
     };
-    let ratio_chosen_over_global = match (chosen.ns, gns) {
+    let over = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => Some((a / b * 1000.0).round() / 1000.0),
         _ => None,
     };
+    let ratio_chosen_over_global = over(chosen.ns, gns);
+    let limits: Vec<Value> = c
+        .limits
+        .iter()
+        .zip(&m.limits)
+        .map(|(k, r)| match r {
+            Ok(x) => serde_json::json!({
+                "label": k.label(), "fwd": k.fwd, "bwd": k.bwd, "words": k.words,
+                "smem_bytes": k.smem_bytes(), "ns": x.ns, "registers": x.registers,
+                "sass": x.sass,
+            }),
+            Err(e) => serde_json::json!({"label": k.label(), "error": e}),
+        })
+        .collect();
+    let limit = c
+        .limits
+        .iter()
+        .zip(&m.limits)
+        .filter_map(|(k, r)| r.as_ref().ok().map(|x| (k.label(), x.ns)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(strategy, ns)| Pick {
+            strategy,
+            ns: Some(ns),
+        });
+    let limit_missing = c.limit_missing.clone().or_else(|| {
+        limit
+            .is_none()
+            .then(|| "every limit kernel failed (see `limits`)".to_string())
+    });
+    let lns = limit.as_ref().and_then(|p| p.ns);
     Row {
+        ratio_chosen_over_limit: over(chosen.ns, lns),
+        ratio_fastest_over_limit: over(fastest.ns, lns),
+        ratio_triton_over_limit: over(tns, lns),
+        limits,
+        limit,
+        limit_missing,
         occupancy_spill: None,
         ctas: c.ctas,
         max_registers: c.max_registers,
@@ -433,6 +495,7 @@ pub fn summary(rows: &[Row]) -> String {
         hits(0.05),
         hits(0.15)
     );
+    s += &limit_summary(rows);
     let spills = spills_beyond_triton(rows);
     s += &format!(
         "- the chosen plan's loop kernel spills where Triton's does not on {} of {n} conversions\n",
@@ -465,6 +528,141 @@ pub fn summary(rows: &[Row]) -> String {
                 o.min_blocks_registers
             );
         }
+    }
+    s
+}
+
+/// How far over the measured limit a chosen plan may run and still count
+/// as close to it (issue 50's bar).
+pub const LIMIT_TOLERANCE: f64 = 1.15;
+
+/// The fastest limit kernel's entry of `r.limits` (its `sass` is what the
+/// reasons compare).
+fn limit_entry(r: &Row) -> Option<&Value> {
+    let label = &r.limit.as_ref()?.strategy;
+    r.limits
+        .iter()
+        .find(|v| v.get("label").and_then(Value::as_str) == Some(label) && v.get("ns").is_some())
+}
+
+/// Why a chosen plan runs over the limit, as far as the SASS of the two
+/// loop kernels tells: the instruction classes of the chosen kernel's
+/// loop that exceed the limit kernel's (`SHFL`, `SEL`, `PRMT`, `STS`,
+/// `LDS`, `LDSM`, `STSM`, `BAR`, spills, and all instructions of the kernel),
+/// each as `chosen vs limit`.
+pub fn over_limit_reason(r: &Row) -> String {
+    let (Some(ch), Some(lim)) = (r.candidates.iter().find(|k| k.chosen), limit_entry(r)) else {
+        return "no SASS of both kernels".into();
+    };
+    let (Some(a), Some(b)) = (ch.sass.as_ref(), lim.get("sass")) else {
+        return "no SASS of both kernels".into();
+    };
+    let g = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let mut parts: Vec<String> = [
+        "shfl", "sel", "prmt", "sts", "lds", "ldsm", "stsm", "bar", "ldl", "stl", "total",
+    ]
+    .iter()
+    .filter(|k| g(a, k) > g(b, k))
+    .map(|k| format!("{} {} vs {}", k.to_uppercase(), g(a, k), g(b, k)))
+    .collect();
+    if parts.is_empty() {
+        parts.push("no instruction class above the limit kernel's (latency or scheduling)".into());
+    }
+    parts.join(", ")
+}
+
+/// Summary lines of the measured limit: how many chosen plans (and Triton's
+/// kernels) run within [`LIMIT_TOLERANCE`] of it, and which rows have no
+/// limit.
+pub fn limit_summary(rows: &[Row]) -> String {
+    let with: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.ratio_chosen_over_limit.is_some())
+        .collect();
+    let mut s = String::new();
+    if with.is_empty() && rows.iter().all(|r| r.limit_missing.is_none()) {
+        return s;
+    }
+    let xs: Vec<f64> = with
+        .iter()
+        .filter_map(|r| r.ratio_chosen_over_limit)
+        .collect();
+    let within = xs.iter().filter(|&&x| x <= LIMIT_TOLERANCE).count();
+    let tx: Vec<f64> = with
+        .iter()
+        .filter_map(|r| r.ratio_triton_over_limit)
+        .collect();
+    let t_within = tx.iter().filter(|&&x| x <= LIMIT_TOLERANCE).count();
+    s += &format!(
+        "- measured limit: the chosen plan within {LIMIT_TOLERANCE}x of it on {within} of {} conversions (geomean {}); Triton's kernel on {t_within} of {} (geomean {})\n",
+        xs.len(),
+        geomean(&xs).map_or("-".into(), |g| format!("{g:.3}x")),
+        tx.len(),
+        geomean(&tx).map_or("-".into(), |g| format!("{g:.3}x")),
+    );
+    for r in &with {
+        let x = r.ratio_chosen_over_limit.expect("filtered");
+        if x > LIMIT_TOLERANCE {
+            s += &format!(
+                "  - `{}:{}` {x:.3}x the limit ({}): {}\n",
+                short(&r.file),
+                r.name,
+                r.limit.as_ref().map_or("-", |p| p.strategy.as_str()),
+                over_limit_reason(r)
+            );
+        }
+    }
+    let missing: Vec<&Row> = rows.iter().filter(|r| r.limit_missing.is_some()).collect();
+    if !missing.is_empty() {
+        s += &format!("- no measured limit for {} conversion(s):\n", missing.len());
+        for r in missing {
+            s += &format!(
+                "  - `{}:{}`: {}\n",
+                short(&r.file),
+                r.name,
+                r.limit_missing.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    s
+}
+
+/// The markdown section of the measured limit: per conversion, every
+/// limit kernel's time, the fastest, and the chosen plan's, the fastest
+/// candidate's and Triton's time over it. Empty when no row has limits.
+pub fn limit_section(rows: &[Row]) -> String {
+    if rows.iter().all(|r| r.limits.is_empty()) {
+        return String::new();
+    }
+    let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.3}"));
+    let mut s = String::from(
+        "\n## Against the measured limit\n\nEach limit kernel (`kernels::limit`) does only the data movement a conversion's lower bound counts (shuffles of whole words with no selects, or shared-memory stores and loads of 16 bytes with no bank conflict and the same barriers as the helpers), forward then back, in the same loop as the helpers; the fastest is the limit.\n\n| conversion | dtype | warps | limit kernels (ns) | limit | chosen / limit | fastest / limit | Triton / limit | SASS limit (shfl/sel/prmt/sts/lds/ldsm/stsm/bar) |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| !r.limits.is_empty()) {
+        let each: Vec<String> = r
+            .limits
+            .iter()
+            .map(|v| {
+                let l = v.get("label").and_then(Value::as_str).unwrap_or("?");
+                match v.get("ns").and_then(Value::as_f64) {
+                    Some(ns) => format!("{l} {ns:.1}"),
+                    None => format!("{l} failed"),
+                }
+            })
+            .collect();
+        s += &format!(
+            "| `{}:{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            short(&r.file),
+            r.name,
+            r.dtype,
+            r.warps,
+            each.join(", "),
+            r.limit.as_ref().map_or("-".into(), |p| p.strategy.clone()),
+            f(r.ratio_chosen_over_limit),
+            f(r.ratio_fastest_over_limit),
+            f(r.ratio_triton_over_limit),
+            sass_brief(limit_entry(r).and_then(|v| v.get("sass"))),
+        );
     }
     s
 }
@@ -657,6 +855,7 @@ pub fn markdown(rows: &[Row], preamble: &str) -> String {
         }
     }
     s += &forms_section(rows);
+    s += &limit_section(rows);
     s += "\n## Every candidate\n\n| conversion | candidate | chosen | predicted per thread (fwd) | wavefronts | score | ns | vs fastest | registers | SASS (loop kernel) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for r in rows {
         for k in &r.candidates {

@@ -123,8 +123,60 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
             timing: bench::triton::TritonTiming::Interleaved,
             launch: Err("not launched in this test".into()),
         });
-        rows.push(report::row(c, &m, Some(&t), None));
+        // every case has limit kernels in its module; the first is timed
+        // at 80 ns, the others fail
+        assert!(!c.limits.is_empty(), "{}: no limit kernel", c.name);
+        assert!(c.limit_missing.is_none());
+        for k in &c.limits {
+            assert!(
+                c.source.contains(&format!(
+                    "void __launch_bounds__({}) {}(",
+                    32 * c.conv.num_warps,
+                    k.name
+                )),
+                "{}: limit kernel {} not in the source",
+                c.name,
+                k.name
+            );
+        }
+        let limits = (0..c.limits.len())
+            .map(|i| {
+                if i == 0 {
+                    Ok(Measured {
+                        ms: 0.0,
+                        ns: 80.0,
+                        registers: 20,
+                        sass: None,
+                    })
+                } else {
+                    Err("failed in this test".into())
+                }
+            })
+            .collect();
+        let row = report::row(
+            c,
+            &report::CaseMeasured {
+                candidates: m,
+                global: None,
+                limits,
+            },
+            Some(&t),
+        );
+        assert_eq!(row.limit.as_ref().and_then(|p| p.ns), Some(80.0));
+        assert_eq!(
+            row.ratio_chosen_over_limit,
+            row.chosen.ns.map(|x| (x / 80.0 * 1000.0).round() / 1000.0)
+        );
+        assert_eq!(row.ratio_triton_over_limit, Some(1.263));
+        rows.push(row);
     }
+    // chosen candidates take 100 ns against a limit of 80: each is listed
+    let sum = report::summary(&rows);
+    assert!(
+        sum.contains(&format!("within 1.15x of it on 0 of {}", rows.len())),
+        "{sum}"
+    );
+    assert!(sum.contains("the limit ("), "{sum}");
     let md = report::markdown(&rows, "# test\n");
     assert!(md.contains("geomean"), "{md}");
     let svg = report::svg(&rows, "test").unwrap();
@@ -186,8 +238,18 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
         registers: 24,
         sass: None,
     });
-    let row = report::row(c8, &m, Some(&Err("refused".into())), Some(&g));
+    assert!(c8.limits.is_empty() && c8.limit_missing.is_some());
+    let row = report::row(
+        c8,
+        &report::CaseMeasured {
+            candidates: m,
+            global: Some(g),
+            limits: Vec::new(),
+        },
+        Some(&Err("refused".into())),
+    );
     assert_eq!(row.ctas, 8);
+    assert!(row.limit_missing.as_deref().unwrap().contains("cluster"));
     assert_eq!(row.ratio_chosen_over_global, Some(0.5));
     let md = report::markdown(&[row], "# t\n");
     assert!(md.contains("## Across CTAs"), "{md}");
@@ -263,7 +325,15 @@ fn same_family_pairing_times_each_family_both_ways() {
             );
         }
         let m = measured_50ns(c);
-        let row = report::row(c, &m, None, None);
+        let row = report::row(
+            c,
+            &report::CaseMeasured {
+                candidates: m,
+                global: None,
+                limits: Vec::new(),
+            },
+            None,
+        );
         let v = serde_json::to_value(&row).unwrap();
         match pair {
             Pairing::Chosen => {

@@ -29,6 +29,9 @@ mod helper;
 mod ident;
 /// The kernel IR between the plan and the CUDA text ([`kir::Body`]).
 pub mod kir;
+/// Limit kernels of `warpforge bench`: the unavoidable data movement of a
+/// round trip ([`LimitKernel`]).
+pub mod limit;
 /// The packed form for 8- and 16-bit elements ([`body_packed`]).
 mod packed;
 /// `prmt` programs that build 32-bit words from pieces (both forms).
@@ -53,6 +56,7 @@ pub use helper::{
     HelperTarget, PackedForm, RefusedHelper, WidthScratch,
 };
 pub use ident::{ident_for, ident_with_prefix, stable_hash};
+pub use limit::{LimitKernel, LimitMove};
 pub use packed::{body_packed, body_packed_kir};
 pub use proof::{prove, FormProof, ProofError};
 pub use render::{

@@ -8,6 +8,7 @@ const BENCH_KERNEL: &str = include_str!("../templates/bench_kernel.cu.j2");
 const TEST_KERNEL_PACKED: &str = include_str!("../templates/test_kernel_packed.cu.j2");
 const BENCH_KERNEL_PACKED: &str = include_str!("../templates/bench_kernel_packed.cu.j2");
 const BENCH_KERNEL_GLOBAL: &str = include_str!("../templates/bench_kernel_global.cu.j2");
+const BENCH_KERNEL_LIMIT: &str = include_str!("../templates/bench_kernel_limit.cu.j2");
 const LOOP_KERNEL: &str = include_str!("../templates/loop_kernel.cu.j2");
 const CUTE_HELPER: &str = include_str!("../templates/cute_helper.cuh.j2");
 
@@ -35,6 +36,7 @@ pub(crate) fn env() -> Environment<'static> {
         ("bench_kernel_packed", BENCH_KERNEL_PACKED),
         ("loop_kernel", LOOP_KERNEL),
         ("bench_kernel_global", BENCH_KERNEL_GLOBAL),
+        ("bench_kernel_limit", BENCH_KERNEL_LIMIT),
         ("cute", crate::cute::CUTE),
         ("cute_helper", CUTE_HELPER),
     ] {

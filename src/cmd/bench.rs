@@ -8,7 +8,7 @@ use crate::output::{write_file, Stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use bench::cases::{build_cases, BenchCase, CaseOptions, Pairing};
 use bench::gpu::{compile_all, time_case, Compiled, Gpu, Measured, TimingOptions};
-use bench::report::{self, Row};
+use bench::report::{self, CaseMeasured, Row};
 use bench::triton::{TritonResults, TritonTiming};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -87,6 +87,15 @@ pub(crate) struct BenchArgs {
     /// both sides of a ratio.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// Compile every timing kernel (candidates and limit kernels) for
+    /// `--sm` with NVRTC and print, per conversion, the SASS of the chosen
+    /// plan's loop kernel beside each limit kernel's; no GPU, no timing, no
+    /// Triton. With `--keep`, what was compiled is kept.
+    #[arg(long)]
+    compile_only: bool,
+    /// Target of `--compile-only`, as `major * 10 + minor` (90: sm_90).
+    #[arg(long, value_name = "SM", default_value_t = 90, value_parser = clap::value_parser!(u32).range(70..=130))]
+    sm: u32,
 }
 
 fn bar(n: usize, what: &str) -> ProgressBar {
@@ -108,7 +117,19 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         ("--svg", a.svg.as_deref()),
     ];
     check_outputs_against(&outs, &loaded, &a.model, &a.source)?;
-    let info = verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?;
+    if a.compile_only && outs.iter().any(|o| o.1.is_some()) {
+        bail!("--compile-only times nothing: --json, --md and --svg have nothing to write");
+    }
+    let info = if a.compile_only {
+        verify::GpuInfo {
+            name: "none (--compile-only)".into(),
+            sm: ((a.sm / 10) as i32, (a.sm % 10) as i32),
+            driver_version: 0,
+            nvrtc_version: (0, 0),
+        }
+    } else {
+        verify::probe_gpu().map_err(|e| anyhow!("warpforge bench needs a GPU: {e}"))?
+    };
     if let Some(d) = &a.keep {
         if d.exists() && !d.is_dir() {
             bail!("--keep {}: exists and is not a directory", d.display());
@@ -143,6 +164,9 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     if cases.is_empty() {
         bail!("nothing to time: no conversion of the input moves data");
     }
+    if a.compile_only {
+        return compile_only(&a, &cases, info.sm, refused.is_empty());
+    }
     let t = TimingOptions {
         iters: a.iters,
         runs: a.runs as usize,
@@ -162,9 +186,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     let mut rows: Vec<Row> = cases
         .iter()
         .zip(&measured)
-        .map(|(c, (m, g))| {
-            report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id)), g.as_ref())
-        })
+        .map(|(c, m)| report::row(c, m, triton.as_ref().and_then(|t| t.get(&c.id))))
         .collect();
     for n in report::recheck_occupancy(&mut rows, &cases, info.sm) {
         note!("warpforge: register budget: {n}");
@@ -191,6 +213,75 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     }
     // refused conversions were named above; the rest were timed
     Ok(if refused.is_empty() { 0 } else { 1 })
+}
+
+/// `--compile-only`: every case compiled for `sm`, and per case one line of
+/// SASS counts (`shfl/sel/prmt/sts/lds/ldsm/stsm/bar`, all instructions)
+/// of the chosen plan's loop kernel and of each limit kernel. Exit 1 when a
+/// module does not compile or a conversion was refused.
+fn compile_only(
+    a: &BenchArgs,
+    cases: &[BenchCase],
+    sm: (i32, i32),
+    none_refused: bool,
+) -> Result<i32> {
+    let pb = bar(cases.len(), "compile");
+    let compiled = compile_all(cases, sm, &|| pb.inc(1));
+    pb.finish();
+    if let Some(d) = &a.keep {
+        bench::keep::cases(d, cases, &compiled)?;
+        note!("warpforge: keeping what was compiled in {}", d.display());
+    }
+    let brief = |s: Option<&verify::SassCounts>| match s {
+        None => "-".to_string(),
+        Some(s) => {
+            let c = &s.classes;
+            format!(
+                "{}/{}/{}/{}/{}/{}/{}/{} ({} in all)",
+                c.shfl, c.sel, c.prmt, c.sts, c.lds, c.ldsm, c.stsm, c.bar, s.total
+            )
+        }
+    };
+    let mut out = Stdout::new();
+    let mut failed = false;
+    writeln!(
+        out,
+        "SASS per loop kernel: shfl/sel/prmt/sts/lds/ldsm/stsm/bar (all instructions)"
+    )?;
+    for (c, m) in cases.iter().zip(&compiled) {
+        let m = match m {
+            Ok(m) => m,
+            Err(e) => {
+                failed = true;
+                writeln!(out, "{}:{}: does not compile: {e:#}", c.file, c.name)?;
+                continue;
+            }
+        };
+        let ch = c
+            .candidates
+            .iter()
+            .find(|k| k.chosen)
+            .expect("a case has its chosen candidate");
+        writeln!(
+            out,
+            "{}:{} ({} bits, {} warps): chosen {} ({}): {}",
+            c.file,
+            c.name,
+            c.bits,
+            c.conv.num_warps,
+            ch.strategy,
+            ch.form,
+            brief(m.sass.get(&ch.kernel))
+        )?;
+        for k in &c.limits {
+            writeln!(out, "  limit {}: {}", k.label(), brief(m.sass.get(&k.name)))?;
+        }
+        if let Some(why) = &c.limit_missing {
+            writeln!(out, "  no limit: {why}")?;
+        }
+    }
+    out.finish()?;
+    Ok(if failed || !none_refused { 1 } else { 0 })
 }
 
 /// Triton's side: its version (or why the column is missing) and, per
@@ -227,9 +318,8 @@ fn triton_side(
 
 /// Every candidate of every case timed in rounds (with Triton's loop kernel
 /// when `interleaved` and it can be launched here); the measurements per
-/// case (the candidates', and the global-memory baseline's for a cluster
-/// case) and every failure's message.
-#[allow(clippy::type_complexity)]
+/// case (the candidates', the global-memory baseline's for a cluster case,
+/// the limit kernels') and every failure's message.
 fn time_all(
     gpu: &Gpu,
     cases: &[BenchCase],
@@ -237,13 +327,7 @@ fn time_all(
     t: &TimingOptions,
     mut triton: Option<&mut TritonResults>,
     interleaved: bool,
-) -> Result<(
-    Vec<(
-        Vec<Result<Measured, String>>,
-        Option<Result<Measured, String>>,
-    )>,
-    Vec<String>,
-)> {
+) -> Result<(Vec<CaseMeasured>, Vec<String>)> {
     let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
     let pb = bar(n_cand, "timing");
     let mut measured = Vec::new();
@@ -256,21 +340,22 @@ fn time_all(
             (Some(Ok(tr)), true) => tr.kernel().cloned(),
             _ => None,
         };
-        let (r, tm, global): (Vec<Result<Measured, String>>, _, _) = match m {
+        let msg = |r: Result<Measured>| r.map_err(|e| format!("{e:#}"));
+        let (r, tm, global, limits): (Vec<Result<Measured, String>>, _, _, Vec<_>) = match m {
             Ok(m) => {
-                let (r, tm, g) = time_case(gpu, c, m, t, tk.as_ref())?;
+                let x = time_case(gpu, c, m, t, tk.as_ref())?;
                 (
-                    r.into_iter()
-                        .map(|r| r.map_err(|e| format!("{e:#}")))
-                        .collect(),
-                    tm,
-                    g.map(|g| g.map_err(|e| format!("{e:#}"))),
+                    x.candidates.into_iter().map(msg).collect(),
+                    x.triton,
+                    x.global.map(msg),
+                    x.limits.into_iter().map(msg).collect(),
                 )
             }
             Err(e) => (
                 c.candidates.iter().map(|_| Err(format!("{e:#}"))).collect(),
                 None,
                 c.global_kernel.as_ref().map(|_| Err(format!("{e:#}"))),
+                c.limits.iter().map(|_| Err(format!("{e:#}"))).collect(),
             ),
         };
         if let (Some(slot), true) = (tri, interleaved) {
@@ -283,8 +368,24 @@ fn time_all(
                 c.name, c.file
             ));
         }
+        if m.is_ok() {
+            for (k, e) in c.limits.iter().zip(&limits) {
+                if let Err(e) = e {
+                    failures.push(format!(
+                        "{} ({}), limit kernel {}: {e}",
+                        c.name,
+                        c.file,
+                        k.label()
+                    ));
+                }
+            }
+        }
         pb.inc(c.candidates.len() as u64);
-        measured.push((r, global));
+        measured.push(CaseMeasured {
+            candidates: r,
+            global,
+            limits,
+        });
     }
     pb.finish();
     Ok((measured, failures))

@@ -29,3 +29,22 @@ fn bench_without_a_gpu_fails_clearly() {
     );
     assert!(!keep.exists(), "{} was created", keep.display());
 }
+
+/// `--compile-only` times nothing, so it has no rows to write: asking for
+/// them is an error before anything compiles.
+#[test]
+fn compile_only_refuses_outputs_it_cannot_write() {
+    let json = tempfile_dir().join("never.jsonl");
+    expect_error(
+        &[
+            "bench",
+            "--ttgir",
+            "corpus/pairs.mlir",
+            "--compile-only",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &["--compile-only times nothing"],
+    );
+    assert!(!json.exists());
+}

@@ -47,6 +47,13 @@ pub struct LowerBound {
     /// Shared-memory wavefronts per warp (busiest warp) of any round trip;
     /// of a cluster conversion, those of the cheaper local side.
     pub smem_wavefronts: u32,
+    /// Bytes the busiest warp must store to shared memory (the elements
+    /// some thread needs and does not hold, each stored once by one of the
+    /// warps that hold it).
+    pub smem_store_bytes: u64,
+    /// Bytes the busiest thread must load from shared memory (the elements
+    /// it needs and does not hold).
+    pub smem_load_bytes: u64,
     /// Least score any plan could reach under the weights given to
     /// [`lower_bound`]: the cheaper of the two bounds, each at least the
     /// latency floor of one shared-memory trip or one shuffle stage over
@@ -156,6 +163,8 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         shfl_words,
         smem_accesses,
         smem_wavefronts,
+        smem_store_bytes: store_b,
+        smem_load_bytes: load_b,
         score,
     }
 }
