@@ -291,3 +291,37 @@ fn every_permutation_of_2_register_and_5_lane_bits_at_8_and_16_bits() {
         );
     }
 }
+
+/// A source that broadcasts along lane bit 4 (`blocked` 1x4 per thread over
+/// 1x32 lanes, a 64x64 tile: lanes `l` and `l ^ 16` hold the same columns)
+/// into a destination that spreads rows over that lane bit: every lane holds
+/// what it needs, in a register chosen by the lane. The plan is lane selects
+/// and a renaming (`shuffle/select/own`, lifted to words for 16-bit), no
+/// shuffle; the reverse must still shuffle. Each plan is proven on the
+/// simulator by the search.
+#[test]
+fn a_lane_broadcast_source_is_served_by_selects_alone() {
+    let blk = |t: &str| {
+        format!("#ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [{t}], warpsPerCTA = [1, 1], order = [1, 0]}}>")
+    };
+    let (s, d) = (blk("1, 32"), blk("2, 16"));
+    for (ty, bits) in [("f16", 16u32), ("f32", 32)] {
+        let text = format!(
+            "#a = {s}\n#b = {d}\nmodule attributes {{\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = 1 : i32, \"ttg.threads-per-warp\" = 32 : i32}} {{\n  tt.func @c(%x: tensor<64x64x{ty}, #a>) {{\n    %0 = ttg.convert_layout %x : tensor<64x64x{ty}, #a> -> tensor<64x64x{ty}, #b>\n    %1 = ttg.convert_layout %0 : tensor<64x64x{ty}, #b> -> tensor<64x64x{ty}, #a>\n    tt.return\n  }}\n}}\n"
+        );
+        let f = synth::parse::parse_ttgir(&text).unwrap();
+        let fwd = plan(&Conversion::from_op(&f.converts[0]).unwrap(), StrategyChoice::Auto);
+        let sh = fwd.plan.strategy.shuffle().expect("a shuffle-family plan");
+        assert_eq!(sh.variant, ShuffleVariant::Select, "{ty}: {}", fwd.plan.strategy);
+        assert_eq!(fwd.cost.shfl, 0, "{ty}");
+        // one select per destination word (16-bit: the lane bit picks whole words)
+        assert_eq!(fwd.cost.sel, 64 * 64 / 32 * bits / 32, "{ty}: {}", fwd.cost);
+        assert_eq!(fwd.plan.kind, Kind::Register);
+        let bwd = plan(&Conversion::from_op(&f.converts[1]).unwrap(), StrategyChoice::Auto);
+        assert!(
+            bwd.plan.strategy.shuffle().is_none_or(|s| s.variant != ShuffleVariant::Select),
+            "{ty}: the reverse moves data between lanes: {}",
+            bwd.plan.strategy
+        );
+    }
+}

@@ -21,7 +21,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_colsum_trans_37
-#define WARPFORGE_HELPER_wf_colsum_trans_37 0xee4adb44ac3b
+#define WARPFORGE_HELPER_wf_colsum_trans_37 0x44ed0320123e
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "warpforge: wf_colsum_trans_37 was planned for sm_80 (ttg.target = \"cuda:80\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -68,7 +68,7 @@ namespace warpforge {
 // shared scratch 2048 bytes (1024 elements), 1 round(s); per CTA 32 wavefronts, minimum 32, 0 bank conflicts; per warp 32 of at least 32
 // scratch by element width: 1-byte 1024 bytes (1 round), 2-byte 2048 bytes (1 round), 4-byte 4096 bytes (1 round), 8-byte 8192 bytes (1 round)
 // predicted register peak per thread (16-bit elements): element form ~40 (16 of data, held as 32-bit words), packed form ~40 (16 of data); __launch_bounds__(32) allows 255
-// lower bound (16-bit elements): 16 shuffled 32-bit words per thread, or 8 shared-memory accesses per thread and 32 wavefronts per warp for a round trip
+// lower bound (16-bit elements): 31 shuffled 32-bit words per thread, or 8 shared-memory accesses per thread and 32 wavefronts per warp for a round trip
 template <typename T>
 constexpr unsigned wf_colsum_trans_37_smem_bytes = 1024u * unsigned(sizeof(T));
 __device__ __forceinline__ void wf_colsum_trans_37_packed16(const unsigned (&src)[16], unsigned (&dst)[16], void* smem);
@@ -894,7 +894,7 @@ __device__ __forceinline__ void wf_colsum_trans_37_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_colsum_trans_37 != 0xee4adb44ac3b
+#elif WARPFORGE_HELPER_wf_colsum_trans_37 != 0x44ed0320123e
 #error "warpforge: two headers define wf_colsum_trans_37 differently; emit one of them with another --prefix"
 #endif
 

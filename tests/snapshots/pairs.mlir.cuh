@@ -2464,7 +2464,7 @@ __device__ __forceinline__ void wf_cvt16_m2_44_packed8_inplace(unsigned (&x)[2],
 #error "warpforge: two headers define wf_cvt16_m2_44 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_i16_49
-#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xb5b6735b8162
+#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xbb2fb0194313
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_cvt16_m2_i16_49 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -2505,7 +2505,7 @@ __device__ __forceinline__ void wf_cvt16_m2_44_packed8_inplace(unsigned (&x)[2],
 // shared scratch 512 bytes (256 elements), 1 round(s); per CTA 8 wavefronts, minimum 8, 0 bank conflicts; per warp 8 of at least 8
 // scratch by element width: 1-byte 256 bytes (1 round), 2-byte 512 bytes (1 round), 4-byte 1024 bytes (1 round), 8-byte none
 // predicted register peak per thread (16-bit elements): element form ~24 (8 of data), packed form ~28 (4 of data); __launch_bounds__(32) allows 255
-// lower bound (16-bit elements): 4 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 8 wavefronts per warp for a round trip
+// lower bound (16-bit elements): 8 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 8 wavefronts per warp for a round trip
 template <typename T>
 constexpr unsigned wf_cvt16_m2_i16_49_smem_bytes = 256u * unsigned(sizeof(T));
 __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed16(const unsigned (&src)[4], unsigned (&dst)[4], void* smem);
@@ -2855,11 +2855,11 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xb5b6735b8162
+#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xbb2fb0194313
 #error "warpforge: two headers define wf_cvt16_m2_i16_49 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54
-#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x56a757392846
+#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x481d8ceb830d
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_mma2_to_blocked_i8_54 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -2896,7 +2896,7 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed8_inplace(unsigned (&x)
 // predicted cost per thread: 2 shfl + 1 sel + 1 prmt
 // element form's warpforge::words (which arrays move as natural 32-bit words): 8-bit (automatic = none), 16-bit (automatic = none); other widths ignore it
 // predicted register peak per thread (8-bit elements): element form ~24 (4 of data), packed form ~21 (1 of data); __launch_bounds__(32) allows 255
-// lower bound (8-bit elements): 1 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 2 wavefronts per warp for a round trip
+// lower bound (8-bit elements): 2 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 2 wavefronts per warp for a round trip
 __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed16(const unsigned (&src)[2], unsigned (&dst)[2]);
 __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed8(const unsigned (&src)[1], unsigned (&dst)[1]);
 template <typename T, words kWords = words::automatic>
@@ -3094,7 +3094,7 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed8_inplace(unsigne
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
-#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x56a757392846
+#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x481d8ceb830d
 #error "warpforge: two headers define wf_mma2_to_blocked_i8_54 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_fig3_60

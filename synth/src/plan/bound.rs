@@ -5,7 +5,10 @@
 //!   register whose element the thread does not hold in the source must
 //!   arrive through one `shfl.sync` (32 bits per lane per shuffle, PTX ISA
 //!   9.7.8.6), so a thread needs at least `ceil(moved elements x bits / 32)`
-//!   shuffles; the bound is the maximum over threads.
+//!   shuffles; for 8- and 16-bit elements, also at least `ceil(n_X x bits /
+//!   32)` for the `n_X` elements only lane `X` holds, summed over the lanes
+//!   (one shuffle brings 32 bits from one lane); the bound is the maximum
+//!   over threads.
 //! - Shared memory: the warps must store every element some thread needs
 //!   and does not hold (an element several warps hold by any one of them,
 //!   `ir::SmemAccess::reg_xor`), at most 128 bytes per wavefront and 16
@@ -61,6 +64,33 @@ pub struct LowerBound {
     pub score: f64,
 }
 
+/// Shuffles a thread that needs the elements `need` (sorted tags it does
+/// not hold) takes at least, for `bits`-bit elements: one `shfl.sync`
+/// brings it 32 bits from one lane, so the elements only lane `X` holds
+/// take `ceil(n_X * bits / 32)` shuffles whatever the source lanes pack
+/// into the words they send, and all of them together at least `ceil(n *
+/// bits / 32)`. `holders`: the sorted `(tag, lane)` pairs of the warp's
+/// source (empty for 32- and 64-bit elements, where the two counts agree).
+fn shuffled_words(need: &[u64], holders: &[(u64, u64)], bits: u32) -> u64 {
+    let total = (need.len() as u64 * bits as u64).div_ceil(32);
+    if holders.is_empty() {
+        return total;
+    }
+    let mut per_lane = [0u64; 32];
+    for &t in need {
+        let lo = holders.partition_point(|h| h.0 < t);
+        let hi = holders.partition_point(|h| h.0 <= t);
+        if hi - lo == 1 {
+            per_lane[holders[lo].1 as usize] += 1;
+        }
+    }
+    let unique: u64 = per_lane
+        .iter()
+        .map(|&n| (n * bits as u64).div_ceil(32))
+        .sum();
+    total.max(unique)
+}
+
 /// Lower bounds of `an` for `elem_bits`-bit elements (8, 16, 32 or 64),
 /// scored with `w`. Work: one pass over every slot of every thread of one
 /// CTA (at most 2^tensor_bits x broadcast copies).
@@ -81,8 +111,26 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let mut moving: Vec<u64> = Vec::new();
     let mut max_moved = 0u64;
     let mut max_warp_loaded = 0u64;
+    // shuffled words of the busiest thread (see `shuffled_words`)
+    let mut max_shfl = 0u64;
     for warp in 0..warps {
         let mut warp_need: Vec<u64> = Vec::new();
+        // (tag, lane) of every source element of the warp, for the shuffle
+        // bound of narrow elements
+        let holders: Vec<(u64, u64)> = if an.warp_local && elem_bits < 32 {
+            let mut h: Vec<(u64, u64)> = (0..32)
+                .flat_map(|lane| {
+                    tags(&an.src, sr, lane, warp)
+                        .into_iter()
+                        .map(move |t| (t, lane))
+                })
+                .collect();
+            h.sort_unstable();
+            h.dedup();
+            h
+        } else {
+            Vec::new()
+        };
         for lane in 0..32 {
             let held = sorted(tags(&an.src, sr, lane, warp));
             let need = sorted(
@@ -92,6 +140,9 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
                     .collect(),
             );
             max_moved = max_moved.max(need.len() as u64);
+            if an.warp_local {
+                max_shfl = max_shfl.max(shuffled_words(&need, &holders, elem_bits));
+            }
             warp_need.extend_from_slice(&need);
         }
         let warp_need = sorted(warp_need);
@@ -124,7 +175,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         .unwrap_or(0);
     let max_stored = only_mine.max((moving.len() as u64).div_ceil(warps));
     let bytes = elem_bits as u64 / 8;
-    let words = (max_moved * elem_bits as u64).div_ceil(32) as u32;
+    let words = (max_moved * elem_bits as u64).div_ceil(32).max(max_shfl) as u32;
     let (store_b, load_b) = (max_stored * bytes, max_moved * bytes);
     let smem_accesses = (store_b.div_ceil(32 * 16) + load_b.div_ceil(16)) as u32;
     let warp_load_b = max_warp_loaded * bytes;

@@ -15,15 +15,17 @@ use super::Analysis;
 
 /// The word form of the element shuffle plan `plan` for elements of `bits`
 /// (8 or 16), or `None` when a select or shuffle would split a word, or the
-/// plan is not an element shuffle plan (an unlifted `shuffle/in-place` or
-/// `shuffle/out-of-place` strategy: selects, shuffles and renames only). The
+/// plan is not an element shuffle plan (an unlifted `shuffle/in-place`,
+/// `shuffle/out-of-place` or `shuffle/select` strategy: selects, shuffles
+/// and renames only). The
 /// word form's strategy is the element plan's with `/words`.
 pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
     let p = per_word(bits)?;
     let strategy = match plan.strategy {
         Strategy::Shuffle(
             s @ ShuffleStrategy {
-                variant: ShuffleVariant::InPlace | ShuffleVariant::OutOfPlace,
+                variant:
+                    ShuffleVariant::InPlace | ShuffleVariant::OutOfPlace | ShuffleVariant::Select,
                 words: false,
                 ..
             },

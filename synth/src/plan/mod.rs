@@ -52,6 +52,7 @@ pub mod ir;
 pub mod lift;
 pub mod pack;
 pub mod rename;
+pub mod select;
 pub mod shared;
 pub mod shuffle;
 pub mod strategy;
@@ -235,7 +236,8 @@ pub fn candidates(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) ->
     }
     let mut out = Vec::new();
     if choice != StrategyChoice::Shared {
-        let element = shuffle_plans(an);
+        let mut element = shuffle_plans(an);
+        element.extend(select::select_plan(an));
         out.extend(
             element
                 .iter()

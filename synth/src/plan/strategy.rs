@@ -150,6 +150,9 @@ pub enum ShuffleVariant {
     /// `packed`: 32-bit words of 8- or 16-bit elements, each destination
     /// word built by `prmt` from shuffled source words (`super::gather`).
     Packed,
+    /// `select`: every lane holds what it needs, in registers chosen by
+    /// lane selects, no shuffle (`super::select`).
+    Select,
 }
 
 impl fmt::Display for ShuffleVariant {
@@ -158,6 +161,7 @@ impl fmt::Display for ShuffleVariant {
             ShuffleVariant::InPlace => "in-place",
             ShuffleVariant::OutOfPlace => "out-of-place",
             ShuffleVariant::Packed => "packed",
+            ShuffleVariant::Select => "select",
         })
     }
 }
@@ -172,7 +176,7 @@ pub enum ShuffleMode {
     /// `bfly`: `shfl.sync.bfly`, the lane permutation is trivial.
     Bfly,
     /// `own`: no shuffle at all, every word comes from the own lane (packed
-    /// plans whose destination words need only `prmt`).
+    /// plans whose destination words need only `prmt`, select plans).
     Own,
 }
 
