@@ -310,16 +310,30 @@ fn a_lane_broadcast_source_is_served_by_selects_alone() {
             "#a = {s}\n#b = {d}\nmodule attributes {{\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = 1 : i32, \"ttg.threads-per-warp\" = 32 : i32}} {{\n  tt.func @c(%x: tensor<64x64x{ty}, #a>) {{\n    %0 = ttg.convert_layout %x : tensor<64x64x{ty}, #a> -> tensor<64x64x{ty}, #b>\n    %1 = ttg.convert_layout %0 : tensor<64x64x{ty}, #b> -> tensor<64x64x{ty}, #a>\n    tt.return\n  }}\n}}\n"
         );
         let f = synth::parse::parse_ttgir(&text).unwrap();
-        let fwd = plan(&Conversion::from_op(&f.converts[0]).unwrap(), StrategyChoice::Auto);
+        let fwd = plan(
+            &Conversion::from_op(&f.converts[0]).unwrap(),
+            StrategyChoice::Auto,
+        );
         let sh = fwd.plan.strategy.shuffle().expect("a shuffle-family plan");
-        assert_eq!(sh.variant, ShuffleVariant::Select, "{ty}: {}", fwd.plan.strategy);
+        assert_eq!(
+            sh.variant,
+            ShuffleVariant::Select,
+            "{ty}: {}",
+            fwd.plan.strategy
+        );
         assert_eq!(fwd.cost.shfl, 0, "{ty}");
         // one select per destination word (16-bit: the lane bit picks whole words)
         assert_eq!(fwd.cost.sel, 64 * 64 / 32 * bits / 32, "{ty}: {}", fwd.cost);
         assert_eq!(fwd.plan.kind, Kind::Register);
-        let bwd = plan(&Conversion::from_op(&f.converts[1]).unwrap(), StrategyChoice::Auto);
+        let bwd = plan(
+            &Conversion::from_op(&f.converts[1]).unwrap(),
+            StrategyChoice::Auto,
+        );
         assert!(
-            bwd.plan.strategy.shuffle().is_none_or(|s| s.variant != ShuffleVariant::Select),
+            bwd.plan
+                .strategy
+                .shuffle()
+                .is_none_or(|s| s.variant != ShuffleVariant::Select),
             "{ty}: the reverse moves data between lanes: {}",
             bwd.plan.strategy
         );
