@@ -401,6 +401,7 @@ pub fn build_cases(
         } else {
             None
         };
+        let lb_f = lower_bound(an, bits, &opt.weights);
         // the limit kernels: every pair of the directions' limit moves
         let (limits, limit_missing) = if ctas > 1 {
             (
@@ -409,7 +410,6 @@ pub fn build_cases(
             )
         } else {
             let lb_b = lower_bound(&bwd_plan.analysis, bits, &opt.weights);
-            let lb_f = lower_bound(an, bits, &opt.weights);
             let mut v = Vec::new();
             for f in LimitMove::choices(&lb_f) {
                 for b in LimitMove::choices(&lb_b) {
@@ -447,7 +447,7 @@ pub fn build_cases(
             bwd_strategy: bwd_plan.plan.strategy,
             bwd,
             pair: opt.pair,
-            lower_bound: lower_bound(an, bits, &opt.weights),
+            lower_bound: lb_f,
             candidates: cands,
             src_tags,
             ctas,

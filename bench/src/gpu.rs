@@ -219,31 +219,40 @@ pub fn time_case(
         }
         Ok(())
     };
+    // a kernel of the case's own module: `threads` per CTA, `smem` bytes of
+    // scratch, launched in clusters of `cluster` CTAs; its output checked
+    // against `expect` (its first bytes), else the round trip's
+    let own = |name: &str,
+               smem: u32,
+               cluster: u32,
+               global_bytes: usize,
+               expect: Option<Vec<u8>>|
+     -> Result<Timed> {
+        let f = module.load_function(name)?;
+        set_smem(&f, smem)?;
+        verify::allow_cluster_size(&f, cluster)?;
+        Ok(Timed {
+            registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            f,
+            cfg: LaunchConfig {
+                grid_dim: (grid, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: smem,
+            },
+            hidden_ptrs: 0,
+            checked: expect.as_ref().map_or(len, Vec::len),
+            sass: m.sass.get(name).cloned(),
+            name: name.to_string(),
+            cluster,
+            global_bytes,
+            expect,
+        })
+    };
     // one slot per candidate, then Triton's: the kernel, or why it has none
     let mut slots: Vec<Result<Timed>> = Vec::new();
     for cand in &c.candidates {
-        slots.push((|| -> Result<Timed> {
-            let f = module.load_function(&cand.kernel)?;
-            let smem = smem_bytes(&cand.helper).max(smem_bytes(&cand.bwd)) as u32;
-            set_smem(&f, smem)?;
-            verify::allow_cluster_size(&f, c.ctas)?;
-            Ok(Timed {
-                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-                f,
-                cfg: LaunchConfig {
-                    grid_dim: (grid, 1, 1),
-                    block_dim: (threads, 1, 1),
-                    shared_mem_bytes: smem,
-                },
-                hidden_ptrs: 0,
-                checked: len,
-                sass: m.sass.get(&cand.kernel).cloned(),
-                name: cand.kernel.clone(),
-                cluster: c.ctas,
-                global_bytes: 0,
-                expect: None,
-            })
-        })());
+        let smem = smem_bytes(&cand.helper).max(smem_bytes(&cand.bwd)) as u32;
+        slots.push(own(&cand.kernel, smem, c.ctas, 0, None));
     }
     let n_cands = slots.len();
     let triton_module = triton.map(|k| gpu.ctx.load_module(Ptx::from_binary(k.cubin.clone())));
@@ -282,52 +291,14 @@ pub fn time_case(
     }
     let has_triton = slots.len() > n_cands;
     if let Some(gk) = &c.global_kernel {
-        slots.push((|| -> Result<Timed> {
-            let f = module.load_function(gk)?;
-            verify::allow_cluster_size(&f, c.ctas)?;
-            let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
-            Ok(Timed {
-                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-                f,
-                cfg: LaunchConfig {
-                    grid_dim: (grid, 1, 1),
-                    block_dim: (threads, 1, 1),
-                    shared_mem_bytes: 0,
-                },
-                hidden_ptrs: 0,
-                checked: len,
-                sass: m.sass.get(gk).cloned(),
-                name: gk.clone(),
-                cluster: c.ctas,
-                global_bytes: (grid / c.ctas) as usize * elems * bytes,
-                expect: None,
-            })
-        })());
+        let elems: usize = c.conv.shape.iter().map(|&d| d as usize).product();
+        let global_bytes = (grid / c.ctas) as usize * elems * bytes;
+        slots.push(own(gk, 0, c.ctas, global_bytes, None));
     }
     let n_before_limits = slots.len();
     for k in &c.limits {
-        slots.push((|| -> Result<Timed> {
-            let f = module.load_function(&k.name)?;
-            let smem = k.smem_bytes();
-            set_smem(&f, smem)?;
-            let expect = limit_expected(k, &input, grid as usize, t.iters);
-            Ok(Timed {
-                registers: f.get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-                f,
-                cfg: LaunchConfig {
-                    grid_dim: (grid, 1, 1),
-                    block_dim: (threads, 1, 1),
-                    shared_mem_bytes: smem,
-                },
-                hidden_ptrs: 0,
-                checked: expect.len(),
-                sass: m.sass.get(&k.name).cloned(),
-                name: k.name.clone(),
-                cluster: 1,
-                global_bytes: 0,
-                expect: Some(expect),
-            })
-        })());
+        let expect = limit_expected(k, &input, grid as usize, t.iters);
+        slots.push(own(&k.name, k.smem_bytes(), 1, 0, Some(expect)));
     }
     let live: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_ok()).collect();
     let timed: Vec<&Timed> = live
