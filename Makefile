@@ -27,6 +27,7 @@ test:
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
 	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
 	@./scripts/verify_resources.sh target/debug/warpforge $(OUT) $(RESOURCES_TEST)
+	@./scripts/verify_hip.sh target/debug/warpforge $(OUT) $(AMD_TEST)
 
 # No GPU needed: every corpus, stress, Triton-test (tests/data/triton_lowerings.ttgir)
 # and random (tests/data/random_s*.ttgir, scripts/random_conversions.py) helper's
@@ -41,10 +42,17 @@ test:
 # the debug binary it has just built; `make verify-resources` and `make
 # check-all` add Triton's layout tests and the random files (about 7,600).
 RESOURCES_TEST := $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
+# AMD: every helper of the generated AMD corpus (gfx942, gfx950, gfx1100; 400
+# conversions) compiled as HIP for its target by clang (the ziglang wheel,
+# fetched into $(OUT)/hip-tools once; without network, a visible skip):
+# scripts/verify_hip.sh. `make check-all` adds Triton's AMD layout tests.
+AMD_TEST := $(wildcard corpus/real/amd/*/*.ttgir)
+AMD_ALL := $(AMD_TEST) $(wildcard tests/data/triton_tests/amd/*.ttgir)
 RESOURCES_ALL := tests/data/triton_lowerings.ttgir $(RESOURCES_TEST) $(wildcard tests/data/random_s*.ttgir)
 verify-resources: build
 	@mkdir -p $(OUT)
 	@./scripts/verify_resources.sh $(BIN) $(OUT) $(RESOURCES_ALL)
+	@./scripts/verify_hip.sh $(BIN) $(OUT) $(AMD_ALL)
 
 # Everything `make test` samples, whole (WF_SAMPLE=1, release build): every
 # conversion of Triton 3.6's own layout-conversion tests (tests/data/triton_tests,

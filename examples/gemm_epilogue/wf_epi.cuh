@@ -7,7 +7,10 @@
 // <name>_smem_bytes<T> bytes, 16-byte aligned, that no other thread of the CTA
 // uses during the call; back-to-back calls on the same scratch need a
 // __syncthreads() between them. Assumes a 1-D thread block (lane =
-// threadIdx.x % 32, warp = threadIdx.x / 32), all threads of each warp active.
+// threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
+// and the 64- or 32-lane waves each AMD helper states), all threads of each
+// warp active. The same file compiles as CUDA and as HIP: each helper only for
+// the vendor it was planned for, on that vendor's detail code below.
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
@@ -19,9 +22,40 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x890c644c951d
+#define WARPFORGE_DETAIL_H 0x518671b26578
 namespace detail {
 
+#if defined(__HIP__)
+// AMD (HIP): shuffles through the LDS crossbar (`ds_bpermute_b32`, AMD ISA
+// "LDS instructions"), with shfl.sync's rules over the wave's lanes: idx reads
+// lane s % W, xor lane l ^ m when m < W (else its own), up lane l - d when
+// l >= d, down lane l + d when l + d < W (else its own). 8-byte elements move
+// as two words.
+__device__ __forceinline__ unsigned wave_lane() {
+  const unsigned lo = __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+  return __builtin_amdgcn_wavefrontsize() == 64 ? __builtin_amdgcn_mbcnt_hi(~0u, lo) : lo;
+}
+__device__ __forceinline__ unsigned bpermute(unsigned l, unsigned v) {
+  return (unsigned)__builtin_amdgcn_ds_bpermute((int)(l << 2), (int)v);
+}
+__device__ __forceinline__ unsigned shfl_lane(int op, unsigned a) {
+  const unsigned w = (unsigned)__builtin_amdgcn_wavefrontsize(), l = wave_lane();
+  return op == 0 ? (a & (w - 1u)) : op == 1 ? (a < w ? l ^ a : l) : op == 2 ? (l >= a ? l - a : l) : (l + a < w ? l + a : l);
+}
+#define WARPFORGE_SHFL_WORD(OP, NAME)                                                                   \
+  __device__ __forceinline__ unsigned NAME(unsigned v, unsigned a) { return bpermute(shfl_lane(OP, a), v); } \
+  __device__ __forceinline__ unsigned char NAME(unsigned char v, unsigned a) { return (unsigned char)NAME((unsigned)v, a); } \
+  __device__ __forceinline__ unsigned short NAME(unsigned short v, unsigned a) { return (unsigned short)NAME((unsigned)v, a); } \
+  __device__ __forceinline__ unsigned long long NAME(unsigned long long v, unsigned a) {               \
+    const unsigned s = shfl_lane(OP, a);                                                                \
+    return (unsigned long long)bpermute(s, (unsigned)v) | (unsigned long long)bpermute(s, (unsigned)(v >> 32)) << 32; \
+  }
+WARPFORGE_SHFL_WORD(0, shfl_idx)
+WARPFORGE_SHFL_WORD(1, shfl_xor)
+WARPFORGE_SHFL_WORD(2, shfl_up)
+WARPFORGE_SHFL_WORD(3, shfl_down)
+#undef WARPFORGE_SHFL_WORD
+#else
 #define WARPFORGE_SHFL_NATIVE(T, U)                                                       \
   __device__ __forceinline__ T shfl_idx(T v, unsigned s) {                                \
     return (T)__shfl_sync(0xffffffffu, (U)v, s);                                          \
@@ -47,6 +81,7 @@ WARPFORGE_SHFL_NATIVE(unsigned char, unsigned)
 WARPFORGE_SHFL_NATIVE(short, int)
 WARPFORGE_SHFL_NATIVE(unsigned short, unsigned)
 #undef WARPFORGE_SHFL_NATIVE
+#endif  // __HIP__
 
 // Any other trivially copyable element type (__half, __nv_bfloat16, fp8
 // structs, ...) moves as its bits, through the unsigned type of its size.
@@ -102,12 +137,17 @@ __device__ __forceinline__ T from_u64(unsigned lo, unsigned hi) {
 // a 4-byte memcpy: valid at any alignment and under any aliasing; once the
 // array is in registers NVVM's scalar replacement keeps it as 32-bit words
 // (the loop-carried ones included) rather than one register per element.
+#if defined(__HIP__)
+#define WARPFORGE_MEMCPY __builtin_memcpy
+#else
+#define WARPFORGE_MEMCPY memcpy
+#endif
 __device__ __forceinline__ unsigned ld_word(const void* p) {
   unsigned w;
-  memcpy(&w, p, 4);
+  WARPFORGE_MEMCPY(&w, p, 4);
   return w;
 }
-__device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4); }
+__device__ __forceinline__ void st_word(void* p, unsigned w) { WARPFORGE_MEMCPY(p, &w, 4); }
 // Two consecutive natural words (elements p .. p + 64/bits - 1) by one 8-byte
 // memcpy. NVVM's scalar replacement widens such a 64-bit slice of a caller's
 // array into an integer, so that the caller's per-element work on it folds
@@ -116,15 +156,18 @@ __device__ __forceinline__ void st_word(void* p, unsigned w) { memcpy(p, &w, 4);
 // extract and an insert per element).
 __device__ __forceinline__ void ld_dword(const void* p, unsigned& lo, unsigned& hi) {
   unsigned long long q;
-  memcpy(&q, p, 8);
+  WARPFORGE_MEMCPY(&q, p, 8);
   lo = (unsigned)q;
   hi = (unsigned)(q >> 32);
 }
 __device__ __forceinline__ void st_dword(void* p, unsigned lo, unsigned hi) {
   const unsigned long long q = (unsigned long long)lo | ((unsigned long long)hi << 32);
-  memcpy(p, &q, 8);
+  WARPFORGE_MEMCPY(p, &q, 8);
 }
 
+#undef WARPFORGE_MEMCPY
+
+#if !defined(__HIP__)
 // Shared-memory accesses as inline PTX (PTX ISA: st.shared, ld.shared,
 // stmatrix, ldmatrix), on 32-bit shared-window addresses.
 // __cvta_generic_to_shared (CUDA >= 11) rather than inline `cvta`: NVVM
@@ -168,8 +211,62 @@ __device__ __forceinline__ void ld_v4(unsigned a, unsigned& x, unsigned& y, unsi
 WARPFORGE_MATRIX(, "")
 WARPFORGE_MATRIX(_trans, ".trans")
 #undef WARPFORGE_MATRIX
+#else
+// AMD (HIP): LDS accesses through 32-bit LDS (address space 3) pointers, which
+// clang lowers to ds_write/ds_read of 1-16 bytes (ds_write_b128/ds_read_b128 at
+// 16-byte alignment; the plans align every vector to its size). No
+// ldmatrix/stmatrix: no AMD plan uses them.
+typedef __attribute__((address_space(3))) unsigned char lds_u8;
+typedef __attribute__((address_space(3))) unsigned short lds_u16;
+typedef __attribute__((address_space(3))) unsigned lds_u32;
+typedef unsigned u32x2 __attribute__((ext_vector_type(2)));
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+typedef __attribute__((address_space(3))) u32x2 lds_u32x2;
+typedef __attribute__((address_space(3))) u32x4 lds_u32x4;
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return (unsigned)(__UINTPTR_TYPE__)(__attribute__((address_space(3))) const void*)p;
+}
+__device__ __forceinline__ void st_u8(unsigned a, unsigned v) { *(lds_u8*)a = (unsigned char)v; }
+__device__ __forceinline__ void st_u16(unsigned a, unsigned v) { *(lds_u16*)a = (unsigned short)v; }
+__device__ __forceinline__ void st_b32(unsigned a, unsigned v) { *(lds_u32*)a = v; }
+__device__ __forceinline__ void st_v2(unsigned a, unsigned x, unsigned y) { *(lds_u32x2*)a = u32x2{x, y}; }
+__device__ __forceinline__ void st_v4(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w) { *(lds_u32x4*)a = u32x4{x, y, z, w}; }
+__device__ __forceinline__ unsigned ld_u8(unsigned a) { return *(const lds_u8*)a; }
+__device__ __forceinline__ unsigned ld_u16(unsigned a) { return *(const lds_u16*)a; }
+__device__ __forceinline__ unsigned ld_b32(unsigned a) { return *(const lds_u32*)a; }
+__device__ __forceinline__ void ld_v2(unsigned a, unsigned& x, unsigned& y) { const u32x2 q = *(const lds_u32x2*)a; x = q.x; y = q.y; }
+__device__ __forceinline__ void ld_v4(unsigned a, unsigned& x, unsigned& y, unsigned& z, unsigned& w) { const u32x4 q = *(const lds_u32x4*)a; x = q.x; y = q.y; z = q.z; w = q.w; }
+#endif  // __HIP__
 
 }  // namespace detail
+#if defined(__HIP__)
+// AMD (HIP): the CUDA intrinsics a helper body calls, with CUDA's meaning, in
+// namespace warpforge (found before any global ones by the bodies' unqualified
+// calls). __byte_perm: PTX prmt.b32 (v_perm_b32 where no selector nibble asks
+// for sign replication); __syncwarp: the wave's LDS accesses ordered, no
+// barrier (a wave runs in lockstep).
+__device__ __forceinline__ unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
+  if ((s & 0x8888u) == 0u) {
+    const unsigned sel = (s & 7u) | ((s >> 4) & 7u) << 8 | ((s >> 8) & 7u) << 16 | ((s >> 12) & 7u) << 24;
+    return __builtin_amdgcn_perm(b, a, sel);
+  }
+  const unsigned long long q = (unsigned long long)a | (unsigned long long)b << 32;
+  unsigned r = 0u;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned n = (s >> (4 * i)) & 15u;
+    unsigned byte = (unsigned)(q >> (8u * (n & 7u))) & 0xffu;
+    if (n & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+    r |= byte << (8 * i);
+  }
+  return r;
+}
+__device__ __forceinline__ int __popc(unsigned x) { return __builtin_popcount(x); }
+__device__ __forceinline__ void __syncwarp() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+#endif  // __HIP__
 
 // The element form's second template parameter (`wf_x<T, warpforge::words::src>(src, dst)`):
 // which of its arrays of 8/16-bit elements move as natural 32-bit words (one 4-byte memcpy
@@ -182,12 +279,13 @@ WARPFORGE_MATRIX(_trans, ".trans")
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x890c644c951d
+#elif WARPFORGE_DETAIL_H != 0x518671b26578
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16
 #define WARPFORGE_HELPER_wf_epi_f16 0xc27a87521ccd
+#if !defined(__HIP__)
 // target: sm_80 (--sm 80); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "warpforge: wf_epi_f16 was planned for sm_80 (--sm 80) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -1101,6 +1199,7 @@ __device__ __forceinline__ void wf_epi_f16_packed8_inplace(unsigned (&x)[8], voi
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_epi_f16 != 0xc27a87521ccd
 #error "warpforge: two headers define wf_epi_f16 differently; emit one of them with another --prefix"
 #endif

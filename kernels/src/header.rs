@@ -26,8 +26,9 @@ pub enum HeaderItem<'a> {
 }
 
 /// [`emit_header`] of `items` in order: each helper under its guard (and,
-/// where it states a target, an `__CUDA_ARCH__` check that stops an older
-/// architecture with `#error`), each refused conversion as declarations of
+/// where it states a target, only for its vendor, `#if !defined(__HIP__)`
+/// or `#if defined(__HIP__)`, with an `__CUDA_ARCH__` check that stops an
+/// older architecture, or on AMD a wave-size check, with `#error`), each refused conversion as declarations of
 /// its names whose use fails with a `static_assert` giving the reason.
 pub fn emit_header_items(items: &[HeaderItem], origin: &str) -> Result<String, EmitError> {
     let entries: Vec<minijinja::Value> = items.iter().map(|it| item_context(*it)).collect();
@@ -43,26 +44,55 @@ pub fn emit_header_items(items: &[HeaderItem], origin: &str) -> Result<String, E
 fn item_context(it: HeaderItem) -> minijinja::Value {
     match it {
         HeaderItem::Helper(h) => {
+            let mut platform = "";
+            let mut wave_check = String::new();
             let (target_line, arch, arch_error) = match &h.target {
-                Some(t) => (
-                    format!(
-                        "target: sm_{} ({}); compiles for sm_{} and newer, an older architecture stops with #error",
-                        t.sm,
-                        comment_text(&t.from),
-                        t.sm
-                    ),
-                    t.sm * 10,
-                    c_string(&format!(
-                        "warpforge: {} was planned for sm_{} ({}) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)",
-                        h.ident, t.sm, t.from
-                    )),
-                ),
+                Some(t) if t.amd.is_some() => {
+                    let a = t.amd.expect("checked");
+                    platform = "defined(__HIP__)";
+                    // CDNA (gfx9) runs wave64, RDNA wave32 as Triton compiles for it
+                    wave_check = if a.lanes() == 64 {
+                        "defined(__HIP_DEVICE_COMPILE__) && !defined(__GFX9__)".into()
+                    } else {
+                        "defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__)".into()
+                    };
+                    (
+                        format!(
+                            "target: AMD {a} ({}), {}-lane waves; compiles under HIP only, an AMD GPU of another wave size stops with #error",
+                            comment_text(&t.from),
+                            a.lanes()
+                        ),
+                        0,
+                        c_string(&format!(
+                            "warpforge: {} was planned for {a} ({}) on {}-lane waves: this pass compiles for an AMD GPU whose waves differ; emit it again for that target",
+                            h.ident,
+                            t.from,
+                            a.lanes()
+                        )),
+                    )
+                }
+                Some(t) => {
+                    platform = "!defined(__HIP__)";
+                    (
+                        format!(
+                            "target: sm_{} ({}); compiles for sm_{} and newer, an older architecture stops with #error",
+                            t.sm,
+                            comment_text(&t.from),
+                            t.sm
+                        ),
+                        t.sm * 10,
+                        c_string(&format!(
+                            "warpforge: {} was planned for sm_{} ({}) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)",
+                            h.ident, t.sm, t.from
+                        )),
+                    )
+                }
                 None => (String::new(), 0, String::new()),
             };
             let target_key = h
                 .target
                 .as_ref()
-                .map(|t| t.sm.to_string())
+                .map(|t| t.amd.map_or(t.sm.to_string(), |a| a.name().to_string()))
                 .unwrap_or_default();
             context! {
                 refused => false,
@@ -72,6 +102,8 @@ fn item_context(it: HeaderItem) -> minijinja::Value {
                 target_line => target_line,
                 arch => arch,
                 arch_error => arch_error,
+                platform => platform,
+                wave_check => wave_check,
             }
         }
         HeaderItem::Refused(r) => {

@@ -25,7 +25,7 @@ pub struct EmittedHelper {
     /// bytes and rounds of that width's plan (0 bytes: no shared memory).
     /// A width missing here is refused by the helper's `static_assert`.
     pub widths: Vec<WidthScratch>,
-    /// Threads per CTA (32 x warps).
+    /// Threads per CTA (lanes per warp x warps).
     pub threads: u32,
     /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
     /// words (see [`body_packed`]).
@@ -60,12 +60,19 @@ pub struct HelperKir {
 }
 
 /// The architecture a helper was planned for and what said so; its header
+/// compiles it only for that vendor (CUDA, or HIP for an AMD target) and
 /// guards it with `__CUDA_ARCH__` (an older architecture stops with
-/// `#error`: the helper may use instructions it lacks, e.g. `stmatrix`).
+/// `#error`: the helper may use instructions it lacks, e.g. `stmatrix`) or,
+/// on AMD, with the wave size (an AMD GPU of another wave size stops with
+/// `#error`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct HelperTarget {
-    /// Compute capability, `10 * major + minor`.
+    /// Compute capability, `10 * major + minor` (0 for an AMD target).
     pub sm: u32,
+    /// The AMD architecture, for an AMD target: the header then compiles
+    /// the helper under HIP only, for waves of its lanes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amd: Option<synth::target::AmdArch>,
     /// Where the target came from (`ttg.target = "cuda:80"`, `--sm 90`, ...).
     pub from: String,
 }
@@ -185,7 +192,7 @@ pub fn emit_helper_widths_as(
         .unwrap_or(&variants[0])
         .1;
     let plan = &chosen.plan;
-    let threads = 32 * conv.num_warps;
+    let threads = (1u32 << conv.src.in_dim_size_log2(synth::layout::LANE)) * conv.num_warps;
     let stages: Vec<String> = plan.stages.iter().map(|s| s.name().to_string()).collect();
     let shape: Vec<String> = conv.shape.iter().map(|d| d.to_string()).collect();
     // Whether any width's plan uses shared memory: then every form takes `smem`.
@@ -304,7 +311,7 @@ fn element_forms(
     ident: &str,
     any_smem: bool,
 ) -> Result<ElementForms, EmitError> {
-    let threads = 32 * conv.num_warps;
+    let threads = (1u32 << conv.src.in_dim_size_log2(synth::layout::LANE)) * conv.num_warps;
     let mut forms = ElementForms {
         groups: Vec::new(),
         form_notes: Vec::new(),
@@ -843,7 +850,7 @@ fn register_line(
     held: synth::plan::HeldWords,
 ) -> String {
     use synth::plan::{peak_registers, peak_registers_held, register_limit, resident_ctas_by_form};
-    let threads = 32 * warps;
+    let threads = plan.lanes * warps;
     let limit = register_limit(threads);
     let e = peak_registers_held(plan, bits, held);
     // what one register per element would have left is said where words

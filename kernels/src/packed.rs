@@ -48,12 +48,12 @@ struct PackedBody {
 }
 
 impl PackedBody {
-    /// The body's opening for `bits`-bit elements: the element type `T`,
-    /// `lane` and `warp`; no registers yet.
-    fn new(bits: u32) -> Self {
+    /// The body's opening for `bits`-bit elements on warps of `lanes`
+    /// lanes: the element type `T`, `lane` and `warp`; no registers yet.
+    fn new(bits: u32, lanes: u32) -> Self {
         let mut b = Body::default();
         b.push(Stmt::TypedefT(bits));
-        let ids = Ids::open(&mut b);
+        let ids = Ids::open(&mut b, lanes);
         PackedBody {
             b,
             ids,
@@ -271,7 +271,7 @@ pub fn body_packed_kir(name: &str, plan: &Plan, bits: u32) -> Result<Option<Body
     if plan.stores_by_lane_choice() || plan.is_cluster() {
         return Ok(None);
     }
-    let mut b = PackedBody::new(bits);
+    let mut b = PackedBody::new(bits, plan.lanes);
     if plan.packs_words() {
         // Words all the way: the plan without its Pack and Unpack.
         return b.words_throughout(name, plan, p);

@@ -6,9 +6,9 @@ use synth::plan::{ShflMode, Stage};
 /// (declared by [`Ids::open`]), the lane predicates `p<mask>` and the
 /// scratch address `sb`, each declared on first use.
 pub(crate) struct Ids {
-    /// `const unsigned lane = threadIdx.x & 31u;`.
+    /// `const unsigned lane = threadIdx.x & 31u;` (`& 63u` on a wave64).
     pub lane: Val,
-    /// `const unsigned warp = threadIdx.x >> 5;`.
+    /// `const unsigned warp = threadIdx.x >> 5;` (`>> 6` on a wave64).
     pub warp: Val,
     /// The lane predicates declared so far, by lane mask.
     preds: BTreeMap<u32, Val>,
@@ -17,18 +17,18 @@ pub(crate) struct Ids {
 }
 
 impl Ids {
-    /// Declare `lane` and `warp` (and void them, as a body may read
-    /// neither) at the end of `b`.
-    pub(crate) fn open(b: &mut Body) -> Ids {
+    /// Declare `lane` and `warp` of warps of `lanes` lanes (32 or 64; and
+    /// void them, as a body may read neither) at the end of `b`.
+    pub(crate) fn open(b: &mut Body, lanes: u32) -> Ids {
         let lane = b.let_(
             "lane",
             Ty::U32,
-            Expr::bin(Op::And, Expr::ThreadIdx, Expr::u(31)),
+            Expr::bin(Op::And, Expr::ThreadIdx, Expr::u(lanes - 1)),
         );
         let warp = b.let_(
             "warp",
             Ty::U32,
-            Expr::bin(Op::Shr, Expr::ThreadIdx, Expr::int(5)),
+            Expr::bin(Op::Shr, Expr::ThreadIdx, Expr::int(lanes.trailing_zeros())),
         );
         b.push(Stmt::Void(Expr::V(lane)));
         b.push(Stmt::Void(Expr::V(warp)));

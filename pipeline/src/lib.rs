@@ -88,6 +88,7 @@ use std::path::{Path, PathBuf};
 use synth::parse::Span;
 use synth::plan::SharedOptions;
 use synth::search::{plan_all_widths, plan_conversion_with, plan_width};
+pub use synth::target::AmdArch;
 
 /// Warps per CTA when neither `--warps` nor a layout fixes them.
 pub const DEFAULT_WARPS: u32 = 4;
@@ -102,23 +103,73 @@ pub const SM_RANGE: std::ops::RangeInclusive<u32> = 70..=121;
 /// The architecture a conversion is planned for, and what said so.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Target {
-    /// Compute capability, `10 * major + minor` (80: sm_80).
+    /// Compute capability, `10 * major + minor` (80: sm_80); 0 for an AMD
+    /// target.
     pub sm: u32,
+    /// The AMD architecture (`ttg.target = "hip:gfx942"`), or `None` for
+    /// NVIDIA.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amd: Option<AmdArch>,
     /// Where it came from: `--sm`, `ttg.target = "cuda:80"`, or the default.
     pub from: String,
 }
 
 impl Target {
+    /// An NVIDIA target.
+    fn cuda(sm: u32, from: String) -> Target {
+        Target {
+            sm,
+            amd: None,
+            from,
+        }
+    }
+
+    /// The target's name as users write it: `sm_90`, `gfx942`.
+    pub fn name(&self) -> String {
+        match self.amd {
+            Some(a) => a.name().to_string(),
+            None => format!("sm_{}", self.sm),
+        }
+    }
+
+    /// The most scratch one block may use on it, in bytes: the shared
+    /// memory of `sm` ([`synth::plan::smem_limit`]) or the AMD
+    /// architecture's LDS ([`AmdArch::lds_bytes`]).
+    pub fn smem_limit(&self) -> u64 {
+        match self.amd {
+            Some(a) => a.lds_bytes(),
+            None => synth::plan::smem_limit(self.sm),
+        }
+    }
+
     /// The target of `op`: its module's `ttg.target = "cuda:NN"`, else
     /// `flag` (`--sm`), else [`DEFAULT_SM`].
     ///
     /// With `override_file` (`--override-target`), `flag` wins over the
     /// file's target.
     ///
+    /// A module whose target is AMD (`hip:gfx942`, [`ConvertOp::amd_arch`])
+    /// is planned for that architecture; `--sm` cannot move it to NVIDIA
+    /// (its layouts are the wave's).
+    ///
     /// Errors: `--sm` and the file's target disagree without
-    /// `override_file` (naming both), a target that is not `cuda:NN` with
-    /// NN in [`SM_RANGE`].
+    /// `override_file` (naming both), `--sm` on an AMD module, a target
+    /// that is not `cuda:NN` with NN in [`SM_RANGE`].
     pub fn of(op: &ConvertOp, flag: Option<u32>, override_file: bool) -> Result<Target, String> {
+        if let Some(a) = op.amd_arch() {
+            let t = op.target.as_deref().unwrap_or_default();
+            if let Some(sm) = flag {
+                return Err(format!(
+                    "--sm {sm} names an NVIDIA GPU, and the file's ttg.target = \"{t}\" is AMD {a} ({} lanes per wave): drop --sm to plan it for {a}",
+                    a.lanes()
+                ));
+            }
+            return Ok(Target {
+                sm: 0,
+                amd: Some(a),
+                from: format!("ttg.target = \"{t}\""),
+            });
+        }
         if let (Some(sm), true) = (flag, override_file) {
             let from = match &op.target {
                 Some(t) if *t == format!("cuda:{sm}") => format!("ttg.target = \"{t}\""),
@@ -127,18 +178,15 @@ impl Target {
                 }
                 None => format!("--sm {sm}"),
             };
-            return Ok(Target { sm, from });
+            return Ok(Target::cuda(sm, from));
         }
         let Some(t) = &op.target else {
             return Ok(match flag {
-                Some(sm) => Target {
-                    sm,
-                    from: format!("--sm {sm}"),
-                },
-                None => Target {
-                    sm: DEFAULT_SM,
-                    from: format!("the default sm_{DEFAULT_SM} (no --sm, no ttg.target)"),
-                },
+                Some(sm) => Target::cuda(sm, format!("--sm {sm}")),
+                None => Target::cuda(
+                    DEFAULT_SM,
+                    format!("the default sm_{DEFAULT_SM} (no --sm, no ttg.target)"),
+                ),
             });
         };
         let sm = t
@@ -157,10 +205,7 @@ impl Target {
                 "--sm {f} conflicts with the file's ttg.target = \"{t}\" (sm_{sm}): drop --sm to plan for the file's target, or add --override-target to plan it for sm_{f}"
             ));
         }
-        Ok(Target {
-            sm,
-            from: format!("ttg.target = \"{t}\""),
-        })
+        Ok(Target::cuda(sm, format!("ttg.target = \"{t}\"")))
     }
 }
 
@@ -378,7 +423,11 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
             .and_then(|t| {
                 let shared = SharedOptions {
                     sm: t.sm,
-                    max_smem: Some(scratch_cap(t.sm, opts.max_smem)),
+                    amd: t.amd,
+                    max_smem: Some(
+                        opts.max_smem
+                            .map_or(t.smem_limit(), |m| m.min(t.smem_limit())),
+                    ),
                     max_registers: opts.max_registers,
                     ..SharedOptions::default()
                 };
@@ -527,6 +576,7 @@ fn plan_op(
         bits: plan_width(&c),
         warps: c.num_warps,
         sm: shared.sm,
+        amd: shared.amd,
         max_smem: shared.max_smem,
         max_registers: shared.max_registers,
     };
@@ -559,6 +609,7 @@ struct MemoKey {
     bits: u32,
     warps: u32,
     sm: u32,
+    amd: Option<AmdArch>,
     max_smem: Option<u64>,
     max_registers: Option<u32>,
 }
@@ -572,8 +623,12 @@ fn plan_op_uncached(
     shared: &SharedOptions,
 ) -> Result<OpPlans, synth::plan::PlanError> {
     let own = plan_width(&c);
+    let weights = match shared.amd {
+        Some(a) => opts.weights.for_amd(a),
+        None => opts.weights,
+    };
     if opts.all_widths {
-        let v = plan_all_widths(&c, opts.strategy, &opts.weights, shared)?;
+        let v = plan_all_widths(&c, opts.strategy, &weights, shared)?;
         let ch = v
             .iter()
             .find(|x| x.0 == own)
@@ -586,6 +641,6 @@ fn plan_op_uncached(
             elem_bits: own,
             ..*shared
         };
-        plan_conversion_with(&c, opts.strategy, &opts.weights, &opt).map(|ch| (c, ch, vec![]))
+        plan_conversion_with(&c, opts.strategy, &weights, &opt).map(|ch| (c, ch, vec![]))
     }
 }

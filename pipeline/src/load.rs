@@ -208,11 +208,12 @@ pub fn check_side(
     from: Option<(WarpsFrom, WarpsFrom)>,
 ) -> Result<()> {
     // an AMD layout alone (`warpforge layout`) is read on its own lanes;
-    // a conversion's sides on 32 (AMD ones refused there)
+    // a conversion's sides on its module's wave (32 lanes on NVIDIA, where
+    // AMD encodings are refused)
     let got = if side == "the" && enc.is_amd() {
         enc.to_cluster_layout_lanes(&op.shape, op.num_warps, op.num_ctas, enc.lanes())
     } else {
-        enc.to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
+        op.layout_of(enc)
     };
     let Err(e) = got else {
         return Ok(());
@@ -422,6 +423,7 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         dst_at: whole_text(dst),
         num_warps: warps,
         num_ctas: ctas,
+        lanes: synth::encoding::NVIDIA_LANES,
         doc: String::new(),
         target: None,
     };

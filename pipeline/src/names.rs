@@ -128,6 +128,7 @@ pub(crate) fn emit(input: &PlannedInput, prefix: &str, api: kernels::Api) -> Res
                 }?;
                 h.target = Some(kernels::HelperTarget {
                     sm: p.target.sm,
+                    amd: p.target.amd,
                     from: p.target.from.clone(),
                 });
                 // the printed code's own proof: a helper that fails it is

@@ -106,6 +106,7 @@ pub(crate) fn read_attr(
         num_warps,
         // the CTAs the layout itself spans (checked: at most 16)
         num_ctas: u32::try_from(t.encoding.num_ctas()).unwrap_or(u32::MAX),
+        lanes: synth::encoding::NVIDIA_LANES,
         doc: String::new(),
         target: None,
     };

@@ -139,10 +139,17 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         }
     };
     let use_gpu = gpu_info.is_some();
-    let gpu = if use_gpu || a.compile_only {
+    let any_nvidia = planned.conversions.iter().any(|p| p.target.amd.is_none());
+    let gpu = if (use_gpu || a.compile_only) && any_nvidia {
         Some(by_target(&a, &planned, &dts, gpu_info.as_ref())?)
     } else {
         None
+    };
+    // AMD helpers: compiled for their architecture (no AMD GPU runs them here)
+    let hip = if a.cpu {
+        Vec::new()
+    } else {
+        hip_checks(&a, &planned, &dts)?
     };
     if let (Some(dir), Some(g)) = (&a.keep, &gpu) {
         std::fs::create_dir_all(dir).map_err(|e| anyhow!("--keep {}: {e}", dir.display()))?;
@@ -151,7 +158,18 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
             write_file(&dir.join("verify_module.sass"), &g.sass_text)?;
         }
     }
-    let failed = print_results(&a, &planned, &cpu, &emitted.proofs, gpu.as_ref())?;
+    if let Some(dir) = &a.keep {
+        for r in &hip {
+            std::fs::create_dir_all(dir).map_err(|e| anyhow!("--keep {}: {e}", dir.display()))?;
+            write_file(
+                &dir.join(format!("verify_module_{}.hip", r.arch)),
+                &r.source,
+            )?;
+            write_file(&dir.join(format!("verify_module_{}.s", r.arch)), &r.asm)?;
+        }
+    }
+    let mut failed = print_results(&a, &planned, &cpu, &emitted.proofs, gpu.as_ref())?;
+    failed += print_hip(&a, &planned, &hip)?;
     if let Some(path) = &a.report {
         let md = markdown_report(&planned, gpu.as_ref());
         write_file(path, &md)?;
@@ -165,9 +183,11 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         "warpforge: {} of {} conversion(s) verified ({}){}",
         planned.conversions.len() - failed,
         planned.conversions.len() + refused,
-        if use_gpu {
+        if use_gpu && !hip.is_empty() {
+            "CPU simulator + GPU; AMD helpers compiled"
+        } else if use_gpu {
             "CPU simulator + GPU"
-        } else if a.compile_only {
+        } else if a.compile_only || !hip.is_empty() {
             "CPU simulator + registers and spills compiled"
         } else {
             "CPU simulator"
@@ -185,6 +205,165 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     })
 }
 
+/// The HIP compile check of the AMD conversions of `planned`, one module
+/// per architecture ([`verify::compile_hip`]): every check kernel of every
+/// element type and form, compiled with clang for the architecture. Without
+/// a HIP compiler, a note (an error under `--compile-only`).
+fn hip_checks(
+    a: &VerifyArgs,
+    planned: &PlannedInput,
+    dts: &[DType],
+) -> Result<Vec<verify::HipReport>> {
+    let mut archs: Vec<pipeline::AmdArch> = planned
+        .conversions
+        .iter()
+        .filter_map(|p| p.target.amd)
+        .collect();
+    archs.sort_unstable();
+    archs.dedup();
+    if archs.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Err(e) = verify::hip_compiler() {
+        if a.compile_only || a.gpu {
+            bail!("AMD helpers: {e}");
+        }
+        note!("warpforge: AMD helpers proven on the CPU simulator only: {e}");
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for arch in archs {
+        let sub = PlannedInput {
+            origin: planned.origin.clone(),
+            conversions: planned
+                .conversions
+                .iter()
+                .filter(|p| p.target.amd == Some(arch))
+                .cloned()
+                .collect(),
+            refused: vec![],
+            files: planned.files.clone(),
+        };
+        let emitted = sub.emit(&a.naming.prefix)?;
+        let cases: Vec<GpuCase> = sub
+            .conversions
+            .iter()
+            .zip(&emitted.helpers)
+            .map(|(p, h)| GpuCase {
+                helper: h,
+                analysis: &p.chosen.analysis,
+            })
+            .collect();
+        let r = verify::compile_hip(&emitted.header, &cases, dts, arch)?;
+        note!(
+            "warpforge: {arch}: {} HIP check kernel(s) compiled in {:.2} s by {} (no AMD GPU runs them: proven by the CPU simulator, checked by compilation)",
+            r.kernels.len(),
+            r.seconds,
+            r.compiler
+        );
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// One line (or JSON object) per AMD conversion compiled for its
+/// architecture: kernels, the most VGPRs and SGPRs, data-movement
+/// instructions of its widest element form; the number that spilled.
+fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) -> Result<usize> {
+    let mut failed = 0;
+    let mut out = Stdout::new();
+    let named = planned.named_records(&a.naming.prefix)?;
+    for r in hip {
+        for (p, ident) in named.iter().filter_map(|(rec, id)| match rec {
+            Record::Served(p) if p.target.amd == Some(r.arch) => Some((p, id.as_deref()?)),
+            _ => None,
+        }) {
+            let ks: Vec<&verify::HipKernel> = r
+                .kernels
+                .iter()
+                .filter(|k| k.helper == ident && k.form != "baseline")
+                .collect();
+            let all: Vec<&verify::HipKernel> =
+                r.kernels.iter().filter(|k| k.helper == ident).collect();
+            // a spill fails the helper unless its data alone (source words
+            // of the kernel's element type) fills the VGPRs a workgroup of
+            // its threads leaves each lane
+            let threads = p.chosen.plan.lanes * p.conv.num_warps;
+            let budget = r.arch.vgpr_budget(threads);
+            let data_vgprs =
+                |k: &verify::HipKernel| p.chosen.analysis.src_regs() * k.dtype.bits().div_ceil(32);
+            let spilled: Vec<&str> = ks
+                .iter()
+                .filter(|k| k.scratch_bytes > 0 && data_vgprs(k) < budget)
+                .map(|k| k.kernel.as_str())
+                .collect();
+            let full: Vec<&str> = ks
+                .iter()
+                .filter(|k| k.scratch_bytes > 0 && data_vgprs(k) >= budget)
+                .map(|k| k.kernel.as_str())
+                .collect();
+            if !spilled.is_empty() {
+                failed += 1;
+            }
+            if a.input.json {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"name": p.op.name, "file": p.file, "target": r.arch.name(),
+                           "hip": {"compiler": r.compiler, "spilled": spilled,
+                                   "spilled_data_over_vgprs": full, "kernels": all}})
+                )?;
+                continue;
+            }
+            let vgpr = ks.iter().map(|k| k.vgpr).max().unwrap_or(0);
+            let sgpr = ks.iter().map(|k| k.sgpr).max().unwrap_or(0);
+            let moves = ks
+                .iter()
+                .find(|k| k.form == "elements" && k.dtype.bits() == 32)
+                .or(ks.first())
+                .map(|k| {
+                    let c = &k.counts;
+                    format!(
+                        "{} {}: {} ds_bpermute, {} ds_write ({} B), {} ds_read ({} B), {} s_barrier, {} v_perm, {} v_cndmask, {} total",
+                        k.dtype.name(),
+                        k.form,
+                        c.bpermute,
+                        c.lds_write,
+                        c.lds_write_bytes,
+                        c.lds_read,
+                        c.lds_read_bytes,
+                        c.barrier,
+                        c.perm,
+                        c.cndmask,
+                        c.total
+                    )
+                })
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{:<28} {}  {} kernel(s) compiled for {}, VGPR <= {vgpr}, SGPR <= {sgpr}{}; {moves}",
+                p.op.name,
+                if spilled.is_empty() { "hip ok" } else { "HIP SPILL" },
+                ks.len(),
+                r.arch,
+                if spilled.is_empty() {
+                    String::new()
+                } else {
+                    format!(", scratch in {}", spilled.join(", "))
+                } + &if full.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (scratch where the data alone fills the {budget} VGPRs a workgroup of {threads} threads leaves a lane: {})",
+                        full.join(", ")
+                    )
+                }
+            )?;
+        }
+    }
+    Ok(failed)
+}
+
 /// The GPU (or compile-only) check of every served conversion, one module
 /// per target architecture: a target the GPU at hand can run (its
 /// compute capability at most the GPU's) runs there; any other target
@@ -196,7 +375,12 @@ fn by_target(
     dts: &[DType],
     gpu: Option<&verify::GpuInfo>,
 ) -> Result<GpuReport> {
-    let mut sms: Vec<u32> = planned.conversions.iter().map(|p| p.target.sm).collect();
+    let mut sms: Vec<u32> = planned
+        .conversions
+        .iter()
+        .filter(|p| p.target.amd.is_none())
+        .map(|p| p.target.sm)
+        .collect();
     sms.sort_unstable();
     sms.dedup();
     let mut all: Option<GpuReport> = None;
@@ -206,7 +390,7 @@ fn by_target(
             conversions: planned
                 .conversions
                 .iter()
-                .filter(|p| p.target.sm == sm)
+                .filter(|p| p.target.amd.is_none() && p.target.sm == sm)
                 .cloned()
                 .collect(),
             refused: vec![],

@@ -317,6 +317,20 @@ impl Weights {
             .map(|(w, x)| w * x)
             .sum()
     }
+    /// These weights for an AMD target (`arch`), where a cross-lane move is
+    /// itself an LDS instruction: `ds_bpermute_b32` goes through the LDS
+    /// crossbar (AMD CDNA3 ISA, "Data Share Operations") and moves 4 bytes
+    /// per lane like a `ds_read_b32`, so a shuffle is scored as one
+    /// shared-memory instruction plus its 128-byte wavefronts (2 on a
+    /// 64-lane wave, 1 on a 32-lane one), not as NVIDIA's `SHFL`; a
+    /// `__syncwarp()` (fences and a wave barrier, no `s_barrier`) as a
+    /// select. Derived from the ISA, not fitted: no AMD GPU timed these.
+    pub fn for_amd(mut self, arch: crate::target::AmdArch) -> Weights {
+        let wavefronts = (arch.lanes() / 32) as f64;
+        self.shfl = self.smem + self.wavefront * wavefronts;
+        self.bar_warp = self.sel;
+        self
+    }
     /// The latency floor of features `f`: `floor_smem * smem_trips +
     /// floor_shfl * shfl_stages`.
     pub fn floor(&self, f: &Features) -> f64 {

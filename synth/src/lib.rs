@@ -14,6 +14,7 @@ pub mod plan;
 pub mod search;
 pub mod sim;
 pub mod smem;
+pub mod target;
 
 pub use layout::LinearLayout;
 pub use plan::{Conversion, Kind, Plan};

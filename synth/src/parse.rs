@@ -11,6 +11,7 @@
 //! most 16.
 
 use crate::encoding::{CtaLayout, Encoding, MAX_CTAS};
+use crate::target::AmdArch;
 use std::collections::HashMap;
 
 /// Deepest nesting of `[...]` and `#attr<{...}>` inside one attribute value.
@@ -133,11 +134,41 @@ pub struct ConvertOp {
     pub dst_at: Span,
     pub num_warps: u32,
     pub num_ctas: u32,
+    /// Lanes per warp (wave): the module's `ttg.threads-per-warp`, 32
+    /// where it names none; 64 on a wave64 AMD target.
+    pub lanes: u32,
     /// The `//` comment block right above the enclosing `tt.func` (empty if none).
     pub doc: String,
     /// The module's `ttg.target` (`cuda:80`, `hip:gfx942`, ...); `None`
     /// where the module names none (and for a pair from the command line).
     pub target: Option<String>,
+}
+
+impl ConvertOp {
+    /// The AMD architecture of the op's module (`ttg.target =
+    /// "hip:gfx942"`), or `None` (NVIDIA, or no target).
+    pub fn amd_arch(&self) -> Option<AmdArch> {
+        self.target
+            .as_deref()
+            .and_then(|t| t.strip_prefix("hip:"))
+            .and_then(AmdArch::parse)
+    }
+
+    /// The linear layout of one side's encoding `e` for this op: on an AMD
+    /// target on the module's wave ([`ConvertOp::lanes`] lanes,
+    /// [`Encoding::to_cluster_layout_lanes`]); otherwise on 32-lane NVIDIA
+    /// warps ([`Encoding::to_cluster_layout`], which refuses AMD encodings
+    /// by name).
+    pub fn layout_of(
+        &self,
+        e: &Encoding,
+    ) -> Result<crate::LinearLayout, crate::encoding::EncodingError> {
+        if self.amd_arch().is_some() {
+            e.to_cluster_layout_lanes(&self.shape, self.num_warps, self.num_ctas, self.lanes)
+        } else {
+            e.to_cluster_layout(&self.shape, self.num_warps, self.num_ctas)
+        }
+    }
 }
 
 /// What a TTGIR file holds that warpforge uses.
@@ -188,27 +219,39 @@ fn module_str(l: &str, key: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
-/// Why conversions of a module are not served, if they are not: AMD
-/// targets and warps other than 32 lanes (docs/ARCHITECTURE.md: NVIDIA
-/// only for now).
+/// Why conversions of a module are not served, if they are not: a target
+/// that is neither `cuda:NN` nor an AMD architecture warpforge plans for
+/// ([`AmdArch`]), or a wave size other than the target's (32 lanes on
+/// NVIDIA; Triton's for the AMD architecture).
 fn module_refusal(m: &Module) -> Option<String> {
     if let Some(t) = &m.target {
         if let Some(arch) = t.strip_prefix("hip:") {
-            return Some(format!(
-                "AMD target `{t}` ({arch}, {} lanes per wave): warpforge plans NVIDIA conversions only; AMD wave64/wave32 layouts (amd_mfma, amd_wmma) and AMD helpers are not supported yet",
-                m.lanes
-            ));
+            let Some(a) = AmdArch::parse(arch) else {
+                return Some(format!(
+                    "AMD target `{t}`: warpforge plans AMD conversions for {} only",
+                    AmdArch::ALL.map(|a| format!("hip:{a}")).join(", ")
+                ));
+            };
+            if m.lanes != a.lanes() {
+                return Some(format!(
+                    "\"ttg.threads-per-warp\" = {} on `{t}`: warpforge plans {a} conversions on waves of {} lanes (as Triton 3.6 compiles for it)",
+                    m.lanes,
+                    a.lanes()
+                ));
+            }
+            return None;
         }
         if !t.starts_with("cuda:") {
             return Some(format!(
-                "target `{t}`: warpforge plans NVIDIA (`cuda:NN`) conversions only"
+                "target `{t}`: warpforge plans NVIDIA (`cuda:NN`) and AMD (`hip:gfx942`, `hip:gfx950`, `hip:gfx1100`) conversions only"
             ));
         }
     }
     if m.lanes != 32 {
         return Some(format!(
-            "\"ttg.threads-per-warp\" = {}: warpforge targets 32-lane NVIDIA warps (AMD wave64 is not supported yet)",
-            m.lanes
+            "\"ttg.threads-per-warp\" = {}: {} NVIDIA warps have 32 lanes; a wave64 module needs its AMD target (`ttg.target = \"hip:gfx942\"`)",
+            m.lanes,
+            m.target.as_deref().map_or("without a `ttg.target`,".to_string(), |t| format!("`{t}`:"))
         ));
     }
     None
@@ -1409,6 +1452,7 @@ fn parse_op(
         dst_at,
         num_warps: nw,
         num_ctas: m.num_ctas,
+        lanes: m.lanes,
         doc: doc.to_string(),
         target: m.target.clone(),
     })
@@ -1636,28 +1680,51 @@ module attributes {"ttg.num-warps" = 4 : i32} {
     fn one_bad_op_leaves_the_others_and_modules_say_their_target() {
         let good = OP;
         let bad = OP.replace("#b>", "#c>");
+        let module = |attrs: &str, func: &str| {
+            format!("module attributes {{\"ttg.num-warps\" = 1 : i32{attrs}}} {{\n  tt.func @{func}() {{\n    {good}\n  }}\n}}\n")
+        };
         let t = format!(
-            "#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, ttg.target = \"cuda:80\"}} {{\n  tt.func @f() {{\n    {good}\n    {bad}\n    {good}\n  }}\n}}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx942\"}} {{\n  tt.func @g() {{\n    {good}\n  }}\n}}\n"
+            "#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, ttg.target = \"cuda:80\"}} {{\n  tt.func @f() {{\n    {good}\n    {bad}\n    {good}\n  }}\n}}\n{}{}{}{}",
+            module(", \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx942\"", "g"),
+            module(", \"ttg.threads-per-warp\" = 32 : i32, ttg.target = \"hip:gfx942\"", "h"),
+            module(", \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx90a\"", "i"),
+            module(", \"ttg.threads-per-warp\" = 64 : i32", "j"),
         );
         let f = parse_ttgir(&t).unwrap();
-        let lines: Vec<usize> = f.converts.iter().map(|o| o.line).collect();
-        assert_eq!(lines, [4, 6]);
-        assert!(f
+        let got: Vec<(usize, Option<&str>, u32)> = f
             .converts
             .iter()
-            .all(|o| o.target.as_deref() == Some("cuda:80")));
-        assert_eq!(f.failed.len(), 2, "{:?}", f.failed);
-        assert_eq!((f.failed[0].line, f.failed[0].name.as_str()), (5, "f:5"));
-        assert!(f.failed[0]
-            .error
-            .msg
-            .contains("unknown attribute alias `#c`"));
-        assert_eq!(f.failed[1].name, "g:11");
-        let amd = &f.failed[1].error.msg;
-        assert!(
-            amd.contains("AMD target `hip:gfx942`") && amd.contains("64 lanes"),
-            "{amd}"
+            .map(|o| (o.line, o.target.as_deref(), o.lanes))
+            .collect();
+        // the gfx942 wave64 module is served, on 64 lanes
+        assert_eq!(
+            got,
+            [
+                (4, Some("cuda:80"), 32),
+                (6, Some("cuda:80"), 32),
+                (11, Some("hip:gfx942"), 64)
+            ]
         );
+        assert_eq!(f.converts[2].amd_arch(), Some(AmdArch::Gfx942));
+        assert_eq!(f.converts[0].amd_arch(), None);
+        let failed: Vec<(&str, &str)> = f
+            .failed
+            .iter()
+            .map(|x| (x.name.as_str(), x.error.msg.as_str()))
+            .collect();
+        assert_eq!(failed.len(), 4, "{failed:?}");
+        assert_eq!(f.failed[0].line, 5);
+        assert!(failed[0].1.contains("unknown attribute alias `#c`"));
+        // gfx942 on 32 lanes, an AMD target warpforge does not plan for, and
+        // a wave64 module without a target: each refused, by name
+        assert_eq!(failed[1].0, "h:16");
+        assert!(failed[1].1.contains("= 32 on `hip:gfx942`") && failed[1].1.contains("64 lanes"));
+        assert_eq!(failed[2].0, "i:21");
+        assert!(
+            failed[2].1.contains("AMD target `hip:gfx90a`") && failed[2].1.contains("hip:gfx942")
+        );
+        assert_eq!(failed[3].0, "j:26");
+        assert!(failed[3].1.contains("= 64") && failed[3].1.contains("without a `ttg.target`"));
     }
 
     #[test]

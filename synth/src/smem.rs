@@ -716,6 +716,7 @@ pub fn analyse_access(
         insts,
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
+        lanes: 1u32 << lane.len(),
     };
     let warps = 1u32 << warp.len();
     let mut instrs = Vec::new();

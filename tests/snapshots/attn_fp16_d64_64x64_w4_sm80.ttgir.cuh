@@ -7,7 +7,10 @@
 // <name>_smem_bytes<T> bytes, 16-byte aligned, that no other thread of the CTA
 // uses during the call; back-to-back calls on the same scratch need a
 // __syncthreads() between them. Assumes a 1-D thread block (lane =
-// threadIdx.x % 32, warp = threadIdx.x / 32), all threads of each warp active.
+// threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
+// and the 64- or 32-lane waves each AMD helper states), all threads of each
+// warp active. The same file compiles as CUDA and as HIP: each helper only for
+// the vendor it was planned for, on that vendor's detail code below.
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
@@ -22,6 +25,7 @@ namespace warpforge {
 
 #ifndef WARPFORGE_HELPER_wf_attn_96
 #define WARPFORGE_HELPER_wf_attn_96 0x1d448fe3937c
+#if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "warpforge: wf_attn_96 was planned for sm_80 (ttg.target = \"cuda:80\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -178,11 +182,13 @@ __device__ __forceinline__ void wf_attn_96_packed8_inplace(unsigned (&x)[8]) {
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_96 != 0x1d448fe3937c
 #error "warpforge: two headers define wf_attn_96 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_109
 #define WARPFORGE_HELPER_wf_attn_109 0x8d8eccabe11d
+#if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "warpforge: wf_attn_109 was planned for sm_80 (ttg.target = \"cuda:80\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -1060,6 +1066,7 @@ __device__ __forceinline__ void wf_attn_109_packed8_inplace(unsigned (&x)[8], vo
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_109 != 0x8d8eccabe11d
 #error "warpforge: two headers define wf_attn_109 differently; emit one of them with another --prefix"
 #endif

@@ -7,7 +7,10 @@
 // <name>_smem_bytes<T> bytes, 16-byte aligned, that no other thread of the CTA
 // uses during the call; back-to-back calls on the same scratch need a
 // __syncthreads() between them. Assumes a 1-D thread block (lane =
-// threadIdx.x % 32, warp = threadIdx.x / 32), all threads of each warp active.
+// threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
+// and the 64- or 32-lane waves each AMD helper states), all threads of each
+// warp active. The same file compiles as CUDA and as HIP: each helper only for
+// the vendor it was planned for, on that vendor's detail code below.
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
@@ -22,6 +25,7 @@ namespace warpforge {
 
 #ifndef WARPFORGE_HELPER_wf_attn_93
 #define WARPFORGE_HELPER_wf_attn_93 0x788184922bd1
+#if !defined(__HIP__)
 // target: sm_90 (ttg.target = "cuda:90"); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_attn_93 was planned for sm_90 (ttg.target = \"cuda:90\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -242,11 +246,13 @@ __device__ __forceinline__ void wf_attn_93_packed8_inplace(unsigned (&x)[16]) {
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_93 != 0x788184922bd1
 #error "warpforge: two headers define wf_attn_93 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_104
 #define WARPFORGE_HELPER_wf_attn_104 0x1077c05fcf69
+#if !defined(__HIP__)
 // target: sm_90 (ttg.target = "cuda:90"); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_attn_104 was planned for sm_90 (ttg.target = \"cuda:90\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -1281,11 +1287,13 @@ __device__ __forceinline__ void wf_attn_104_packed8_inplace(unsigned (&x)[16]) {
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_104 != 0x1077c05fcf69
 #error "warpforge: two headers define wf_attn_104 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_116
 #define WARPFORGE_HELPER_wf_attn_116 0xc753e8906c42
+#if !defined(__HIP__)
 // target: sm_90 (ttg.target = "cuda:90"); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_attn_116 was planned for sm_90 (ttg.target = \"cuda:90\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -1506,11 +1514,13 @@ __device__ __forceinline__ void wf_attn_116_packed8_inplace(unsigned (&x)[16]) {
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_116 != 0xc753e8906c42
 #error "warpforge: two headers define wf_attn_116 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_120
 #define WARPFORGE_HELPER_wf_attn_120 0xdcacdfeea863
+#if !defined(__HIP__)
 // target: sm_90 (ttg.target = "cuda:90"); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_attn_120 was planned for sm_90 (ttg.target = \"cuda:90\") and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -3008,6 +3018,7 @@ __device__ __forceinline__ void wf_attn_120_packed8_inplace(unsigned (&x)[16], v
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_attn_120 != 0xdcacdfeea863
 #error "warpforge: two headers define wf_attn_120 differently; emit one of them with another --prefix"
 #endif

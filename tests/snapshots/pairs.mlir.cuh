@@ -7,7 +7,10 @@
 // <name>_smem_bytes<T> bytes, 16-byte aligned, that no other thread of the CTA
 // uses during the call; back-to-back calls on the same scratch need a
 // __syncthreads() between them. Assumes a 1-D thread block (lane =
-// threadIdx.x % 32, warp = threadIdx.x / 32), all threads of each warp active.
+// threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
+// and the 64- or 32-lane waves each AMD helper states), all threads of each
+// warp active. The same file compiles as CUDA and as HIP: each helper only for
+// the vendor it was planned for, on that vendor's detail code below.
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
@@ -22,6 +25,7 @@ namespace warpforge {
 
 #ifndef WARPFORGE_HELPER_wf_shuffle_swap_29
 #define WARPFORGE_HELPER_wf_shuffle_swap_29 0xac015c873ae0
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_shuffle_swap_29 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -950,11 +954,13 @@ __device__ __forceinline__ void wf_shuffle_swap_29_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_shuffle_swap_29 != 0xac015c873ae0
 #error "warpforge: two headers define wf_shuffle_swap_29 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_shuffle_ship_34
 #define WARPFORGE_HELPER_wf_shuffle_ship_34 0xa91611af9c05
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_shuffle_ship_34 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -1713,11 +1719,13 @@ __device__ __forceinline__ void wf_shuffle_ship_34_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_shuffle_ship_34 != 0xa91611af9c05
 #error "warpforge: two headers define wf_shuffle_ship_34 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m1_39
 #define WARPFORGE_HELPER_wf_cvt16_m1_39 0x4c67dd0818ab
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_cvt16_m1_39 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -2065,11 +2073,13 @@ __device__ __forceinline__ void wf_cvt16_m1_39_packed8_inplace(unsigned (&x)[2])
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_cvt16_m1_39 != 0x4c67dd0818ab
 #error "warpforge: two headers define wf_cvt16_m1_39 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_44
 #define WARPFORGE_HELPER_wf_cvt16_m2_44 0x3b46ec9c4b7e
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_cvt16_m2_44 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -2460,11 +2470,13 @@ __device__ __forceinline__ void wf_cvt16_m2_44_packed8_inplace(unsigned (&x)[2],
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_cvt16_m2_44 != 0x3b46ec9c4b7e
 #error "warpforge: two headers define wf_cvt16_m2_44 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_i16_49
 #define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xbb2fb0194313
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_cvt16_m2_i16_49 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -2855,11 +2867,13 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xbb2fb0194313
 #error "warpforge: two headers define wf_cvt16_m2_i16_49 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54
 #define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x481d8ceb830d
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_mma2_to_blocked_i8_54 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -3094,11 +3108,13 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed8_inplace(unsigne
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x481d8ceb830d
 #error "warpforge: two headers define wf_mma2_to_blocked_i8_54 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_fig3_60
 #define WARPFORGE_HELPER_wf_fig3_60 0x63a14455406a
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_fig3_60 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -3228,11 +3244,13 @@ __device__ __forceinline__ void wf_fig3_60_packed16_inplace(unsigned (&x)[1]) {
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_fig3_60 != 0x63a14455406a
 #error "warpforge: two headers define wf_fig3_60 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68
 #define WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 0xf40074dacd98
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_mma3_to_dot_fp8_68 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -4267,11 +4285,13 @@ __device__ __forceinline__ void wf_mma3_to_dot_fp8_68_packed8_inplace(unsigned (
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 != 0xf40074dacd98
 #error "warpforge: two headers define wf_mma3_to_dot_fp8_68 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73
 #define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 0xb07654bc3d0c
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_mma2_acc_to_dot_a_i8_73 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -4642,11 +4662,13 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_packed8_inplace(unsig
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 != 0xb07654bc3d0c
 #error "warpforge: two headers define wf_mma2_acc_to_dot_a_i8_73 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78
 #define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 0xb5ac7eb7dfc3
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_mma2_acc_to_dot_a_f16_78 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -4773,11 +4795,13 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_packed8_inplace(unsi
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 != 0xb5ac7eb7dfc3
 #error "warpforge: two headers define wf_mma2_acc_to_dot_a_f16_78 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_swizzled_warps_83
 #define WARPFORGE_HELPER_wf_swizzled_warps_83 0xdeed8731007a
+#if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "warpforge: wf_swizzled_warps_83 was planned for sm_90 (the default sm_90 (no --sm, no ttg.target)) and may use its instructions: this pass compiles for an older architecture; emit it again for that target (warpforge emit --sm NN)"
@@ -5060,6 +5084,7 @@ __device__ __forceinline__ void wf_swizzled_warps_83_packed8_inplace(unsigned (&
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+#endif  // !defined(__HIP__)
 #elif WARPFORGE_HELPER_wf_swizzled_warps_83 != 0xdeed8731007a
 #error "warpforge: two headers define wf_swizzled_warps_83 differently; emit one of them with another --prefix"
 #endif

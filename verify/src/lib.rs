@@ -22,6 +22,7 @@
 mod check;
 mod compile;
 mod dtype;
+mod hip;
 mod launch;
 mod module;
 mod occupancy;
@@ -33,6 +34,10 @@ pub mod junit;
 
 pub use compile::{compile_cubin, compile_cubin_logged, ptxas_resources, PtxasResources};
 pub use dtype::DType;
+pub use hip::{
+    compile_hip, count_amdgcn, hip_compiler, hip_module_source, HipKernel, HipReport, IsaCounts,
+    HIP_PRELUDE,
+};
 pub use launch::{allow_cluster_size, cluster_ctas, launch_cluster, probe_gpu, GpuInfo};
 pub use occupancy::{compile_min_blocks, MinBlocksRecheck, OCCUPANCY_SLACK};
 pub use report::{form_suffix, CaseResult, GpuReport, LoopCost};
@@ -47,6 +52,11 @@ pub enum VerifyError {
     NoGpu(String),
     #[error("NVRTC compile failed: {0}")]
     Compile(String),
+    /// No clang that compiles HIP for AMD GPUs ([`hip_compiler`]).
+    #[error("no HIP compiler: {0}")]
+    NoHipCompiler(String),
+    #[error("{0}")]
+    HipCompile(String),
     #[error("CUDA driver: {0}")]
     Driver(String),
     #[error(transparent)]

@@ -311,7 +311,7 @@ impl<'a> ElementBody<'a> {
     /// `src_w[i / 4]` loaded from the caller's array.
     fn new(name: &'a str, plan: &Plan) -> Self {
         let mut b = Body::default();
-        let ids = Ids::open(&mut b);
+        let ids = Ids::open(&mut b, plan.lanes);
         // 8-bit elements that the plan packs into words: read and write the
         // caller's arrays as natural 32-bit words (`memcpy`, four elements per
         // word, lowest index in the lowest byte). NVVM then keeps the caller's

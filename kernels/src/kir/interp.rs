@@ -192,6 +192,8 @@ impl Default for Cell {
 /// The machine: threads, scratch, barrier phases.
 struct Machine<'a> {
     setup: Setup<'a>,
+    /// Lanes per warp (32 or 64).
+    lanes: u32,
     warps: u32,
     ctas: u32,
     /// Threads per CTA.
@@ -229,16 +231,18 @@ struct Frame<'b> {
 /// Run `body` under `setup` and check the destination.
 pub fn run(body: &Body, setup: &Setup) -> Result<Report, InterpError> {
     let an = setup.an;
-    if an.src.hw.lane != 5 || an.dst.hw.lane != 5 {
-        return err("the interpreter runs 32-lane warps only");
+    if !(5..=6).contains(&an.src.hw.lane) || an.dst.hw.lane != an.src.hw.lane {
+        return err("the interpreter runs warps of 32 or 64 lanes");
     }
+    let lanes = 1u32 << an.src.hw.lane;
     let warps = 1u32 << an.src.hw.warp;
     let ctas = 1u32 << an.src.hw.block;
-    let tpc = warps * 32;
+    let tpc = warps * lanes;
     let n = (ctas * tpc) as usize;
     let eb = setup.elem_bytes;
     let mut m = Machine {
         setup: *setup,
+        lanes,
         warps,
         ctas,
         tpc,
@@ -352,7 +356,7 @@ fn element_bytes(tags: &[u64], io: Io, eb: u32) -> Vec<u64> {
 impl<'a> Machine<'a> {
     /// `(cta, warp, lane)` of global thread `t`.
     fn who(&self, t: u32) -> (u32, u32, u32) {
-        (t / self.tpc, (t % self.tpc) / 32, t % 32)
+        (t / self.tpc, (t % self.tpc) / self.lanes, t % self.lanes)
     }
 
     /// Run `stmts` for the threads `act`, freeing each value this list
@@ -825,6 +829,10 @@ impl<'a> Machine<'a> {
         args: &[Expr],
         act: &[bool],
     ) -> Result<(), InterpError> {
+        // NVIDIA's 32-lane warps only (no AMD GPU has these instructions)
+        if self.lanes != 32 {
+            return err("ldmatrix/stmatrix on a warp of other than 32 lanes");
+        }
         // `.sync.aligned`: every lane of a warp runs it, or none (a
         // warp-uniform condition, such as a warp guard, is fine)
         for w in act.chunks(32) {
@@ -1087,19 +1095,24 @@ impl<'a> Machine<'a> {
                 let v = self.eval(f, &args[0], act)?;
                 let a = self.eval(f, &args[1], act)?;
                 let mut out = Vec::with_capacity(n);
+                let lanes = self.lanes as usize;
                 for t in 0..n {
-                    let base = t - t % 32;
-                    if !act[base..base + 32].iter().all(|&x| x) {
+                    let base = t - t % lanes;
+                    if !act[base..base + lanes].iter().all(|&x| x) {
                         return err(
                             "a shuffle with part of the warp (shfl.sync with the full mask)",
                         );
                     }
-                    let l = (t % 32) as u32;
+                    let l = (t % lanes) as u32;
                     let k = konst(&a[t], "a shuffle's lane argument")? as u32;
+                    // shfl.sync of width 32 on NVIDIA; on an AMD wave the
+                    // header's ds_bpermute forms with the same rules over
+                    // its 64 (or 32) lanes
+                    let w = self.lanes;
                     let src = match mode {
-                        ShflMode::Idx => k & 31,
+                        ShflMode::Idx => k & (w - 1),
                         ShflMode::Bfly => {
-                            if (l ^ k) < 32 {
+                            if (l ^ k) < w {
                                 l ^ k
                             } else {
                                 l
@@ -1107,7 +1120,7 @@ impl<'a> Machine<'a> {
                         }
                         ShflMode::Up => l.checked_sub(k).unwrap_or(l),
                         ShflMode::Down => {
-                            if l + k < 32 {
+                            if l + k < w {
                                 l + k
                             } else {
                                 l

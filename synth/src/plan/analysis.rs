@@ -1,7 +1,7 @@
 //! Conversion analysis (docs/ARCHITECTURE.md 4.1): both layouts as columns over tag bits,
 //! split by hardware dim, and the cheapest family the conversion belongs to.
 
-use super::{Kind, PlanError, LANE_BITS};
+use super::{Kind, PlanError, LANE_BITS_SERVED};
 use crate::gf2::BitMatrix;
 use crate::layout::{LinearLayout, BLOCK, LANE, REGISTER, WARP};
 use crate::parse::{ConvertOp, ElemType};
@@ -24,23 +24,20 @@ pub struct Conversion {
 
 impl Conversion {
     /// Build from a parsed `convert_layout`, computing both linear layouts.
+    /// On an AMD target ([`ConvertOp::amd_arch`]) both layouts are read on
+    /// the module's wave size ([`ConvertOp::lanes`]); otherwise on 32-lane
+    /// NVIDIA warps, which refuses AMD encodings by name.
     pub fn from_op(op: &ConvertOp) -> Result<Conversion, PlanError> {
-        let src = op
-            .src
-            .to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
-            .map_err(|e| PlanError::Layout {
-                name: op.name.clone(),
-                side: "source",
-                detail: e.to_string(),
-            })?;
-        let dst = op
-            .dst
-            .to_cluster_layout(&op.shape, op.num_warps, op.num_ctas)
-            .map_err(|e| PlanError::Layout {
-                name: op.name.clone(),
-                side: "destination",
-                detail: e.to_string(),
-            })?;
+        let src = op.layout_of(&op.src).map_err(|e| PlanError::Layout {
+            name: op.name.clone(),
+            side: "source",
+            detail: e.to_string(),
+        })?;
+        let dst = op.layout_of(&op.dst).map_err(|e| PlanError::Layout {
+            name: op.name.clone(),
+            side: "destination",
+            detail: e.to_string(),
+        })?;
         Conversion::new(
             &op.name,
             src,
@@ -84,11 +81,14 @@ impl Conversion {
                 });
             }
         }
-        if src.in_dim_size_log2(LANE) as usize != LANE_BITS {
+        if !LANE_BITS_SERVED.contains(&(src.in_dim_size_log2(LANE) as usize)) {
             return Err(PlanError::Layout {
                 name: name.into(),
                 side: "source",
-                detail: "warpforge targets 32-lane warps (5 lane bases)".into(),
+                detail: format!(
+                    "{} lane bases: warpforge plans warps of 32 lanes (5 bases, NVIDIA and AMD wave32) or 64 (6 bases, AMD wave64)",
+                    src.in_dim_size_log2(LANE)
+                ),
             });
         }
         for (side, l) in [("source", &src), ("destination", &dst)] {

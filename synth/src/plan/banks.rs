@@ -20,7 +20,7 @@ impl SmemAccess {
             SmemInstr::Vector => {
                 let bytes = self.bytes();
                 let per = 1u32 << phase_lanes(bytes);
-                (0..32 / per)
+                (0..self.lanes / per)
                     .map(|p| (p * per..(p + 1) * per).map(|l| (at(l), bytes)).collect())
                     .collect()
             }
@@ -87,7 +87,9 @@ impl SmemAccess {
                 let floor = if self.bytes() > 8 { 2 } else { 1 };
                 (words.len() as u64).div_ceil(32).max(floor)
             }
-            SmemInstr::Vector => (32 * self.bytes() as u64).div_ceil(128).max(1),
+            SmemInstr::Vector => (self.lanes as u64 * self.bytes() as u64)
+                .div_ceil(128)
+                .max(1),
             SmemInstr::Matrix { count, .. } => count as u64,
         }
     }

@@ -76,7 +76,7 @@ fn shuffled_words(need: &[u64], holders: &[(u64, u64)], bits: u32) -> u64 {
     if holders.is_empty() {
         return total;
     }
-    let mut per_lane = [0u64; 32];
+    let mut per_lane = vec![0u64; 64];
     for &t in need {
         let lo = holders.partition_point(|h| h.0 < t);
         let hi = holders.partition_point(|h| h.0 <= t);
@@ -96,6 +96,7 @@ fn shuffled_words(need: &[u64], holders: &[(u64, u64)], bits: u32) -> u64 {
 /// CTA (at most 2^tensor_bits x broadcast copies).
 pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let warps = 1u64 << an.src.hw.warp;
+    let lanes = 1u64 << an.src.hw.lane;
     let (sr, dr) = (1u64 << an.src.hw.reg, 1u64 << an.dst.hw.reg);
     let tags = |side: &super::Side, regs: u64, lane: u64, warp: u64| -> Vec<u64> {
         side.thread_tags(regs, lane, warp, 0)
@@ -118,7 +119,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         // (tag, lane) of every source element of the warp, for the shuffle
         // bound of narrow elements
         let holders: Vec<(u64, u64)> = if an.warp_local && elem_bits < 32 {
-            let mut h: Vec<(u64, u64)> = (0..32)
+            let mut h: Vec<(u64, u64)> = (0..lanes)
                 .flat_map(|lane| {
                     tags(&an.src, sr, lane, warp)
                         .into_iter()
@@ -131,7 +132,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         } else {
             Vec::new()
         };
-        for lane in 0..32 {
+        for lane in 0..lanes {
             let held = sorted(tags(&an.src, sr, lane, warp));
             let need = sorted(
                 tags(&an.dst, dr, lane, warp)
@@ -154,7 +155,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let held_by: Vec<Vec<u64>> = (0..warps)
         .map(|warp| {
             sorted(
-                (0..32)
+                (0..lanes)
                     .flat_map(|lane| tags(&an.src, sr, lane, warp))
                     .filter(|t| moving.binary_search(t).is_ok())
                     .collect(),
@@ -177,7 +178,7 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
     let bytes = elem_bits as u64 / 8;
     let words = (max_moved * elem_bits as u64).div_ceil(32).max(max_shfl) as u32;
     let (store_b, load_b) = (max_stored * bytes, max_moved * bytes);
-    let smem_accesses = (store_b.div_ceil(32 * 16) + load_b.div_ceil(16)) as u32;
+    let smem_accesses = (store_b.div_ceil(lanes * 16) + load_b.div_ceil(16)) as u32;
     let warp_load_b = max_warp_loaded * bytes;
     let (store_wf, load_wf) = (store_b.div_ceil(128), warp_load_b.div_ceil(128));
     let smem_wavefronts = if an.class == super::Kind::Cluster {

@@ -248,6 +248,11 @@ pub fn refusal(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Op
             choice.name()
         ));
     }
+    if let Some(a) = opt.amd {
+        return cross(format!(
+            "that needs thread block clusters and distributed shared memory, which {a} lacks (warpforge plans cluster conversions for NVIDIA sm_90 or newer)"
+        ));
+    }
     if opt.sm < CLUSTER_MIN_SM {
         return cross(format!(
             "that needs thread block clusters and distributed shared memory, which sm_{} lacks (sm_90 or newer)",
@@ -424,6 +429,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
             .collect(),
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
+        lanes: 32,
     };
     let src_regs = an.src_regs();
     let mut plan = Plan {
@@ -450,6 +456,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
         rounds: Rounds::ONE,
         notes: Vec::new(),
         pack: None,
+        lanes: 32,
     };
     plan.notes = notes(an, &plan, width, "stored into other CTAs");
     plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote stores go to the peer's copy of that address (mapa)".to_string());
@@ -485,6 +492,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
             .collect(),
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
+        lanes: 32,
     };
     // where destination column `c` reads: the source's CTA part `D(c)`
     // moved toward the reader's own CTA by the source's broadcast copies
@@ -570,6 +578,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
         rounds: Rounds::ONE,
         notes: Vec::new(),
         pack: None,
+        lanes: 32,
     };
     plan.notes = notes(an, &plan, width, "loaded from other CTAs");
     plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote loads read the peer's copy of that address (mapa); the final cluster barrier orders every read before any thread returns, so the scratch is free afterwards".to_string());

@@ -24,7 +24,7 @@ use super::analysis::Analysis;
 use super::ir::{PermEntry, Plan, Rounds, SelEntry, ShflEntry, ShflMode, Stage};
 use super::pack::{pack_maps, per_word};
 use super::strategy::{ShuffleMode, ShuffleStrategy, ShuffleVariant, Strategy};
-use super::{Kind, LANE_BITS};
+use super::{Kind, LANE_BITS_SERVED};
 use crate::gf2::BitMatrix;
 
 /// The packed shuffle plans for elements of `bits` (8 or 16), empty when
@@ -38,7 +38,7 @@ pub fn gather_plans(an: &Analysis, bits: u32) -> Vec<Plan> {
 fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
     let p = per_word(bits)?;
     let (a, b) = (&an.src, &an.dst);
-    if a.warp != b.warp || a.block != b.block || a.lane.len() != LANE_BITS {
+    if a.warp != b.warp || a.block != b.block || !LANE_BITS_SERVED.contains(&a.lane.len()) {
         return None;
     }
     let (ps, pd) = pack_maps(an, bits)?;
@@ -60,9 +60,10 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         (w, s, (y >> sr) as u32)
     };
     // Lane-dependent parts: source word, slot and lane.
-    let mut slot_l = [0u32; LANE_BITS];
-    let mut word_l = [0u32; LANE_BITS];
-    let mut lane_map = vec![0u32; LANE_BITS];
+    let lane_bits = a.lane.len();
+    let mut slot_l = vec![0u32; lane_bits];
+    let mut word_l = vec![0u32; lane_bits];
+    let mut lane_map = vec![0u32; lane_bits];
     for (i, &y) in yl.iter().enumerate() {
         let (w, s, l) = src_of(y);
         word_l[i] = w;
@@ -77,7 +78,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
     let (send, dirs) = sender_split(&lane_map, &word_l);
     let r1 = dirs.len() as u32;
     // Per lane bit: the variant coordinates the receiver wants.
-    let lam: Vec<u32> = (0..LANE_BITS)
+    let lam: Vec<u32> = (0..lane_bits)
         .map(|i| coords(&dirs, word_l[i] ^ send.apply(lane_map[i])))
         .collect::<Option<_>>()?;
     let trivial = lane_map.iter().enumerate().all(|(j, &c)| c == 1 << j);
@@ -191,7 +192,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
     let perm = |w: &WordPlan, a: u32, b: u32, bit: u32, to_pos: bool| -> PermEntry {
         let d = d_of(w);
         let mut sel = 0u32;
-        let mut lx = vec![0u32; LANE_BITS];
+        let mut lx = vec![0u32; lane_bits];
         for q in 0..4usize {
             let i = (w.idx[q] >> bit) & 1;
             let by = if to_pos { q as u32 } else { w.byte[q] };
@@ -241,7 +242,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
     }];
     // Sender-side selects: word `x` becomes word `x ^ M lane`, one select
     // layer per lane bit `i` with `M e_i != 0`, only for words later needed.
-    let layers: Vec<(usize, u32)> = (0..LANE_BITS)
+    let layers: Vec<(usize, u32)> = (0..lane_bits)
         .map(|i| (i, send.apply(1 << i)))
         .filter(|&(_, c)| c != 0)
         .collect();
@@ -345,6 +346,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         rounds: Rounds::NONE,
         notes: vec![note],
         pack: Some((bits, ps, pd)),
+        lanes: 1 << an.src.hw.lane,
     })
 }
 

@@ -197,6 +197,14 @@ pub struct SmemAccess {
     /// every thread of a load executes it.
     #[serde(skip_serializing_if = "WarpGuard::is_all")]
     pub guard: WarpGuard,
+    /// Lanes per warp executing it: 32 (NVIDIA, AMD wave32) or 64 (AMD
+    /// wave64, `ds_read`/`ds_write`). Serialized only when not 32.
+    #[serde(skip_serializing_if = "is_32")]
+    pub lanes: u32,
+}
+
+fn is_32(n: &u32) -> bool {
+    *n == 32
 }
 
 /// Which warps execute a [`SmemAccess`]: warp `w` does when
@@ -237,10 +245,10 @@ impl SmemAccess {
         let eb = (self.width / 8).max(1);
         let at = |lane: u32| self.addr.base(lane, warp) ^ i.offset;
         let n = i.regs.len() as u32;
-        let mut out = Vec::with_capacity(32 * n as usize);
+        let mut out = Vec::with_capacity((self.lanes * n) as usize);
         match self.instr {
             SmemInstr::Vector => {
-                for lane in 0..32 {
+                for lane in 0..self.lanes {
                     let a = at(lane);
                     if a % n != 0 {
                         return Err(format!(
@@ -252,11 +260,12 @@ impl SmemAccess {
                 }
             }
             SmemInstr::Matrix { count, trans } => {
-                if self.width > 32 || (trans && self.width != 16) {
+                if self.lanes != 32 || self.width > 32 || (trans && self.width != 16) {
                     return Err(format!(
-                        "matrix access of {}-bit elements{}",
+                        "matrix access of {}-bit elements{} by {} lanes",
                         self.width,
-                        if trans { " with .trans" } else { "" }
+                        if trans { " with .trans" } else { "" },
+                        self.lanes
                     ));
                 }
                 let pk = 32 / self.width;
@@ -759,6 +768,11 @@ pub struct Plan {
     /// (`super::pack::pack_maps`), set by the search; `None`: lowest bits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pack: Option<(u32, super::pack::PackMap, super::pack::PackMap)>,
+    /// Lanes per warp it runs on: 32 (NVIDIA, AMD wave32) or 64 (AMD
+    /// wave64); the emitters derive `lane` and `warp` from it. Serialized
+    /// only when not 32.
+    #[serde(skip_serializing_if = "is_32")]
+    pub lanes: u32,
 }
 
 /// How many store/barrier/load rounds a plan uses its shared-memory scratch
@@ -970,6 +984,7 @@ mod tests {
             }],
             reg_xor: AddrMap::zero(),
             guard: Default::default(),
+            lanes: 32,
         }
     }
 

@@ -241,5 +241,6 @@ pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
         rounds: Rounds::NONE,
         notes,
         pack: Some((bits, ps, pd)),
+        lanes: 1 << an.src.hw.lane,
     })
 }

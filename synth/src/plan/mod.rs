@@ -77,8 +77,13 @@ pub use strategy::{
     Strategy, VectorWidth,
 };
 
-/// Lane bits of a 32-lane warp.
+/// Lane bits of a 32-lane warp (NVIDIA, AMD wave32).
 pub const LANE_BITS: usize = 5;
+
+/// Lane bits of the warps warpforge plans: 5 (32 lanes: NVIDIA, AMD
+/// wave32) and 6 (AMD wave64). Strategies read a conversion's own from
+/// [`Hw::lane`].
+pub const LANE_BITS_SERVED: std::ops::RangeInclusive<usize> = 5..=6;
 
 /// Errors of conversion analysis and planning. Each names the conversion.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -36,5 +36,6 @@ pub fn rename_plan(an: &Analysis) -> Option<Plan> {
         m: 0,
         notes: vec![],
         pack: None,
+        lanes: 1 << an.src.hw.lane,
     })
 }

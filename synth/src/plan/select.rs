@@ -25,7 +25,7 @@
 use super::analysis::{span, Analysis};
 use super::ir::{compact, Plan, Rounds, SelEntry, Stage};
 use super::strategy::{ShuffleMode, ShuffleStrategy, ShuffleVariant, Strategy};
-use super::{Kind, LANE_BITS};
+use super::{Kind, LANE_BITS_SERVED};
 
 /// The select plan of `an` (`shuffle/select/own`), when the conversion is
 /// warp-local, moves no element between threads and its warp and block
@@ -36,8 +36,8 @@ pub fn select_plan(an: &Analysis) -> Option<Plan> {
     if an.class != Kind::Shuffle
         || a.warp != b.warp
         || a.block != b.block
-        || a.lane.len() != LANE_BITS
-        || b.lane.len() != LANE_BITS
+        || !LANE_BITS_SERVED.contains(&a.lane.len())
+        || b.lane.len() != a.lane.len()
     {
         return None;
     }
@@ -45,7 +45,7 @@ pub fn select_plan(an: &Analysis) -> Option<Plan> {
     let e = m.echelon();
     let solve = |v: u64| m.solve_with(&e, v);
     let base_cols: Vec<u64> = b.reg.iter().map(|&v| solve(v)).collect::<Option<_>>()?;
-    let d: Vec<u64> = (0..LANE_BITS)
+    let d: Vec<u64> = (0..a.lane.len())
         .map(|j| solve(b.lane[j] ^ a.lane[j]))
         .collect::<Option<_>>()?;
     // a basis of the d_j, and each lane bit's combination of it
@@ -142,5 +142,6 @@ pub fn select_plan(an: &Analysis) -> Option<Plan> {
             lanes.join(" ")
         )],
         pack: None,
+        lanes: 1 << an.src.hw.lane,
     })
 }

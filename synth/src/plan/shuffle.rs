@@ -11,7 +11,7 @@
 use super::analysis::{Analysis, Side};
 use super::ir::{compact, Plan, Rounds, SelEntry, ShflEntry, ShflMode, Stage};
 use super::strategy::{ShuffleMode, ShuffleStrategy, ShuffleVariant, Strategy};
-use super::{Kind, LANE_BITS};
+use super::Kind;
 use crate::gf2::BitMatrix;
 
 /// Plans built by the shuffle decomposition (empty when it does not apply).
@@ -39,7 +39,8 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
     let nz_a: Vec<usize> = (0..a.reg.len()).filter(|&i| a.reg[i] != 0).collect();
     let nz_b: Vec<usize> = (0..b.reg.len()).filter(|&i| b.reg[i] != 0).collect();
     let k = nz_a.len().max(nz_b.len());
-    let n = k + LANE_BITS;
+    let lane_bits = a.lane.len();
+    let n = k + lane_bits;
     let work = |nz: &[usize], side: &Side| -> Vec<u64> {
         (0..k)
             .map(|i| if i < nz.len() { side.reg[nz[i]] } else { 0 })
@@ -124,7 +125,7 @@ pub fn shuffle_plans(an: &Analysis) -> Vec<Plan> {
         if (0..k).any(|d| kk[d] >= k) || (k..n).any(|d| kk[d] < k) {
             continue;
         }
-        let lane_map: Vec<u32> = (0..LANE_BITS).map(|j| 1u32 << (kk[k + j] - k)).collect();
+        let lane_map: Vec<u32> = (0..lane_bits).map(|j| 1u32 << (kk[k + j] - k)).collect();
         if !seen.insert((pairs.clone(), lane_map.clone())) {
             continue;
         }
@@ -231,7 +232,10 @@ impl ShuffleCtx<'_> {
             .map(|&(r, l)| {
                 let lane_bit = if after_shuffle {
                     // condition on bit l of lane_map(lane): the destination lane bit j with K(j) = l
-                    (k..k + LANE_BITS).find(|&d| self.kk[d] == l).unwrap() - k
+                    (k..k + self.an.src.lane.len())
+                        .find(|&d| self.kk[d] == l)
+                        .unwrap()
+                        - k
                 } else {
                     l - k
                 };
@@ -304,6 +308,7 @@ impl ShuffleCtx<'_> {
             m,
             notes: vec![self.describe()],
             pack: None,
+            lanes: 1 << self.an.src.hw.lane,
         }
     }
 
@@ -382,6 +387,7 @@ impl ShuffleCtx<'_> {
             m: 1,
             notes: vec![self.describe()],
             pack: None,
+            lanes: 1 << self.an.src.hw.lane,
         }
     }
 
@@ -392,7 +398,7 @@ impl ShuffleCtx<'_> {
             .iter()
             .map(|&(r, l)| format!("(r{r} l{})", l - k))
             .collect();
-        let lanes: Vec<String> = (0..LANE_BITS)
+        let lanes: Vec<String> = (0..self.an.src.lane.len())
             .map(|j| format!("l{}", self.kk[k + j] - k))
             .collect();
         format!(

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 /// Run the cluster plan `plan` for `an` on every CTA and prove it.
 pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
     let warps = 1u32 << an.src.hw.warp;
+    let lanes = 1u32 << an.src.hw.lane;
     let ctas = 1u32 << an.src.hw.block;
     let threads = (warps * 32) as usize;
     // regs[cta][warp * 32 + lane]
@@ -53,7 +54,7 @@ pub(super) fn simulate_cluster(plan: &Plan, an: &Analysis) -> Result<SimReport, 
         match stage {
             Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
                 for r in regs.iter_mut() {
-                    move_registers(stage, si, warps, r)?;
+                    move_registers(stage, si, warps, lanes, r)?;
                 }
             }
             Stage::ClusterBarrier => {

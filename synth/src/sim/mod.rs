@@ -107,21 +107,27 @@ impl Write {
 
 /// The lane a shuffle entry with argument `arg` reads in lane `lane`
 /// (`None`: the own lane), by the semantics of `shfl.sync` (width 32).
-pub(crate) fn shfl_src(mode: ShflMode, lane_map: &[u32], arg: Option<u32>, lane: u32) -> u32 {
+pub(crate) fn shfl_src(
+    mode: ShflMode,
+    lane_map: &[u32],
+    arg: Option<u32>,
+    lane: u32,
+    lanes: u32,
+) -> u32 {
     match (mode, arg) {
         (_, None) => lane,
-        (ShflMode::Bfly, Some(c)) => (lane ^ c) & 31,
+        (ShflMode::Bfly, Some(c)) => (lane ^ c) & (lanes - 1),
         (ShflMode::Idx, Some(c)) => {
             let base = lane_map
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| lane >> j & 1 == 1)
                 .fold(0u32, |a, (_, &col)| a ^ col);
-            (base ^ c) & 31
+            (base ^ c) & (lanes - 1)
         }
         (ShflMode::Up, Some(d)) => lane.checked_sub(d).unwrap_or(lane),
         (ShflMode::Down, Some(d)) => {
-            if lane + d < 32 {
+            if lane + d < lanes {
                 lane + d
             } else {
                 lane
@@ -152,6 +158,7 @@ pub(crate) fn move_registers<V: Copy>(
     stage: &Stage,
     si: usize,
     warps: u32,
+    lanes: u32,
     regs: &mut [Vec<V>],
 ) -> Result<bool, SimError> {
     let kind = stage.name();
@@ -164,7 +171,7 @@ pub(crate) fn move_registers<V: Copy>(
         }
         Stage::Select { entries } => {
             for (t, v) in regs.iter_mut().enumerate() {
-                let lane = (t % 32) as u32;
+                let lane = t as u32 % lanes;
                 *v = entries
                     .iter()
                     .map(|e| {
@@ -181,13 +188,13 @@ pub(crate) fn move_registers<V: Copy>(
         } => {
             let old = regs.to_vec();
             for w in 0..warps {
-                for lane in 0..32u32 {
+                for lane in 0..lanes {
                     let mut out = Vec::with_capacity(entries.len());
                     for e in entries {
-                        let src = shfl_src(*mode, lane_map, e.arg, lane);
-                        out.push(get(&old[(w * 32 + src) as usize], e.reg)?);
+                        let src = shfl_src(*mode, lane_map, e.arg, lane, lanes);
+                        out.push(get(&old[(w * lanes + src) as usize], e.reg)?);
                     }
-                    regs[(w * 32 + lane) as usize] = out;
+                    regs[(w * lanes + lane) as usize] = out;
                 }
             }
         }
@@ -247,16 +254,17 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
         });
     }
     let warps = 1u32 << an.src.hw.warp;
+    let lanes = 1u32 << an.src.hw.lane;
     let blocks = 1u32 << an.src.hw.block;
     let mut report = SimReport {
-        threads: (blocks * warps * 32) as u64,
+        threads: (blocks * warps * lanes) as u64,
         ..Default::default()
     };
     for blk in 0..blocks {
         // regs[warp*32 + lane]
-        let mut regs: Vec<Vec<u64>> = (0..warps * 32)
+        let mut regs: Vec<Vec<u64>> = (0..warps * lanes)
             .map(|t| {
-                let (w, l) = (t / 32, t % 32);
+                let (w, l) = (t / lanes, t % lanes);
                 an.src
                     .thread_tags(an.src_regs() as u64, l as u64, w as u64, blk as u64)
             })
@@ -271,7 +279,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
             let get = |v: &Vec<u64>, r: u32| reg_at(v, r, si, kind);
             match stage {
                 Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
-                    move_registers(stage, si, warps, &mut regs)?;
+                    move_registers(stage, si, warps, lanes, &mut regs)?;
                 }
                 Stage::SmemStore { access } => {
                     let mut wave: Vec<Option<(u64, u64)>> = vec![None; access.insts.len()];
@@ -289,7 +297,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                                     });
                                 }
                                 let r = inst.regs[e as usize] ^ access.reg_xor.base(lane, w);
-                                let value = get(&regs[(w * 32 + lane) as usize], r)?;
+                                let value = get(&regs[(w * lanes + lane) as usize], r)?;
                                 let ws = &mut smem[a as usize];
                                 // Only the writes of this epoch and of the
                                 // latest earlier one can still be seen: a
@@ -342,10 +350,10 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                         });
                     }
                     let n: usize = access.insts.iter().map(|i| i.regs.len()).sum();
-                    let mut next: Vec<Vec<u64>> = vec![Vec::new(); (warps * 32) as usize];
+                    let mut next: Vec<Vec<u64>> = vec![Vec::new(); (warps * lanes) as usize];
                     let mut wave: Vec<Option<(u64, u64)>> = vec![None; access.insts.len()];
                     for w in 0..warps {
-                        let mut per_lane: Vec<Vec<u64>> = vec![vec![0; n]; 32];
+                        let mut per_lane: Vec<Vec<u64>> = vec![vec![0; n]; lanes as usize];
                         let mut base = 0usize;
                         for (ii, inst) in access.insts.iter().enumerate() {
                             let slots = access
@@ -392,7 +400,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                             }
                         }
                         for (lane, v) in per_lane.into_iter().enumerate() {
-                            next[(w * 32) as usize + lane] = v;
+                            next[(w * lanes) as usize + lane] = v;
                         }
                     }
                     for (r, n) in regs.iter_mut().zip(next) {
@@ -413,7 +421,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
 }
 
 /// Check that every thread of CTA `block` (`regs[thread][register]`, thread
-/// = 32 * warp + lane) holds the destination layout's element in every
+/// = lanes * warp + lane) holds the destination layout's element in every
 /// register; returns the slots checked. Errors: a thread with another
 /// register count, or the first wrong element (block, warp, lane, register,
 /// found and expected tags).
@@ -423,6 +431,7 @@ pub(crate) fn check_destination(
     regs: &[Vec<u64>],
 ) -> Result<u64, SimError> {
     let mut slots = 0;
+    let lanes = 1u32 << an.src.hw.lane;
     for (t, v) in regs.iter().enumerate() {
         if v.len() != an.dst_regs() as usize {
             return Err(SimError::WrongRegisterCount {
@@ -430,7 +439,7 @@ pub(crate) fn check_destination(
                 want: an.dst_regs(),
             });
         }
-        let (w, l) = (t as u32 / 32, t as u32 % 32);
+        let (w, l) = (t as u32 / lanes, t as u32 % lanes);
         let wants = an
             .dst
             .thread_tags(v.len() as u64, l as u64, w as u64, block as u64);

@@ -70,15 +70,16 @@ pub fn simulate_packed_form(
     let eb = (bits / 8) as usize;
     let (ps, pd) = plan_maps(plan, bits);
     let warps = 1u32 << an.src.hw.warp;
+    let lanes = 1u32 << an.src.hw.lane;
     let blocks = 1u32 << an.src.hw.block;
     let mut report = SimReport {
-        threads: (blocks * warps * 32) as u64,
+        threads: (blocks * warps * lanes) as u64,
         ..Default::default()
     };
     let elem_bytes = |t: u64| -> Word { [4 * t, 4 * t + 1, 4 * t + 2, 4 * t + 3] };
     let unsupported = |si: usize, kind: &'static str| SimError::Unsupported { stage: si, kind };
     for blk in 0..blocks {
-        let nthreads = (warps * 32) as usize;
+        let nthreads = (warps * lanes) as usize;
         // the value structure (same for every thread); each thread's words
         // are a dense array indexed by the key's number in `ids` (numbered
         // once for all threads as keys appear)
@@ -97,7 +98,7 @@ pub fn simulate_packed_form(
             .collect();
         let mut words: Vec<Vec<Word>> = (0..nthreads)
             .map(|t| {
-                let (w, l) = (t as u64 / 32, t as u64 % 32);
+                let (w, l) = (t as u64 / lanes as u64, t as u64 % lanes as u64);
                 let mut v = vec![[u64::MAX; 4]; ids.len()];
                 for (wi, &id) in src_ids.iter().enumerate() {
                     let word = &mut v[id];
@@ -163,7 +164,7 @@ pub fn simulate_packed_form(
                         .collect();
                     for (t, w) in words.iter_mut().enumerate() {
                         w.resize(ids.len(), [u64::MAX; 4]);
-                        let lane = t as u32 % 32;
+                        let lane = t as u32 % lanes;
                         for &(mask, set, clear, out) in &sel {
                             let pick = if (lane & mask).count_ones() & 1 == 1 {
                                 set
@@ -195,12 +196,12 @@ pub fn simulate_packed_form(
                     let old = words.clone();
                     for (t, w) in words.iter_mut().enumerate() {
                         w.resize(ids.len(), [u64::MAX; 4]);
-                        let (warp, lane) = (t as u32 / 32, t as u32 % 32);
+                        let (warp, lane) = (t as u32 / lanes, t as u32 % lanes);
                         for &(arg, from, out) in &moves {
-                            let src = shfl_src(*mode, lane_map, arg, lane);
+                            let src = shfl_src(*mode, lane_map, arg, lane, lanes);
                             let (id, slot) =
                                 from.ok_or(unsupported(si, "Shuffle (register out of range)"))?;
-                            w[out] = loose(&old[(warp * 32 + src) as usize], id, slot);
+                            w[out] = loose(&old[(warp * lanes + src) as usize], id, slot);
                         }
                     }
                     vals = after_shuffle(&vals, entries, si);
@@ -220,8 +221,8 @@ pub fn simulate_packed_form(
                                 .element_slots(ii, warp)
                                 .map_err(|detail| SimError::Misaligned { stage: si, detail })?;
                             for (lane, e, off) in slots {
-                                let word =
-                                    built[(warp * 32 + lane) as usize][first + e as usize / chunk];
+                                let word = built[(warp * lanes + lane) as usize]
+                                    [first + e as usize / chunk];
                                 let at = (e as usize % chunk) * eb;
                                 let mut v = [u64::MAX; 2];
                                 v[..eb].copy_from_slice(&word[at..at + eb]);
@@ -267,7 +268,7 @@ pub fn simulate_packed_form(
                                 let id = *loaded
                                     .get(e as usize / chunk)
                                     .ok_or(unsupported(si, "SmemLoad (element out of range)"))?;
-                                let w = &mut words[warp as usize * 32 + lane as usize][id];
+                                let w = &mut words[(warp * lanes + lane) as usize][id];
                                 let at = (e as usize % chunk) * eb;
                                 w[at..at + eb].copy_from_slice(&v[..eb]);
                             }
@@ -294,7 +295,7 @@ pub fn simulate_packed_form(
         let (keys, prog) = words_of(&dst_pieces(&vals, &pd, plan.dst_regs, bits), bits);
         let inputs: Vec<Option<usize>> = keys.iter().map(|k| ids.get(k)).collect();
         for (t, w) in words.iter().enumerate() {
-            let (warp, lane) = (t as u32 / 32, t as u32 % 32);
+            let (warp, lane) = (t as u32 / lanes, t as u32 % lanes);
             let built = run(w, &inputs, &prog);
             for (j, word) in (0..plan.dst_regs / p).zip(built) {
                 for s in 0..p {

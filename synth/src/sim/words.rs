@@ -34,17 +34,18 @@ fn perm_word(a: &Word, b: &Word, selector: u32) -> Result<Word, u32> {
 /// destination element must end up with exactly its own bytes in order.
 pub(super) fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
     let warps = 1u32 << an.src.hw.warp;
+    let lanes = 1u32 << an.src.hw.lane;
     let blocks = 1u32 << an.src.hw.block;
     let eb = (plan.elem_bits / 8).clamp(1, 4) as usize;
     let mut report = SimReport {
-        threads: (blocks * warps * 32) as u64,
+        threads: (blocks * warps * lanes) as u64,
         ..Default::default()
     };
     let elem = |t: u64| -> Word { [4 * t, 4 * t + 1, 4 * t + 2, 4 * t + 3] };
     for blk in 0..blocks {
-        let mut regs: Vec<Vec<Word>> = (0..warps * 32)
+        let mut regs: Vec<Vec<Word>> = (0..warps * lanes)
             .map(|t| {
-                let (w, l) = (t / 32, t % 32);
+                let (w, l) = (t / lanes, t % lanes);
                 (0..an.src_regs())
                     .map(|r| elem(an.src.tag(r as u64, l as u64, w as u64, blk as u64)))
                     .collect()
@@ -55,7 +56,7 @@ pub(super) fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, Si
             let get = |v: &Vec<Word>, r: u32| reg_at(v, r, si, kind);
             match stage {
                 Stage::RegRename { .. } | Stage::Select { .. } | Stage::Shuffle { .. } => {
-                    move_registers(stage, si, warps, &mut regs)?;
+                    move_registers(stage, si, warps, lanes, &mut regs)?;
                 }
                 Stage::Pack { width, groups } => {
                     let web = (*width / 8).max(1) as usize;
@@ -78,7 +79,7 @@ pub(super) fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, Si
                 }
                 Stage::BytePerm { entries } => {
                     for (t, v) in regs.iter_mut().enumerate() {
-                        let lane = (t % 32) as u32;
+                        let lane = t as u32 % lanes;
                         *v = entries
                             .iter()
                             .map(|e| {
@@ -124,7 +125,7 @@ pub(super) fn simulate_words(plan: &Plan, an: &Analysis) -> Result<SimReport, Si
                     want: an.dst_regs(),
                 });
             }
-            let (w, l) = (t as u32 / 32, t as u32 % 32);
+            let (w, l) = (t as u32 / lanes, t as u32 % lanes);
             for (r, got) in v.iter().enumerate() {
                 let want = an.dst.tag(r as u64, l as u64, w as u64, blk as u64);
                 let ok = (0..eb).all(|i| got[i] == 4 * want + i as u64);

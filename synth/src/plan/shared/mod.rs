@@ -33,8 +33,12 @@ pub struct SharedOptions {
     /// Element width in bits: 8, 16, 32 or 64.
     pub elem_bits: u32,
     /// Target compute capability as `10 * major + minor`: `ldmatrix` needs
-    /// 75, `stmatrix` 90.
+    /// 75, `stmatrix` 90. Not read for an AMD target.
     pub sm: u32,
+    /// The AMD architecture when the target is one (`None`: NVIDIA `sm`):
+    /// no `ldmatrix`/`stmatrix` and no cluster plans; `max_smem` is then
+    /// within its LDS ([`crate::target::AmdArch::lds_bytes`]).
+    pub amd: Option<crate::target::AmdArch>,
     /// Most scratch bytes a plan may use; plans over it store, load and
     /// barrier in rounds (Triton's reps) over register bits both sides
     /// share, halving the scratch per round bit. `None`: no limit.
@@ -52,6 +56,7 @@ impl Default for SharedOptions {
         SharedOptions {
             elem_bits: 32,
             sm: 90,
+            amd: None,
             max_smem: None,
             max_registers: None,
         }
@@ -124,7 +129,8 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// the plans `opt` allows. Plans that cannot go in 2 KB rounds are then
 /// not scored against those that can.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
-    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0;
+    // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
+    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
     if one_warp && opt.max_smem.is_none_or(|m| m > ONE_WARP_ROUND_BYTES) {
         let small = SharedOptions {
             max_smem: Some(ONE_WARP_ROUND_BYTES),
@@ -351,11 +357,11 @@ fn chunk_plans(
     let w = opt.elem_bits;
     {
         let mut fa = vector_forms(xa, c, w);
-        if opt.sm >= 90 {
+        if opt.amd.is_none() && opt.sm >= 90 {
             fa.extend(matrix_forms(xa, c, w));
         }
         let mut fb = vector_forms(xb, c, w);
-        if opt.sm >= 75 {
+        if opt.amd.is_none() && opt.sm >= 75 {
             fb.extend(matrix_forms(xb, c, w));
         }
         for f_st in &fa {
@@ -556,6 +562,7 @@ fn access(
         insts,
         reg_xor: reg_xor.clone(),
         guard: Default::default(),
+        lanes: 1 << x.lane.len(),
     })
 }
 
@@ -609,6 +616,7 @@ fn assemble(
                 addr: addr.clone(),
                 insts: Vec::new(),
                 reg_xor: acc.reg_xor.clone(),
+                lanes: acc.lanes,
                 guard: by_warp.iter().fold(
                     Default::default(),
                     |g: super::ir::WarpGuard, &(i, b)| super::ir::WarpGuard {
@@ -739,6 +747,7 @@ fn assemble(
         rounds: Rounds::new(rounds),
         notes: vec![note],
         pack: None,
+        lanes: 1 << an.src.hw.lane,
     })
 }
 
