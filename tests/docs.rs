@@ -23,6 +23,14 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
         "--warpforge",
         "scripts/random_conversions.py --warpforge BIN (docs/BENCH.md)",
     ),
+    (
+        "--offload-arch",
+        "clang -x hip --offload-arch=gfx942 (docs/VERIFY.md, the HIP compile check)",
+    ),
+    (
+        "--cuda-device-only",
+        "clang -x hip --cuda-device-only (docs/VERIFY.md, the HIP compile check)",
+    ),
 ];
 
 fn help(args: &[&str]) -> String {
