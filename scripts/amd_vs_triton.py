@@ -24,6 +24,7 @@ Writes OUT/rows.jsonl, OUT/table.md (per conversion) and OUT/summary.md.
 """
 
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -62,7 +63,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default="target/release/warpforge")
     ap.add_argument("--triton", required=True, help="triton_amd.jsonl")
-    ap.add_argument("--warpforge", nargs="*", help="saved `verify --json` outputs (else run --bin)")
+    ap.add_argument("--warpforge", nargs="*",
+                    help="saved `verify --json` outputs, .jsonl or .jsonl.gz (else run --bin and save them)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -75,7 +77,8 @@ def main():
     rows = []
     if a.warpforge:
         for f in a.warpforge:
-            rows += [json.loads(l) for l in open(f) if l.startswith("{")]
+            with (gzip.open(f, "rt") if f.endswith(".gz") else open(f)) as fh:
+                rows += [json.loads(l) for l in fh if l.startswith("{")]
     else:
         by_target = defaultdict(list)
         for (f, _l), r in triton.items():
@@ -84,7 +87,7 @@ def main():
             files = sorted(set(by_target[t]))
             got, err = run_warpforge(a.bin, files)
             rows += got
-            with open(os.path.join(a.out, f"verify_{t.split(':')[1]}.jsonl"), "w") as w:
+            with gzip.open(os.path.join(a.out, f"verify_{t.split(':')[1]}.jsonl.gz"), "wt") as w:
                 for r in got:
                     w.write(json.dumps(r) + "\n")
             with open(os.path.join(a.out, f"verify_{t.split(':')[1]}.stderr.txt"), "w") as w:
