@@ -33,9 +33,9 @@ struct Cli {
 enum Cmd {
     /// Plan every conversion and print its kind, strategy and predicted cost.
     Plan(cmd::plan::PlanArgs),
-    /// Write a CUDA header with one helper per conversion.
+    /// Write a CUDA header with one helper per conversion (HIP helpers for AMD targets).
     Emit(cmd::emit::EmitArgs),
-    /// Prove every helper: on the GPU when present, else on the CPU simulator.
+    /// Prove every helper: on the GPU when present, else on the CPU simulator (AMD helpers: CPU, then compiled for their target).
     Verify(cmd::verify::VerifyArgs),
     /// Time every candidate plan of each conversion and Triton's own
     /// lowering on the GPU, in one loop shape; write JSON, markdown, SVG.

@@ -512,11 +512,20 @@ pub fn conversions(loaded: &Loaded) -> Result<Vec<(String, Conversion)>> {
 }
 
 /// [`conversions`] per conversion: those that make one, and a [`Refused`]
-/// record for every other (those `loaded` refused first).
+/// record for every other (those `loaded` refused first, and every AMD
+/// one: `bench` times on NVIDIA GPUs).
 pub fn conversions_each(loaded: &Loaded) -> (Vec<(String, Conversion)>, Vec<Refused>) {
     let mut convs = Vec::new();
     let mut refused = loaded.refused.clone();
     for (file, op) in &loaded.ops {
+        if let Some(a) = op.amd_arch() {
+            let msg = format!(
+                "{}: an AMD {a} conversion: `bench` times on an NVIDIA GPU; AMD helpers are proven and compiled (`warpforge verify`), not timed",
+                op.name
+            );
+            refused.push(load::refused_of(file, op, anyhow::Error::msg(msg)));
+            continue;
+        }
         match Conversion::from_op(op) {
             Ok(c) => convs.push((file.clone(), c)),
             Err(e) => {

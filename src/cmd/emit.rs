@@ -95,7 +95,7 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
                     json!({"file": p.file, "name": p.op.name, "line": p.op.line, "status": "served",
                            "kind": p.chosen.plan.kind.as_str(), "cost": cost_json(&p.chosen.cost),
                            "function": h.ident, "helper": h.ident, "smem_elems": h.smem_elems,
-                           "target": format!("sm_{}", p.target.sm)})
+                           "target": p.target.name()})
                 }
                 pipeline::Record::Refused(x) => refused_json(x, ident.as_deref()),
             };

@@ -80,7 +80,7 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
     let limit = register_limit(32 * p.op.num_warps);
     let mut v = json!({
         "file": p.file, "name": p.op.name, "line": p.op.line, "status": "served", "helper": helper,
-        "target": format!("sm_{}", p.target.sm), "target_from": p.target.from,
+        "target": p.target.name(), "target_from": p.target.from,
         "kind": ch.plan.kind.as_str(), "strategy": ch.plan.strategy,
         "m": ch.plan.m, "cost": cost_json(&ch.cost), "src_regs": ch.plan.src_regs,
         "dst_regs": ch.plan.dst_regs, "smem_elems": ch.plan.smem_elems,

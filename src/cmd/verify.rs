@@ -547,7 +547,7 @@ fn print_results(
                 "{}",
                 json!({
                     "file": p.file, "name": p.op.name, "line": p.op.line, "status": "served",
-                    "helper": ident, "target": format!("sm_{}", p.target.sm),
+                    "helper": ident, "target": p.target.name(),
                     "kind": p.chosen.plan.kind.as_str(), "strategy": p.chosen.plan.strategy,
                     "cost": cost_json(&p.chosen.cost), "verified": verified,
                     "cpu": match proof.own() { Ok(r) => json!(r), Err(e) => json!({"error": e}) },

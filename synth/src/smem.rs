@@ -717,6 +717,7 @@ pub fn analyse_access(
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
         lanes: 1u32 << lane.len(),
+        bank_model: Default::default(),
     };
     let warps = 1u32 << warp.len();
     let mut instrs = Vec::new();

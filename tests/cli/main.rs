@@ -11,6 +11,7 @@
 
 mod common;
 
+mod amd;
 mod bench;
 mod cluster;
 mod draw;

@@ -6,6 +6,35 @@
 //! [`SmemAccess::wavefronts`].
 
 use super::ir::{Plan, SmemAccess, SmemInstr, Stage};
+use serde::Serialize;
+
+/// Which shared-memory bank model an access is scored with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BankModel {
+    /// NVIDIA: 32 banks of 4 bytes, phases of 128 bytes, and the measured
+    /// merges of `.v2`/`.v4` load phases ([`SmemAccess::wavefronts`]).
+    #[default]
+    Nvidia,
+    /// An AMD LDS of `banks` banks of 4 bytes (32; 64 on gfx950): phases of
+    /// `4 * banks` bytes, no merges. From the ISA guides, not measured (no
+    /// AMD GPU timed it).
+    Amd { banks: u32 },
+}
+
+impl BankModel {
+    /// Banks of 4 bytes.
+    pub fn banks(self) -> u32 {
+        match self {
+            BankModel::Nvidia => 32,
+            BankModel::Amd { banks } => banks,
+        }
+    }
+    /// Whether this is NVIDIA's model.
+    pub fn is_nvidia(&self) -> bool {
+        *self == BankModel::Nvidia
+    }
+}
 
 impl SmemAccess {
     /// The byte ranges `(start, len)` of one wavefront phase each, that
@@ -19,7 +48,8 @@ impl SmemAccess {
         match self.instr {
             SmemInstr::Vector => {
                 let bytes = self.bytes();
-                let per = 1u32 << phase_lanes(bytes);
+                let per =
+                    (1u32 << phase_lanes_banks(bytes, self.bank_model.banks())).min(self.lanes);
                 (0..self.lanes / per)
                     .map(|p| (p * per..(p + 1) * per).map(|l| (at(l), bytes)).collect())
                     .collect()
@@ -41,9 +71,17 @@ impl SmemAccess {
     /// an H100, `scripts/smem_broadcast.py`, `results/runs/2026-11-22-h100-smem-broadcast-3a74e29/smem_broadcast.txt`.
     pub fn wavefronts(&self, inst: usize, warp: u32, dir: Dir) -> u64 {
         let phases = self.phases(inst, warp);
-        let per: Vec<u64> = phases.iter().map(|ph| phase_wavefronts(ph)).collect();
+        let banks = self.bank_model.banks();
+        let per: Vec<u64> = phases
+            .iter()
+            .map(|ph| phase_wavefronts_banks(ph, banks))
+            .collect();
         let bytes = self.bytes();
-        if dir == Dir::Store || self.instr != SmemInstr::Vector || !(8..=16).contains(&bytes) {
+        if dir == Dir::Store
+            || self.instr != SmemInstr::Vector
+            || !(8..=16).contains(&bytes)
+            || !self.bank_model.is_nvidia()
+        {
             return per.iter().sum();
         }
         let limit = 128 / bytes as usize;
@@ -84,11 +122,16 @@ impl SmemAccess {
                     .collect();
                 words.sort_unstable();
                 words.dedup();
-                let floor = if self.bytes() > 8 { 2 } else { 1 };
-                (words.len() as u64).div_ceil(32).max(floor)
+                let floor = if self.bytes() > 8 && self.bank_model.is_nvidia() {
+                    2
+                } else {
+                    1
+                };
+                let banks = self.bank_model.banks() as u64;
+                (words.len() as u64).div_ceil(banks).max(floor)
             }
             SmemInstr::Vector => (self.lanes as u64 * self.bytes() as u64)
-                .div_ceil(128)
+                .div_ceil(4 * self.bank_model.banks() as u64)
                 .max(1),
             SmemInstr::Matrix { count, .. } => count as u64,
         }
@@ -122,24 +165,32 @@ impl Plan {
 /// per thread: all 32 lanes up to 4 bytes, half warps for 8, quarter warps
 /// for 16.
 pub fn phase_lanes(bytes: u32) -> usize {
-    match bytes {
-        0..=4 => 5,
-        5..=8 => 4,
-        _ => 3,
-    }
+    phase_lanes_banks(bytes, 32)
+}
+
+/// Lane bits that share one phase of `4 * banks` bytes for a vector access
+/// of `bytes` per thread (`banks` = 32: [`phase_lanes`]; 64 on gfx950: all 64
+/// lanes up to 4 bytes, 32 for 8, 16 for 16).
+pub fn phase_lanes_banks(bytes: u32, banks: u32) -> usize {
+    ((4 * banks) / bytes.clamp(4, 16)).trailing_zeros() as usize
 }
 
 /// Wavefronts of one phase: the most distinct 4-byte words one bank serves.
 pub fn phase_wavefronts(ranges: &[(u32, u32)]) -> u64 {
+    phase_wavefronts_banks(ranges, 32)
+}
+
+/// [`phase_wavefronts`] over `banks` banks of 4 bytes.
+pub fn phase_wavefronts_banks(ranges: &[(u32, u32)], banks: u32) -> u64 {
     let mut words: Vec<u32> = ranges
         .iter()
         .flat_map(|&(a, n)| (a / 4..(a + n).div_ceil(4)).collect::<Vec<_>>())
         .collect();
     words.sort_unstable();
     words.dedup();
-    let mut per_bank = [0u64; 32];
+    let mut per_bank = vec![0u64; banks as usize];
     for w in words {
-        per_bank[(w % 32) as usize] += 1;
+        per_bank[(w % banks) as usize] += 1;
     }
     per_bank.iter().copied().max().unwrap_or(0).max(1)
 }

@@ -430,6 +430,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
         lanes: 32,
+        bank_model: Default::default(),
     };
     let src_regs = an.src_regs();
     let mut plan = Plan {
@@ -493,6 +494,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
         reg_xor: AddrMap::zero(),
         guard: Default::default(),
         lanes: 32,
+        bank_model: Default::default(),
     };
     // where destination column `c` reads: the source's CTA part `D(c)`
     // moved toward the reader's own CTA by the source's broadcast copies

@@ -201,6 +201,10 @@ pub struct SmemAccess {
     /// wave64, `ds_read`/`ds_write`). Serialized only when not 32.
     #[serde(skip_serializing_if = "is_32")]
     pub lanes: u32,
+    /// The bank model it is scored with (NVIDIA's unless the plan is for an
+    /// AMD target); serialized only when AMD's.
+    #[serde(skip_serializing_if = "BankModel::is_nvidia")]
+    pub bank_model: BankModel,
 }
 
 fn is_32(n: &u32) -> bool {
@@ -337,7 +341,9 @@ pub fn word_prmts(width: u32, elems: u32) -> u32 {
     words * elems.min(per_word).saturating_sub(1)
 }
 
-pub use super::banks::{phase_lanes, phase_wavefronts, Dir};
+pub use super::banks::{
+    phase_lanes, phase_lanes_banks, phase_wavefronts, phase_wavefronts_banks, BankModel, Dir,
+};
 
 /// Barrier scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -985,7 +991,41 @@ mod tests {
             reg_xor: AddrMap::zero(),
             guard: Default::default(),
             lanes: 32,
+            bank_model: Default::default(),
         }
+    }
+
+    /// An AMD LDS: a wave64 `ds_write_b32` of consecutive words takes two
+    /// 128-byte phases on 32 banks and one 256-byte phase on gfx950's 64;
+    /// a `ds_read_b128` of consecutive vectors is conflict-free in 16-lane
+    /// phases there (no NVIDIA phase merges).
+    #[test]
+    fn amd_lds_phases_follow_its_banks() {
+        let access = |words: u32, banks: u32| SmemAccess {
+            instr: SmemInstr::Vector,
+            width: 32,
+            addr: AddrMap {
+                lane: (0..6).map(|j| words << j).collect(),
+                warp: vec![],
+            },
+            insts: vec![SmemInst {
+                regs: (0..words).collect(),
+                offset: 0,
+            }],
+            reg_xor: AddrMap::zero(),
+            guard: Default::default(),
+            lanes: 64,
+            bank_model: BankModel::Amd { banks },
+        };
+        assert_eq!(access(1, 32).phases(0, 0).len(), 2);
+        assert_eq!(access(1, 32).wavefronts(0, 0, Dir::Store), 2);
+        assert_eq!(access(1, 64).phases(0, 0).len(), 1);
+        assert_eq!(access(1, 64).wavefronts(0, 0, Dir::Load), 1);
+        let v4 = access(4, 64);
+        assert_eq!(v4.phases(0, 0).len(), 4);
+        assert_eq!(v4.wavefronts(0, 0, Dir::Load), 4);
+        assert_eq!(v4.min_wavefronts(0, 0, Dir::Load), 4);
+        assert_eq!(access(4, 32).wavefronts(0, 0, Dir::Load), 8);
     }
 
     /// The wavefronts `ncu` counted on an H100 for these address patterns

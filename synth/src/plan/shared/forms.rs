@@ -6,7 +6,7 @@
 //! `ldmatrix` (`.m8n8.x1/.x2/.x4[.trans].shared.b16`); Triton's equivalents
 //! are in `lib/Conversion/TritonGPUToLLVM/Utility.cpp` (`getSrcDstTiles`).
 
-use crate::plan::ir::{phase_lanes, SmemInstr};
+use crate::plan::ir::{phase_lanes_banks, SmemInstr};
 use crate::plan::strategy::SmemForm;
 
 /// One side's columns over tag bits, with its independent register bits.
@@ -67,18 +67,19 @@ impl Form {
 
 /// The vector forms of `x` for the low offset bits `c`: every prefix of the
 /// longest prefix of `c` made of `x`'s independent register columns, at most
-/// 128 bits (a shorter vector can leave bank bits free for the other side).
-pub fn vector_forms(x: &SideCols, c: &[u64], width: u32) -> Vec<Form> {
-    let longest = vector_form(x, c, width);
+/// 128 bits (a shorter vector can leave bank bits free for the other side);
+/// wavefront phases over `banks` banks of 4 bytes (32 on NVIDIA).
+pub fn vector_forms(x: &SideCols, c: &[u64], width: u32, banks: u32) -> Vec<Form> {
+    let longest = vector_form(x, c, width, banks);
     (0..=longest.chunk.len())
         .rev()
-        .map(|k| vector_form(x, &c[..k], width))
+        .map(|k| vector_form(x, &c[..k], width, banks))
         .collect()
 }
 
 /// The vector form of `x` for the low offset bits `c`: the longest prefix of
 /// `c` made of `x`'s independent register columns, at most 128 bits.
-pub fn vector_form(x: &SideCols, c: &[u64], width: u32) -> Form {
+pub fn vector_form(x: &SideCols, c: &[u64], width: u32, banks: u32) -> Form {
     let mut data_regs = Vec::new();
     for &v in c {
         if (2u32 << data_regs.len()) * width > 128 {
@@ -96,7 +97,7 @@ pub fn vector_form(x: &SideCols, c: &[u64], width: u32) -> Form {
         chunk: c[..k].to_vec(),
         data_regs,
         rows: vec![],
-        phase: x.lane[..phase_lanes(bytes)].to_vec(),
+        phase: x.lane[..phase_lanes_banks(bytes, banks).min(x.lane.len())].to_vec(),
     }
 }
 

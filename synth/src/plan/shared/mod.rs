@@ -183,6 +183,19 @@ fn shared_plans_inner(
     for (xa, sel) in variants {
         plans_for_store_side(an, opt, &xa, &xb, &sel, &mut out, min_bytes, warp_rounds);
     }
+    if let Some(arch) = opt.amd {
+        // scored with the LDS's banks (the search reads the accesses' model)
+        let model = super::ir::BankModel::Amd {
+            banks: arch.lds_banks(),
+        };
+        for p in &mut out {
+            for st in &mut p.stages {
+                if let Stage::SmemStore { access } | Stage::SmemLoad { access } = st {
+                    access.bank_model = model;
+                }
+            }
+        }
+    }
     out
 }
 
@@ -292,7 +305,10 @@ fn plans_for_store_side(
         }
     }
     dedup(&mut chunks);
-    let bank_bits = (128 / (w / 8)).trailing_zeros() as usize;
+    // offset bits of one wavefront phase's bytes: 128 (32 banks of 4 bytes),
+    // 256 on an AMD LDS of 64 banks
+    let banks = opt.amd.map_or(32, |a| a.lds_banks());
+    let bank_bits = (4 * banks / (w / 8)).trailing_zeros() as usize;
     // Each chunk's candidates (assembled in parallel, in chunk order), then
     // the first of every (layout, store form, load form, rounds) kept in
     // that order, as one sequential walk would keep them.
@@ -356,11 +372,12 @@ fn chunk_plans(
 ) {
     let w = opt.elem_bits;
     {
-        let mut fa = vector_forms(xa, c, w);
+        let banks = opt.amd.map_or(32, |a| a.lds_banks());
+        let mut fa = vector_forms(xa, c, w, banks);
         if opt.amd.is_none() && opt.sm >= 90 {
             fa.extend(matrix_forms(xa, c, w));
         }
-        let mut fb = vector_forms(xb, c, w);
+        let mut fb = vector_forms(xb, c, w, banks);
         if opt.amd.is_none() && opt.sm >= 75 {
             fb.extend(matrix_forms(xb, c, w));
         }
@@ -563,6 +580,7 @@ fn access(
         reg_xor: reg_xor.clone(),
         guard: Default::default(),
         lanes: 1 << x.lane.len(),
+        bank_model: Default::default(),
     })
 }
 
@@ -617,6 +635,7 @@ fn assemble(
                 insts: Vec::new(),
                 reg_xor: acc.reg_xor.clone(),
                 lanes: acc.lanes,
+                bank_model: acc.bank_model,
                 guard: by_warp.iter().fold(
                     Default::default(),
                     |g: super::ir::WarpGuard, &(i, b)| super::ir::WarpGuard {

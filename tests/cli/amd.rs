@@ -1,0 +1,111 @@
+//! AMD modules end to end: a wave64 (gfx942) and a wave32 (gfx1100) file of
+//! the generated corpus planned for their target, emitted as HIP helpers in
+//! the shared header, proven on the CPU; `--sm` refused on them; and, where a
+//! HIP compiler runs here (`WARPFORGE_HIP_CLANG`, or `python3 -m ziglang
+//! clang`), compiled for the target (`GPU-TEST`-style skip line otherwise).
+
+use crate::common::*;
+
+const GFX942: &str = "corpus/real/amd/gfx942/transpose_fp16_64x16_w2.ttgir";
+const GFX1100: &str = "corpus/real/amd/gfx1100/transpose_fp16_64x16_w2.ttgir";
+
+#[test]
+fn amd_files_get_hip_helpers_for_their_wave() {
+    let dir = tempfile_dir();
+    for (file, arch, lanes) in [(GFX942, "gfx942", 64u32), (GFX1100, "gfx1100", 32)] {
+        let f = root().join(file);
+        let out = dir.join(format!("{arch}.hip"));
+        let o = run(&[
+            "emit",
+            "--ttgir",
+            f.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let h = std::fs::read_to_string(&out).unwrap();
+        // the helper compiles only under HIP, guarded by the wave size
+        assert!(
+            h.contains(&format!(
+                "// target: AMD {arch} (ttg.target = \"hip:{arch}\"), {lanes}-lane waves"
+            )),
+            "{arch}"
+        );
+        let guard = if lanes == 64 {
+            "!defined(__GFX9__)"
+        } else {
+            "&& defined(__GFX9__)"
+        };
+        assert!(h.contains(guard), "{arch}");
+        assert!(h.contains("#if defined(__HIP__)\n// target: AMD"), "{arch}");
+        assert!(
+            h.contains(&format!("threadIdx.x & {}u;", lanes - 1)),
+            "{arch}"
+        );
+        // the HIP detail code is there, and no NVIDIA-only instruction is used
+        assert!(h.contains("__builtin_amdgcn_ds_bpermute"));
+        let body = &h[h.find("// target: AMD").unwrap()..];
+        assert!(
+            !body.contains("detail::ldsm") && !body.contains("detail::stsm"),
+            "{arch}"
+        );
+        // planned and proven on the CPU (the printed code too), on its wave
+        let o = run(&["verify", "--cpu", "--json", "--ttgir", f.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let s = stdout(&o);
+        assert!(
+            s.contains("\"verified\":true") && !s.contains("\"verified\":false"),
+            "{s}"
+        );
+        let o = run(&["plan", "--json", "--ttgir", f.to_str().unwrap()]);
+        assert!(
+            stdout(&o).contains(&format!("\"target\":\"{arch}\"")),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn sm_is_refused_on_an_amd_module_per_conversion() {
+    let f = root().join(GFX942);
+    let o = run(&["plan", "--sm", "90", "--ttgir", f.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("--sm 90 names an NVIDIA GPU") && e.contains("hip:gfx942"),
+        "{e}"
+    );
+}
+
+#[test]
+fn amd_helpers_compile_for_their_target() {
+    if verify::hip_compiler().is_err() {
+        println!("GPU-TEST SKIPPED amd_helpers_compile_for_their_target: no HIP compiler (pip install ziglang, or WARPFORGE_HIP_CLANG)");
+        return;
+    }
+    for file in [GFX942, GFX1100] {
+        let f = root().join(file);
+        let o = run(&[
+            "verify",
+            "--compile-only",
+            "--json",
+            "--dtypes",
+            "i8,f16,i32,i64",
+            "--ttgir",
+            f.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let s = stdout(&o);
+        assert!(
+            s.contains("\"hip\":") && s.contains("\"spilled\":[]"),
+            "{s}"
+        );
+        assert!(
+            stderr(&o).contains("HIP check kernel(s) compiled"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    println!("GPU-TEST ran amd_helpers_compile_for_their_target");
+}
