@@ -370,6 +370,10 @@ pub struct Pair {
     /// The conversion's name; `None`: `convert_` and a hash of the layouts,
     /// shape, type and warps, so two different conversions never share one.
     pub name: Option<String>,
+    /// The AMD architecture the pair is for (its layouts on that wave's
+    /// lanes, planned and emitted as a TTGIR module with `ttg.target =
+    /// "hip:<arch>"` would be); `None`: NVIDIA, 32-lane warps.
+    pub target: Option<synth::target::AmdArch>,
 }
 
 /// The conversion of a [`Pair`]. Errors name the flag whose text is at
@@ -406,6 +410,11 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
             if ctas != 1 {
                 parts.push(&ctas_text);
             }
+            // likewise the AMD target, only where there is one
+            let target_text = pair.target.map(|a| format!("hip:{a}")).unwrap_or_default();
+            if pair.target.is_some() {
+                parts.push(&target_text);
+            }
             format!("convert_{:08x}", kernels::stable_hash(&parts) >> 32)
         }
     };
@@ -423,9 +432,11 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
         dst_at: whole_text(dst),
         num_warps: warps,
         num_ctas: ctas,
-        lanes: synth::encoding::NVIDIA_LANES,
+        lanes: pair
+            .target
+            .map_or(synth::encoding::NVIDIA_LANES, |a| a.lanes()),
         doc: String::new(),
-        target: None,
+        target: pair.target.map(|a| format!("hip:{a}")),
     };
     // an error in one side points into that flag's text
     let wd = Some((warps_default, ctas_default));

@@ -132,7 +132,7 @@ pub(crate) struct Naming {
 pub(crate) struct Source {
     /// TTGIR files: act on every ttg.convert_layout in each (`--ttgir a b`
     /// or `--ttgir a --ttgir b`).
-    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps", "ctas"])]
+    #[arg(long, num_args = 1.., conflicts_with_all = ["src", "dst", "shape", "dtype", "warps", "ctas", "target"])]
     pub ttgir: Vec<PathBuf>,
     /// Source layout: a TTGIR attribute, LinearLayout::toString text, JSON
     /// bases, a Gluon constructor, a CuTe thread-value layout as cute::print
@@ -166,6 +166,24 @@ pub(crate) struct Source {
     /// only on the conversions it names (`func:line`, or a function name).
     #[arg(long)]
     pub name: Option<String>,
+    /// AMD target of the --src/--dst conversion: gfx942 or gfx950 (64-lane
+    /// waves) or gfx1100 (32-lane waves), as a TTGIR module's ttg.target =
+    /// "hip:gfx942" says for --ttgir: its layouts on that wave, a HIP helper
+    /// [default: NVIDIA, 32-lane warps, the target of --sm].
+    #[arg(long, value_parser = parse_amd_target)]
+    pub target: Option<synth::target::AmdArch>,
+}
+
+/// `--target`: an AMD architecture warpforge plans for (`gfx942`, or
+/// `hip:gfx942` as `ttg.target` writes it).
+pub(crate) fn parse_amd_target(s: &str) -> Result<synth::target::AmdArch, String> {
+    let name = s.trim().strip_prefix("hip:").unwrap_or(s.trim());
+    synth::target::AmdArch::parse(name).ok_or_else(|| {
+        format!(
+            "`{s}`: --target names an AMD architecture warpforge plans for: {} (NVIDIA targets: --sm)",
+            synth::target::AmdArch::ALL.map(|a| a.name()).join(", ")
+        )
+    })
 }
 
 impl Source {
@@ -197,6 +215,7 @@ impl Source {
             warps: self.warps,
             ctas: self.ctas,
             name: self.name.clone(),
+            target: self.target,
         })
     }
 }

@@ -109,3 +109,39 @@ fn amd_helpers_compile_for_their_target() {
     }
     println!("GPU-TEST ran amd_helpers_compile_for_their_target");
 }
+
+#[test]
+fn a_pair_takes_an_amd_target() {
+    let mfma = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>";
+    let blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let args = |t: &'static str| {
+        vec![
+            "verify", "--cpu", "--json", "--src", mfma, "--dst", blocked, "--shape", "64x64",
+            "--dtype", "f16", "--target", t,
+        ]
+    };
+    let o = run(&args("gfx942"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"verified\":true"), "{}", stdout(&o));
+    let o = run(&args("hip:gfx950"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    // a wave64 layout is no gfx1100 (wave32) layout, and unknown targets are named
+    let o = run(&args("gfx1100"));
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("64 lanes per wave, asked for 32"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&args("gfx90a"));
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    let e = stderr(&o);
+    assert!(
+        e.contains("`gfx90a`") && e.contains("gfx942") && e.contains("--sm"),
+        "{e}"
+    );
+    // without --target, the AMD layout is refused on NVIDIA's 32 lanes, by name
+    let o = run(&["plan", "--src", mfma, "--dst", blocked, "--shape", "64x64"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("amd_mfma"), "{}", stderr(&o));
+}
