@@ -22,12 +22,13 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x518671b26578
+#define WARPFORGE_DETAIL_H 0xe0272471408c
 namespace detail {
 
 #if defined(__HIP__)
 // AMD (HIP): shuffles through the LDS crossbar (`ds_bpermute_b32`, AMD ISA
-// "LDS instructions"), with shfl.sync's rules over the wave's lanes: idx reads
+// "LDS instructions"; xor ones by DPP or ds_swizzle_b32 where they fit, below), with
+// shfl.sync's rules over the wave's lanes: idx reads
 // lane s % W, xor lane l ^ m when m < W (else its own), up lane l - d when
 // l >= d, down lane l + d when l + d < W (else its own). 8-byte elements move
 // as two words.
@@ -42,13 +43,36 @@ __device__ __forceinline__ unsigned shfl_lane(int op, unsigned a) {
   const unsigned w = (unsigned)__builtin_amdgcn_wavefrontsize(), l = wave_lane();
   return op == 0 ? (a & (w - 1u)) : op == 1 ? (a < w ? l ^ a : l) : op == 2 ? (l >= a ? l - a : l) : (l + a < w ? l + a : l);
 }
+// xor 1-3 within quads by DPP (a VALU move, quad_perm [1,0,3,2], [2,3,0,1], [3,2,1,0]); xor
+// 4-31 by ds_swizzle_b32 in bit mode (offset = and_mask 0x1f | xor_mask << 10: lane l of each
+// 32-lane group reads l ^ m; no lane address); xor 0 is the own value; the rest by ds_bpermute.
+// The helpers pass m as a literal, so the switch folds to one instruction.
+__device__ __forceinline__ unsigned shfl_xor_word(unsigned v, unsigned m) {
+  switch (m) {
+    case 0u: return v;
+    case 1u: return (unsigned)__builtin_amdgcn_mov_dpp((int)v, 0xB1, 0xF, 0xF, false);
+    case 2u: return (unsigned)__builtin_amdgcn_mov_dpp((int)v, 0x4E, 0xF, 0xF, false);
+    case 3u: return (unsigned)__builtin_amdgcn_mov_dpp((int)v, 0x1B, 0xF, 0xF, false);
+#define WARPFORGE_SWZ(M) case M: return (unsigned)__builtin_amdgcn_ds_swizzle((int)v, 0x1F | ((M) << 10));
+    WARPFORGE_SWZ(4u) WARPFORGE_SWZ(5u) WARPFORGE_SWZ(6u) WARPFORGE_SWZ(7u)
+    WARPFORGE_SWZ(8u) WARPFORGE_SWZ(9u) WARPFORGE_SWZ(10u) WARPFORGE_SWZ(11u)
+    WARPFORGE_SWZ(12u) WARPFORGE_SWZ(13u) WARPFORGE_SWZ(14u) WARPFORGE_SWZ(15u)
+    WARPFORGE_SWZ(16u) WARPFORGE_SWZ(17u) WARPFORGE_SWZ(18u) WARPFORGE_SWZ(19u)
+    WARPFORGE_SWZ(20u) WARPFORGE_SWZ(21u) WARPFORGE_SWZ(22u) WARPFORGE_SWZ(23u)
+    WARPFORGE_SWZ(24u) WARPFORGE_SWZ(25u) WARPFORGE_SWZ(26u) WARPFORGE_SWZ(27u)
+    WARPFORGE_SWZ(28u) WARPFORGE_SWZ(29u) WARPFORGE_SWZ(30u) WARPFORGE_SWZ(31u)
+#undef WARPFORGE_SWZ
+    default: return bpermute(shfl_lane(1, m), v);
+  }
+}
 #define WARPFORGE_SHFL_WORD(OP, NAME)                                                                   \
-  __device__ __forceinline__ unsigned NAME(unsigned v, unsigned a) { return bpermute(shfl_lane(OP, a), v); } \
+  __device__ __forceinline__ unsigned NAME(unsigned v, unsigned a) {                                    \
+    return OP == 1 ? shfl_xor_word(v, a) : bpermute(shfl_lane(OP, a), v);                               \
+  }                                                                                                     \
   __device__ __forceinline__ unsigned char NAME(unsigned char v, unsigned a) { return (unsigned char)NAME((unsigned)v, a); } \
   __device__ __forceinline__ unsigned short NAME(unsigned short v, unsigned a) { return (unsigned short)NAME((unsigned)v, a); } \
   __device__ __forceinline__ unsigned long long NAME(unsigned long long v, unsigned a) {               \
-    const unsigned s = shfl_lane(OP, a);                                                                \
-    return (unsigned long long)bpermute(s, (unsigned)v) | (unsigned long long)bpermute(s, (unsigned)(v >> 32)) << 32; \
+    return (unsigned long long)NAME((unsigned)v, a) | (unsigned long long)NAME((unsigned)(v >> 32), a) << 32; \
   }
 WARPFORGE_SHFL_WORD(0, shfl_idx)
 WARPFORGE_SHFL_WORD(1, shfl_xor)
@@ -279,7 +303,7 @@ __device__ __forceinline__ void __syncwarp() {
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x518671b26578
+#elif WARPFORGE_DETAIL_H != 0xe0272471408c
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
