@@ -173,13 +173,14 @@ pub(crate) fn emit(input: &PlannedInput, prefix: &str, api: kernels::Api) -> Res
         })
         .collect();
     let mut header = kernels::emit_header_items(&items, &input.origin)?;
+    // CuTe (CUTLASS) is NVIDIA's: AMD helpers get no fragment overloads
     let shipped: Vec<&kernels::EmittedHelper> = helpers
         .iter()
         .zip(&proofs)
-        .filter(|(_, p)| p.is_ok())
+        .filter(|(h, p)| p.is_ok() && h.target.as_ref().is_none_or(|t| t.amd.is_none()))
         .map(|(h, _)| h)
         .collect();
-    if api == kernels::Api::Cute {
+    if api == kernels::Api::Cute && !shipped.is_empty() {
         header.push('\n');
         header += &kernels::cute_section_of(&shipped)?;
     }

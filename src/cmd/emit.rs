@@ -20,6 +20,7 @@ pub(crate) enum ApiArg {
     /// The array forms plus an overload of each on CuTe register fragments
     /// (`cute::Tensor` of a `cute::ArrayEngine`: register i is `frag(i)`);
     /// the header includes <cute/tensor.hpp> (CUTLASS) where it is found.
+    /// NVIDIA helpers only: AMD (HIP) helpers keep the array forms.
     Cute,
 }
 
@@ -66,6 +67,16 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
     )?;
     let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit_api(&a.naming.prefix, a.api.into())?;
+    if matches!(a.api, ApiArg::Cute) {
+        let amd = planned
+            .conversions
+            .iter()
+            .filter(|p| p.target.amd.is_some())
+            .count();
+        if amd > 0 {
+            note!("warpforge: --api cute: {amd} AMD (HIP) helper(s) keep their array forms only (CuTe is NVIDIA's)");
+        }
+    }
     match &a.output {
         Some(path) => {
             write_file(path, &emitted.header)?;

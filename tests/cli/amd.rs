@@ -153,3 +153,27 @@ fn a_pair_takes_an_amd_target() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("amd_mfma"), "{}", stderr(&o));
 }
+
+#[test]
+fn cute_overloads_are_for_nvidia_helpers_only() {
+    let dir = tempfile_dir();
+    let out = dir.join("cute_amd.hip");
+    let f = root().join(GFX942);
+    let o = run(&[
+        "emit",
+        "--api",
+        "cute",
+        "--ttgir",
+        f.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("keep their array forms only"),
+        "{}",
+        stderr(&o)
+    );
+    let h = std::fs::read_to_string(&out).unwrap();
+    assert!(!h.contains("cute::") && h.contains("#if defined(__HIP__)"));
+}
