@@ -2,7 +2,9 @@
 //! interpreter): every form of the bundled conversions' helpers passes it,
 //! and a deliberately broken body (a barrier dropped, a live value dropped,
 //! two `prmt` selectors swapped, two destination registers swapped, a
-//! shuffle's lane changed) fails it on the CPU.
+//! shuffle's lane changed) fails it on the CPU. The same on AMD waves:
+//! random wave64 and wave32 conversions are proven, and a shuffle that reads
+//! the other half of a 64-lane wave (invisible on 32 lanes) is caught.
 
 use kernels::kir::{Body, Expr, Func, Stmt};
 use kernels::{prove, EmittedHelper};
@@ -26,6 +28,38 @@ fn helpers(rel: &str) -> Vec<(EmittedHelper, Analysis)> {
                 &SharedOptions::default(),
             )
             .unwrap();
+            let an = v[0].1.analysis.clone();
+            (kernels::emit_helper_widths(&c, &v).unwrap(), an)
+        })
+        .collect()
+}
+
+/// Every conversion of the TTGIR text `text`, whose modules are AMD ones:
+/// planned for the module's architecture as `pipeline` plans it (its LDS,
+/// `Weights::for_amd`), with the conversion's analysis.
+fn amd_helpers(text: &str) -> Vec<(EmittedHelper, Analysis)> {
+    let f = parse_ttgir(text).unwrap();
+    assert!(f.failed.is_empty(), "{:?}", f.failed);
+    f.converts
+        .iter()
+        .map(|op| {
+            let a = op.amd_arch().expect("an AMD module");
+            let c = Conversion::from_op(op).unwrap();
+            let opt = SharedOptions {
+                amd: Some(a),
+                max_smem: Some(a.lds_bytes()),
+                ..SharedOptions::default()
+            };
+            let v = plan_all_widths(
+                &c,
+                StrategyChoice::Auto,
+                &Weights::default().for_amd(a),
+                &opt,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", op.name));
+            for (bits, ch) in &v {
+                assert_eq!(ch.plan.lanes, a.lanes(), "{} {bits}-bit", op.name);
+            }
             let an = v[0].1.analysis.clone();
             (kernels::emit_helper_widths(&c, &v).unwrap(), an)
         })
@@ -201,6 +235,118 @@ fn a_wrong_shuffle_lane_is_caught() {
             } = s
             {
                 args[1] = Expr::bin(kernels::kir::Op::Xor, args[1].clone(), Expr::u(1));
+                return true;
+            }
+        }
+        false
+    });
+    assert!(e.contains("wrong destination"), "{e}");
+}
+
+/// `#ttg.linear` of a 1-D side: `order` lists the tensor bit each hardware
+/// bit holds (registers, then `lanes` lane bits, then warps), `None` a
+/// broadcast (zero basis).
+fn side(order: &[Option<u32>], regs: usize, lanes: usize) -> String {
+    let b = |s: &[Option<u32>]| {
+        s.iter()
+            .map(|x| format!("[{}]", x.map_or(0, |t| 1u64 << t)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "#ttg.linear<{{register = [{}], lane = [{}], warp = [{}], block = []}}>",
+        b(&order[..regs]),
+        b(&order[regs..regs + lanes]),
+        b(&order[regs + lanes..])
+    )
+}
+
+/// xorshift64*: a fixed sequence, so a failure names a reproducible case.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+#[test]
+fn random_amd_conversions_are_proven_on_their_wave() {
+    let mut rng = Rng(0x243f_6a88_85a3_08d3);
+    let targets = [("gfx942", 6usize), ("gfx950", 6), ("gfx1100", 5)];
+    let mut text = String::new();
+    for (case, &(arch, lanes)) in (0..240).zip(targets.iter().cycle()) {
+        let warps = rng.below(3);
+        let regs = rng.below(4);
+        let n = (regs + lanes + warps) as u32;
+        let mut sbits: Vec<Option<u32>> = (0..n).map(Some).collect();
+        rng.shuffle(&mut sbits);
+        // the destination: its own order; sometimes one warp bit broadcast
+        // (its tensor bit moves to an added register bit)
+        let mut dbits = sbits.clone();
+        rng.shuffle(&mut dbits);
+        let mut dregs = regs;
+        if rng.below(4) == 0 && regs + lanes < dbits.len() {
+            let w = regs + lanes + rng.below(dbits.len() - regs - lanes);
+            let t = dbits[w].take();
+            dbits.insert(0, t);
+            dregs += 1;
+        }
+        let src = side(&sbits, regs, lanes);
+        let dst = side(&dbits, dregs, lanes);
+        let ty = ["i8", "f16", "i32", "i64"][case % 4];
+        text.push_str(&format!(
+            "module attributes {{\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = {} : i32, ttg.target = \"hip:{arch}\", \"ttg.threads-per-warp\" = {} : i32}} {{\n  tt.func @r{case}(%x: tensor<{}x{ty}, {src}>) {{\n    %0 = ttg.convert_layout %x : tensor<{}x{ty}, {src}> -> tensor<{}x{ty}, {dst}>\n    tt.return\n  }}\n}}\n",
+            1 << warps,
+            1 << lanes,
+            1u64 << n,
+            1u64 << n,
+            1u64 << n
+        ));
+    }
+    let mut kinds = std::collections::BTreeMap::new();
+    let hs = amd_helpers(&text);
+    assert_eq!(hs.len(), 240);
+    for (h, an) in &hs {
+        let p = prove(h, an).unwrap_or_else(|e| panic!("{}: {e}", h.name));
+        assert!(
+            !p.is_empty() && p.iter().all(|f| f.report.slots > 0),
+            "{}",
+            h.name
+        );
+        *kinds.entry(an.class.as_str()).or_insert(0) += 1;
+    }
+    // shuffles and shared-memory round trips both occur
+    assert!(kinds.get("shuffle").copied().unwrap_or(0) > 0, "{kinds:?}");
+    assert!(kinds.get("shared").copied().unwrap_or(0) > 0, "{kinds:?}");
+}
+
+#[test]
+fn a_shuffle_from_the_other_half_of_a_wave64_is_caught() {
+    // a register bit and the six lane bits rotated: a shuffle plan on a wave64
+    let text = "#a = #ttg.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32], [64]], warp = [], block = []}>\n#b = #ttg.linear<{register = [[64]], lane = [[1], [2], [4], [8], [16], [32]], warp = [], block = []}>\nmodule attributes {\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = 1 : i32, ttg.target = \"hip:gfx942\", \"ttg.threads-per-warp\" = 64 : i32} {\n  tt.func @rot(%x: tensor<128xi32, #a>) {\n    %0 = ttg.convert_layout %x : tensor<128xi32, #a> -> tensor<128xi32, #b>\n    tt.return\n  }\n}\n";
+    let (h, an) = amd_helpers(text).remove(0);
+    assert_eq!(an.class, synth::plan::Kind::Shuffle);
+    assert!(prove(&h, &an).is_ok());
+    // lane ^ 32: the same lane on a 32-lane warp, another lane on a wave64
+    let e = broken(&h, &an, &mut |ss| {
+        for s in ss.iter_mut() {
+            if let Stmt::Let {
+                e: Expr::Call(Func::Shfl(_), args),
+                ..
+            } = s
+            {
+                args[1] = Expr::bin(kernels::kir::Op::Xor, args[1].clone(), Expr::u(32));
                 return true;
             }
         }
