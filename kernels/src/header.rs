@@ -50,11 +50,14 @@ fn item_context(it: HeaderItem) -> minijinja::Value {
                 Some(t) if t.amd.is_some() => {
                     let a = t.amd.expect("checked");
                     platform = "defined(__HIP__)";
-                    // CDNA (gfx9) runs wave64, RDNA wave32 as Triton compiles for it
+                    // CDNA (gfx9) runs wave64 only; RDNA wave32 as Triton compiles
+                    // for it, unless built with -mwavefrontsize64, which defines no
+                    // macro (clang 22 has no __AMDGCN_WAVEFRONT_SIZE__) but drops the
+                    // wave32-only ballot builtin
                     wave_check = if a.lanes() == 64 {
                         "defined(__HIP_DEVICE_COMPILE__) && !defined(__GFX9__)".into()
                     } else {
-                        "defined(__HIP_DEVICE_COMPILE__) && defined(__GFX9__)".into()
+                        "defined(__HIP_DEVICE_COMPILE__) && (defined(__GFX9__) || !__has_builtin(__builtin_amdgcn_ballot_w32))".into()
                     };
                     (
                         format!(

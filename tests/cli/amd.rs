@@ -35,7 +35,7 @@ fn amd_files_get_hip_helpers_for_their_wave() {
         let guard = if lanes == 64 {
             "!defined(__GFX9__)"
         } else {
-            "&& defined(__GFX9__)"
+            "(defined(__GFX9__) || !__has_builtin(__builtin_amdgcn_ballot_w32))"
         };
         assert!(h.contains(guard), "{arch}");
         assert!(h.contains("#if defined(__HIP__)\n// target: AMD"), "{arch}");
@@ -112,6 +112,49 @@ fn amd_helpers_compile_for_their_target() {
             stderr(&o)
         );
     }
+    // a wave32 helper compiled for a wave64 build of the same GPU stops with its #error
+    let (cmd, _) = verify::hip_compiler().unwrap();
+    let dir = tempfile_dir();
+    let header = dir.join("gfx1100.hip");
+    let f = root().join(GFX1100);
+    let o = run(&[
+        "emit",
+        "--ttgir",
+        f.to_str().unwrap(),
+        "-o",
+        header.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let unit = dir.join("unit.hip");
+    std::fs::write(
+        &unit,
+        format!(
+            "{}{}",
+            verify::HIP_PRELUDE,
+            std::fs::read_to_string(&header).unwrap()
+        ),
+    )
+    .unwrap();
+    let compile = |extra: &[&str]| {
+        std::process::Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .args([
+                "-x",
+                "hip",
+                "--offload-arch=gfx1100",
+                "-nogpulib",
+                "-nogpuinc",
+            ])
+            .args(["--cuda-device-only", "-O2", "-S", "-o", "/dev/null"])
+            .args(extra)
+            .arg(&unit)
+            .output()
+            .unwrap()
+    };
+    assert!(compile(&[]).status.success());
+    let o = compile(&["-mwavefrontsize64"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("whose waves differ"), "{}", stderr(&o));
     let _ = writeln!(
         std::io::stderr(),
         "HIP-TEST ran amd_helpers_compile_for_their_target"
