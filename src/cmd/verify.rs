@@ -205,6 +205,37 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     })
 }
 
+/// The served conversions of `planned` whose target `keep` accepts, as an
+/// input of their own (one module per target).
+fn served_where(planned: &PlannedInput, keep: impl Fn(&pipeline::Target) -> bool) -> PlannedInput {
+    PlannedInput {
+        origin: planned.origin.clone(),
+        conversions: planned
+            .conversions
+            .iter()
+            .filter(|p| keep(&p.target))
+            .cloned()
+            .collect(),
+        refused: vec![],
+        files: planned.files.clone(),
+    }
+}
+
+/// Each planned conversion's helper (in the same order) with its analysis.
+fn gpu_cases<'a>(
+    planned: &'a [Planned],
+    helpers: &'a [kernels::EmittedHelper],
+) -> Vec<GpuCase<'a>> {
+    planned
+        .iter()
+        .zip(helpers)
+        .map(|(p, h)| GpuCase {
+            helper: h,
+            analysis: &p.chosen.analysis,
+        })
+        .collect()
+}
+
 /// The HIP compile check of the AMD conversions of `planned`, one module
 /// per architecture ([`verify::compile_hip`]): every check kernel of every
 /// element type and form, compiled with clang for the architecture. Without
@@ -233,27 +264,9 @@ fn hip_checks(
     }
     let mut out = Vec::new();
     for arch in archs {
-        let sub = PlannedInput {
-            origin: planned.origin.clone(),
-            conversions: planned
-                .conversions
-                .iter()
-                .filter(|p| p.target.amd == Some(arch))
-                .cloned()
-                .collect(),
-            refused: vec![],
-            files: planned.files.clone(),
-        };
+        let sub = served_where(planned, |t| t.amd == Some(arch));
         let emitted = sub.emit(&a.naming.prefix)?;
-        let cases: Vec<GpuCase> = sub
-            .conversions
-            .iter()
-            .zip(&emitted.helpers)
-            .map(|(p, h)| GpuCase {
-                helper: h,
-                analysis: &p.chosen.analysis,
-            })
-            .collect();
+        let cases = gpu_cases(&sub.conversions, &emitted.helpers);
         let r = verify::compile_hip(&emitted.header, &cases, dts, arch)?;
         note!(
             "warpforge: {arch}: {} HIP check kernel(s) compiled in {:.2} s by {} (no AMD GPU runs them: proven by the CPU simulator, checked by compilation)",
@@ -385,17 +398,7 @@ fn by_target(
     sms.dedup();
     let mut all: Option<GpuReport> = None;
     for sm in sms {
-        let sub = PlannedInput {
-            origin: planned.origin.clone(),
-            conversions: planned
-                .conversions
-                .iter()
-                .filter(|p| p.target.amd.is_none() && p.target.sm == sm)
-                .cloned()
-                .collect(),
-            refused: vec![],
-            files: planned.files.clone(),
-        };
+        let sub = served_where(planned, |t| t.amd.is_none() && t.sm == sm);
         let emitted = sub.emit(&a.naming.prefix)?;
         let runs_here = gpu.is_some_and(|g| sm <= (g.sm.0 * 10 + g.sm.1) as u32);
         let r = if runs_here {
@@ -431,14 +434,7 @@ fn on_gpu(
     max_registers: Option<u32>,
     sm: u32,
 ) -> Result<GpuReport> {
-    let cases: Vec<GpuCase> = planned
-        .iter()
-        .zip(&emitted.helpers)
-        .map(|(p, h)| GpuCase {
-            helper: h,
-            analysis: &p.chosen.analysis,
-        })
-        .collect();
+    let cases = gpu_cases(planned, &emitted.helpers);
     let target = ((sm / 10) as i32, (sm % 10) as i32);
     let r = verify::verify_on_gpu_for(&emitted.header, &cases, dts, max_registers, Some(target))?;
     note!(
@@ -461,14 +457,7 @@ fn compiled(
     max_registers: Option<u32>,
     sm: u32,
 ) -> Result<GpuReport> {
-    let cases: Vec<GpuCase> = planned
-        .iter()
-        .zip(&emitted.helpers)
-        .map(|(p, h)| GpuCase {
-            helper: h,
-            analysis: &p.chosen.analysis,
-        })
-        .collect();
+    let cases = gpu_cases(planned, &emitted.helpers);
     let target = ((sm / 10) as i32, (sm % 10) as i32);
     let r = verify::compile_only(&emitted.header, &cases, dts, max_registers, target)
         .map_err(|e| anyhow!("--compile-only: {e}"))?;

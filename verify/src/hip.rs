@@ -20,12 +20,8 @@
 //! qualifiers.
 
 use crate::dtype::ctype;
-use crate::module::{forms, kernel_name};
+use crate::module::{check_kernel, forms, kernel_name};
 use crate::{DType, GpuCase, VerifyError};
-use kernels::{
-    emit_test_kernel, emit_test_kernel_inplace, emit_test_kernel_packed,
-    emit_test_kernel_packed_inplace, emit_test_kernel_words,
-};
 use std::collections::BTreeMap;
 use std::process::Command;
 use synth::target::AmdArch;
@@ -206,16 +202,7 @@ pub fn hip_module_source(
             kernels.push((name, h.ident.clone(), h.name.clone(), d, "baseline"));
             for f in forms(c.helper, d) {
                 let name = kernel_name(c.helper, d, f);
-                let k = match (f.packed, f.inplace) {
-                    (false, false) => match f.words {
-                        Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
-                        None => Some(emit_test_kernel(c.helper, ct, &name)?),
-                    },
-                    (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
-                    (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
-                    (true, true) => emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?,
-                };
-                if let Some(k) = k {
+                if let Some(k) = check_kernel(c.helper, d, ct, f, &name)? {
                     src.push_str(&k);
                     kernels.push((
                         name,

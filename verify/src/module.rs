@@ -99,6 +99,26 @@ pub(crate) fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
     out
 }
 
+/// The one-shot check kernel `name` of `h` for element type `d` (C type
+/// `ct`) in form `f`; `None` where the helper has no such form.
+pub(crate) fn check_kernel(
+    h: &EmittedHelper,
+    d: DType,
+    ct: &str,
+    f: Form,
+    name: &str,
+) -> Result<Option<String>, VerifyError> {
+    Ok(match (f.packed, f.inplace) {
+        (false, false) => match f.words {
+            Some(w) => emit_test_kernel_words(h, ct, d.bits(), name, w)?,
+            None => Some(emit_test_kernel(h, ct, name)?),
+        },
+        (false, true) => emit_test_kernel_inplace(h, ct, name)?,
+        (true, false) => emit_test_kernel_packed(h, d.bits(), ct, name)?,
+        (true, true) => emit_test_kernel_packed_inplace(h, d.bits(), ct, name)?,
+    })
+}
+
 /// Every element type of `dtypes` with each of its forms of `h`
 /// ([`forms`]), in that order.
 pub(crate) fn dtype_forms<'a>(
@@ -149,15 +169,7 @@ pub(crate) fn module_source(
             let ct = ctype(d, half);
             for f in forms(c.helper, d) {
                 let name = kernel_name(c.helper, d, f);
-                let k = match (f.packed, f.inplace) {
-                    (false, false) => match f.words {
-                        Some(w) => emit_test_kernel_words(c.helper, ct, d.bits(), &name, w)?,
-                        None => Some(emit_test_kernel(c.helper, ct, &name)?),
-                    },
-                    (false, true) => emit_test_kernel_inplace(c.helper, ct, &name)?,
-                    (true, false) => emit_test_kernel_packed(c.helper, d.bits(), ct, &name)?,
-                    (true, true) => emit_test_kernel_packed_inplace(c.helper, d.bits(), ct, &name)?,
-                };
+                let k = check_kernel(c.helper, d, ct, f, &name)?;
                 src.push_str(&k.unwrap_or_default());
                 let bits = f.packed.then_some(d.bits());
                 let name = loop_kernel_name(c.helper, d, f);
