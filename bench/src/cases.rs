@@ -218,11 +218,13 @@ pub fn build_cases(
             elem_bits: bits,
             ..opt.shared
         };
+        // the weights that rank this conversion's plans (its CTA's warps)
+        let weights = opt.weights.at_warps(c.num_warps);
         let fwd = renamed(c, &format!("{id}_fwd"));
         let considered = match consider(
             &fwd,
             StrategyChoice::Auto,
-            &opt.weights,
+            &weights,
             &sopt,
             Some(opt.shared_limit),
         ) {
@@ -245,7 +247,7 @@ pub fn build_cases(
             continue;
         }
         let rev = reverse(c, &format!("{id}_bwd"))?;
-        let bwd_plan = match plan_conversion_with(&rev, StrategyChoice::Auto, &opt.weights, &sopt) {
+        let bwd_plan = match plan_conversion_with(&rev, StrategyChoice::Auto, &weights, &sopt) {
             Ok(x) => x,
             Err(e) => {
                 skipped.push(skip(format!("reverse conversion: {e}")));
@@ -276,7 +278,7 @@ pub fn build_cases(
                 "smem"
             };
             let rev_f = reverse(c, &format!("{id}_bwd_{tag}"))?;
-            let got = match plan_conversion_with(&rev_f, family, &opt.weights, &sopt) {
+            let got = match plan_conversion_with(&rev_f, family, &weights, &sopt) {
                 Ok(p) if p.plan.kind == kind => (emit_helper(&rev_f, &p)?, p.plan.strategy),
                 _ => (bwd.clone(), bwd_plan.plan.strategy),
             };
@@ -338,7 +340,7 @@ pub fn build_cases(
                     strategy: cand.plan.strategy,
                     kind: cand.plan.kind,
                     cost,
-                    score: opt.weights.dot(&features),
+                    score: weights.dot(&features),
                     features,
                     wavefronts: cand.plan.wavefronts_per_warp(),
                     bank_conflicts: cand.sim.bank_conflicts,
@@ -401,7 +403,7 @@ pub fn build_cases(
         } else {
             None
         };
-        let lb_f = lower_bound(an, bits, &opt.weights);
+        let lb_f = lower_bound(an, bits, &weights);
         // the limit kernels: every pair of the directions' limit moves
         let (limits, limit_missing) = if ctas > 1 {
             (
@@ -409,7 +411,7 @@ pub fn build_cases(
                 Some("a cluster conversion: no limit kernel for distributed shared memory".into()),
             )
         } else {
-            let lb_b = lower_bound(&bwd_plan.analysis, bits, &opt.weights);
+            let lb_b = lower_bound(&bwd_plan.analysis, bits, &weights);
             let mut v = Vec::new();
             for f in LimitMove::choices(&lb_f) {
                 for b in LimitMove::choices(&lb_b) {

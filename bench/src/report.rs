@@ -57,12 +57,45 @@ pub struct CandidateRow {
 }
 
 impl CandidateRow {
+    /// Why this candidate's round-trip time is not its plan's, where its
+    /// loop kernel's SASS has fewer `SHFL` than its forward plan alone
+    /// shuffles, or fewer than a quarter of its shared-memory accesses
+    /// (`STS`, `LDS`, `LDSM`, `STSM`; a vector access merges at most four):
+    /// the compiler removed forward work as dead, as it does where the
+    /// reverse keeps only part of the forward's output (a destination with
+    /// broadcast copies whose reverse reads one copy). `None` where the SASS
+    /// holds the plan's data movement or was not read.
+    pub fn elided_work(&self) -> Option<String> {
+        let sass = self.sass.as_ref()?;
+        let n = |k: &str| sass.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let c = &self.cost;
+        let (shfl, smem) = (n("shfl"), n("sts") + n("lds") + n("ldsm") + n("stsm"));
+        let plan_smem = (c.sts + c.lds + c.ldsm + c.stsm) as u64;
+        (shfl < c.shfl as u64 || 4 * smem < plan_smem).then(|| {
+            format!(
+                "not this plan's time: its round trip's SASS has {shfl} SHFL and {smem} shared-memory accesses where the forward plan alone has {} and {plan_smem} (the compiler removed forward work the reverse does not read)",
+                c.shfl
+            )
+        })
+    }
     /// The strategy, with ` (packed)` for the packed form and ` (carried)`
     /// for the element form told which array the loop carries.
     pub fn label(&self) -> String {
         match self.form.as_str() {
             "packed" | "carried" => format!("{} ({})", self.strategy, self.form),
             _ => self.strategy.clone(),
+        }
+    }
+}
+
+/// Take the time off every candidate whose round trip does not time its
+/// plan ([`CandidateRow::elided_work`]), the reason in its `error`: it is
+/// neither the fastest of its row nor a sample of `warpforge fit`.
+pub fn drop_elided(candidates: &mut [CandidateRow]) {
+    for k in candidates.iter_mut().filter(|k| k.ns.is_some()) {
+        if let Some(why) = k.elided_work() {
+            k.ns = None;
+            k.error = Some(why);
         }
     }
 }
@@ -201,6 +234,8 @@ pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult,
             bwd: (k.bwd_strategy != c.bwd_strategy).then(|| k.bwd_strategy.to_string()),
         })
         .collect();
+    let mut candidates = candidates;
+    drop_elided(&mut candidates);
     let chosen = candidates
         .iter()
         .find(|k| k.chosen)
@@ -1116,5 +1151,69 @@ mod forms_tests {
             "- worst carried: 1.014x (`mmepi_fp16_64x64x32_w4_sm80.ttgir:mm_epilogue:97`)"
         ));
         assert!(forms_section(&[]).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod elided_tests {
+    use super::*;
+
+    /// Rows of Triton's one-warp layout tests timed on an H200 by a bench
+    /// that did not yet drop elided timings
+    /// (`results/runs/2026-11-28-h200-one-warp-choice-5a3d102/1_chosen_pairing/`):
+    /// `wl_32x32_s12_t13`'s butterfly candidate ran its round trip with no
+    /// `SHFL` at all (77 ns in the packed form, its reverse keeps one
+    /// broadcast copy), and it is the only one dropped.
+    #[test]
+    fn a_round_trip_without_the_forward_shuffles_is_not_timed() {
+        let text = include_str!(
+            "../../results/runs/2026-11-28-h200-one-warp-choice-5a3d102/1_chosen_pairing/bench_w1_rest_aa.jsonl"
+        );
+        let mut rows: Vec<Row> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a bench row"))
+            .collect();
+        let timed = |rows: &[Row]| -> usize {
+            rows.iter()
+                .flat_map(|r| &r.candidates)
+                .filter(|k| k.ns.is_some())
+                .count()
+        };
+        let before = timed(&rows);
+        let mut dropped = Vec::new();
+        for r in &mut rows {
+            drop_elided(&mut r.candidates);
+            for k in r.candidates.iter().filter(|k| k.error.is_some()) {
+                dropped.push((r.name.clone(), k.strategy.clone(), k.form.clone()));
+            }
+        }
+        assert_eq!(timed(&rows), before - 3);
+        assert_eq!(dropped.len(), 3, "{dropped:?}");
+        for (name, strategy, _) in &dropped {
+            assert_eq!(
+                (name.as_str(), strategy.as_str()),
+                ("wl_32x32_s12_t13:272", "shuffle/in-place/bfly/words")
+            );
+        }
+        let k = rows
+            .iter()
+            .flat_map(|r| &r.candidates)
+            .find(|k| k.error.is_some())
+            .unwrap();
+        assert!(
+            k.error.as_deref().unwrap().contains("0 SHFL")
+                && k.error
+                    .as_deref()
+                    .unwrap()
+                    .contains("forward plan alone has 32"),
+            "{:?}",
+            k.error
+        );
+        // dropping again changes nothing
+        let again = rows.clone();
+        for r in &mut rows {
+            drop_elided(&mut r.candidates);
+        }
+        assert_eq!(timed(&rows), timed(&again));
     }
 }

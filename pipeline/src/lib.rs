@@ -635,7 +635,8 @@ fn plan_op_uncached(
     let weights = match shared.amd {
         Some(a) => opts.weights.for_amd(a),
         None => opts.weights,
-    };
+    }
+    .at_warps(c.num_warps);
     if opts.all_widths {
         let v = plan_all_widths(&c, opts.strategy, &weights, shared)?;
         let ch = v

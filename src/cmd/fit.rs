@@ -3,12 +3,13 @@
 //! prints the fit's quality.
 
 use crate::output::{check_outputs, write_file, Stdout};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use bench::fit::FitReport;
 use bench::report::Row;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use synth::cost_model::OneWarpWeights;
 use synth::search::{CostModel, Weights};
 
 /// Arguments of `warpforge fit`.
@@ -42,6 +43,14 @@ pub(crate) struct FitArgs {
     /// a penalty, which can drive weights to 0 to fit single conversions.
     #[arg(long, value_name = "LAMBDA", conflicts_with = "only")]
     near_prior: Option<f64>,
+    /// Fit the weights of one-warp CTAs (the model's `one_warp` section,
+    /// which ranks the plans of conversions of one warp): only the rows of
+    /// one-warp conversions, starting from the prior's one-warp weights
+    /// (its base weights where it has none); the written model is the prior
+    /// with this section replaced. Without it, where the prior has a
+    /// one-warp section, one-warp rows are left out and the section kept.
+    #[arg(long)]
+    one_warp: bool,
 }
 
 pub(crate) fn run(a: FitArgs) -> Result<i32> {
@@ -54,8 +63,37 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         .weights()?,
         None => CostModel::builtin().weights,
     };
-    let r = fit_rows(&a, &rows, &prior)?;
-    let m = bench::fit::model(&r, &a.gpu, &provenance(&a, rows.len()));
+    // which rows the fit judges, and from which weights: one-warp rows by
+    // the one-warp section, the others by the base weights
+    let split = a.one_warp || prior.one_warp.is_some();
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .filter(|r| !split || (r.warps == 1) == a.one_warp)
+        .collect();
+    if rows.is_empty() {
+        bail!(
+            "--from: no rows of {} conversions to fit",
+            if a.one_warp { "one-warp" } else { "2+ warp" }
+        );
+    }
+    let start = if a.one_warp {
+        prior.at_warps(1)
+    } else {
+        prior.at_warps(2)
+    };
+    let r = fit_rows(&a, &rows, &start)?;
+    let mut m = bench::fit::model(&r, &a.gpu, &provenance(&a, rows.len()));
+    m.weights = if a.one_warp {
+        Weights {
+            one_warp: Some(OneWarpWeights::from_array(r.weights.as_array())),
+            ..prior
+        }
+    } else {
+        Weights {
+            one_warp: prior.one_warp,
+            ..r.weights
+        }
+    };
     write_file(&a.output, &m.to_json())?;
     if let Some(p) = &a.report {
         write_file(p, &(serde_json::to_string_pretty(&r)? + "\n"))?;
@@ -83,7 +121,8 @@ fn check_files(a: &FitArgs) -> Result<()> {
 }
 
 /// The bench rows of every `--from` file, one JSON object a non-blank line,
-/// in order. Errors name the file and line.
+/// in order, without the timings that do not time their plan
+/// ([`bench::report::drop_elided`]). Errors name the file and line.
 fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
     let mut rows: Vec<Row> = Vec::new();
     for f in from {
@@ -94,10 +133,11 @@ fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            rows.push(
-                serde_json::from_str(l)
-                    .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", f.display(), i + 1))?,
-            );
+            let mut r: Row = serde_json::from_str(l)
+                .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", f.display(), i + 1))?;
+            // rows written before bench dropped them: no elided timings
+            bench::report::drop_elided(&mut r.candidates);
+            rows.push(r);
         }
     }
     Ok(rows)
@@ -135,7 +175,8 @@ fn provenance(a: &FitArgs, rows: usize) -> String {
             .as_ref()
             .map_or(String::new(), |f| format!(" --only {f}"))
             + &a.near_prior
-                .map_or(String::new(), |l| format!(" --near-prior {l}")),
+                .map_or(String::new(), |l| format!(" --near-prior {l}"))
+            + if a.one_warp { " --one-warp" } else { "" },
         rows,
         super::today(),
         env!("WARPFORGE_COMMIT")

@@ -60,6 +60,69 @@ pub struct Weights {
     /// [`Weights::floor_smem`]). 0 in files written before it existed.
     #[serde(default)]
     pub floor_shfl: f64,
+    /// The ten instruction weights ([`FEATURE_NAMES`]) for CTAs of one
+    /// warp, in place of the ones above ([`Weights::at_warps`]); the
+    /// latency floors stay the ones above. At one warp a CTA has no other
+    /// warp to hide the latency of a dependent shared-memory trip or
+    /// shuffle behind, so the weights that rank plans by their measured
+    /// time differ from those of larger CTAs (`warpforge fit --one-warp`
+    /// fits them to one-warp rows only). Absent in files written before
+    /// it existed (one set of weights for every CTA size); never used on
+    /// AMD ([`Weights::for_amd`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_warp: Option<OneWarpWeights>,
+}
+
+/// Instruction weights of CTAs of one warp ([`Weights::one_warp`]): the
+/// fields of [`Weights`] named in [`FEATURE_NAMES`], in score units per
+/// instruction (per wavefront, per register over the limit).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OneWarpWeights {
+    pub shfl: f64,
+    pub sel: f64,
+    pub prmt: f64,
+    pub smem: f64,
+    pub stsm: f64,
+    pub wavefront: f64,
+    pub bar: f64,
+    pub bar_warp: f64,
+    pub ldsm: f64,
+    pub spill: f64,
+}
+
+impl OneWarpWeights {
+    /// From values in [`FEATURE_NAMES`] order.
+    pub fn from_array(a: [f64; 10]) -> OneWarpWeights {
+        let w = Weights::from_array(a);
+        OneWarpWeights {
+            shfl: w.shfl,
+            sel: w.sel,
+            prmt: w.prmt,
+            smem: w.smem,
+            stsm: w.stsm,
+            wavefront: w.wavefront,
+            bar: w.bar,
+            bar_warp: w.bar_warp,
+            ldsm: w.ldsm,
+            spill: w.spill,
+        }
+    }
+    /// In [`FEATURE_NAMES`] order.
+    pub fn as_array(&self) -> [f64; 10] {
+        [
+            self.shfl,
+            self.sel,
+            self.prmt,
+            self.smem,
+            self.stsm,
+            self.wavefront,
+            self.bar,
+            self.bar_warp,
+            self.ldsm,
+            self.spill,
+        ]
+    }
 }
 
 /// The weight of one predicted register over the limit where a model file
@@ -266,6 +329,7 @@ impl Weights {
         Weights {
             floor_smem: 0.0,
             floor_shfl: 0.0,
+            one_warp: None,
             shfl: a[0],
             sel: a[1],
             prmt: a[2],
@@ -326,10 +390,26 @@ impl Weights {
     /// `__syncwarp()` (fences and a wave barrier, no `s_barrier`) as a
     /// select. Derived from the ISA, not fitted: no AMD GPU timed these.
     pub fn for_amd(mut self, arch: crate::target::AmdArch) -> Weights {
+        // the one-warp weights are NVIDIA timings: not for a wave
+        self.one_warp = None;
         let wavefronts = (arch.lanes() / 32) as f64;
         self.shfl = self.smem + self.wavefront * wavefronts;
         self.bar_warp = self.sel;
         self
+    }
+    /// The weights that rank the plans of a conversion run by CTAs of
+    /// `warps` warps: at one warp, the instruction weights of
+    /// [`Weights::one_warp`] where the model has them, with this model's
+    /// latency floors; else these weights. The result has no one-warp
+    /// section, so applying it again changes nothing.
+    pub fn at_warps(self, warps: u32) -> Weights {
+        match self.one_warp {
+            Some(o) if warps == 1 => Weights::from_array(o.as_array()).with_floors_of(&self),
+            _ => Weights {
+                one_warp: None,
+                ..self
+            },
+        }
     }
     /// The latency floor of features `f`: `floor_smem * smem_trips +
     /// floor_shfl * shfl_stages`.
@@ -443,11 +523,18 @@ impl CostModel {
             ("floor_smem", m.weights.floor_smem),
             ("floor_shfl", m.weights.floor_shfl),
         ];
+        let one_warp = m.weights.one_warp.map(|o| o.as_array());
+        let one_warp = FEATURE_NAMES
+            .iter()
+            .zip(one_warp.unwrap_or_default())
+            .take(if one_warp.is_some() { 10 } else { 0 })
+            .map(|(n, w)| (format!("one_warp.{n}"), w));
         for (name, w) in FEATURE_NAMES
             .iter()
-            .copied()
+            .map(|n| n.to_string())
             .zip(m.weights.as_array())
-            .chain(floors)
+            .chain(floors.map(|(n, w)| (n.to_string(), w)))
+            .chain(one_warp)
         {
             if !w.is_finite() || w < 0.0 {
                 return Err(bad(format!(
@@ -497,6 +584,44 @@ mod tests {
         assert!(e.contains("version 2"), "{e}");
         let extra = m.to_json().replace("\"shfl\"", "\"shufl\"");
         assert!(CostModel::from_json(&extra, "f.json").is_err());
+    }
+
+    #[test]
+    fn one_warp_weights_rank_one_warp_ctas_only() {
+        let mut m = CostModel::builtin();
+        let o = OneWarpWeights::from_array(std::array::from_fn(|i| i as f64 + 0.5));
+        m.weights.one_warp = Some(o);
+        let w = m.weights;
+        // one warp: the section's instruction weights, the model's floors
+        let one = w.at_warps(1);
+        assert_eq!(one.as_array(), o.as_array());
+        assert_eq!(
+            (one.floor_smem, one.floor_shfl),
+            (w.floor_smem, w.floor_shfl)
+        );
+        assert_eq!(one.one_warp, None);
+        assert_eq!(one.at_warps(1), one);
+        // more warps, or AMD: the base weights
+        for warps in [2, 4, 32] {
+            let many = w.at_warps(warps);
+            assert_eq!(many.as_array(), w.as_array());
+            assert_eq!(many.one_warp, None);
+        }
+        let amd = w.for_amd(crate::target::AmdArch::Gfx942).at_warps(1);
+        assert_eq!(amd.sel, w.sel);
+        // a model without the section is the same at every size
+        let base = CostModel::builtin().weights;
+        if base.one_warp.is_none() {
+            assert_eq!(base.at_warps(1), base);
+        }
+        // the section round-trips, and a bad value in it is refused by name
+        assert_eq!(CostModel::from_json(&m.to_json(), "x").unwrap(), m);
+        let mut neg = m.clone();
+        neg.weights.one_warp = Some(OneWarpWeights { sel: -1.0, ..o });
+        let e = CostModel::from_json(&neg.to_json(), "f.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("weight `one_warp.sel` is -1"), "{e}");
     }
 
     #[test]

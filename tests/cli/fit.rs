@@ -108,3 +108,98 @@ fn fit_only_spill_reproduces_the_builtin_weight() {
     );
     assert!(!d.join("x.json").exists());
 }
+
+/// `warpforge fit --one-warp` on the committed same-family H200 rows of
+/// one-warp conversions writes the built-in model with a `one_warp`
+/// section (the one the run folder keeps); the planner ranks one-warp
+/// conversions by it and every other conversion as before. Rows with no
+/// one-warp conversion are refused, and a refit of the base weights keeps
+/// the prior's section.
+#[test]
+fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
+    let run_dir = "results/runs/2026-11-28-h200-one-warp-choice-5a3d102";
+    let d = tempfile_dir();
+    let m = d.join("w1.json");
+    let rows: Vec<String> = ["bench_w1a", "bench_tl", "bench_rest"]
+        .iter()
+        .map(|n| format!("{run_dir}/3_same_family/{n}.jsonl"))
+        .collect();
+    let mut args = vec!["fit", "--one-warp", "--near-prior", "0.002", "--from"];
+    args.extend(rows.iter().map(String::as_str));
+    args.extend(["-o", m.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let load = |p: &str| {
+        synth::search::CostModel::from_json(&std::fs::read_to_string(p).unwrap(), p)
+            .unwrap()
+            .weights
+    };
+    let got = load(m.to_str().unwrap());
+    let kept = load(&format!("{run_dir}/models/one_warp_same_family.json"));
+    let builtin = synth::search::CostModel::builtin().weights;
+    assert_eq!(got.one_warp, kept.one_warp);
+    assert!(got.one_warp.is_some());
+    assert_eq!(got.at_warps(4), builtin.at_warps(4));
+    // one warp: the section changes this conversion's plan; four warps: nothing
+    let plan = |extra: &[&str]| {
+        let mut a = vec!["plan", "--ttgir"];
+        a.extend(extra);
+        let o = run(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let w1 = [
+        "tests/data/triton_tests/warp_local_w1.ttgir",
+        "--name",
+        "wl_32x32_s3_t7",
+    ];
+    let before = plan(&w1);
+    let after = plan(&[&w1[..], &["--cost-model", m.to_str().unwrap()]].concat());
+    assert!(before.contains("shared/"), "{before}");
+    assert!(after.contains("shuffle/in-place/bfly/words"), "{after}");
+    let w4 = ["tests/data/stress_w4.ttgir"];
+    assert_eq!(
+        plan(&w4),
+        plan(&[&w4[..], &["--cost-model", m.to_str().unwrap()]].concat())
+    );
+    // no one-warp rows: refused, nothing written
+    let many = d.join("many_warps.jsonl");
+    let text =
+        std::fs::read_to_string("results/runs/2026-11-24-h100-carried-words-6ef7222/bench.jsonl")
+            .unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains("\"warps\":1,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(kept.lines().count() > 10 && kept.lines().count() < text.lines().count());
+    std::fs::write(&many, kept).unwrap();
+    let none = d.join("none.json");
+    expect_error(
+        &[
+            "fit",
+            "--one-warp",
+            "--from",
+            many.to_str().unwrap(),
+            "-o",
+            none.to_str().unwrap(),
+        ],
+        &["no rows of one-warp conversions"],
+    );
+    assert!(!none.exists());
+    // a refit of the base weights from a prior with a section keeps it
+    let base = d.join("base.json");
+    let o = run(&[
+        "fit",
+        "--near-prior",
+        "0.002",
+        "--prior",
+        m.to_str().unwrap(),
+        "--from",
+        "results/runs/2026-11-24-h100-carried-words-6ef7222/bench.jsonl",
+        "-o",
+        base.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(load(base.to_str().unwrap()).one_warp, got.one_warp);
+}
