@@ -76,6 +76,7 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             if a.one_warp { "one-warp" } else { "2+ warp" }
         );
     }
+    warn_chosen_pairing(&rows);
     let start = if a.one_warp {
         prior.at_warps(1)
     } else {
@@ -104,6 +105,31 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     out.finish()?;
     note!("warpforge: wrote {}", a.output.display());
     Ok(0)
+}
+
+/// Say on standard error how many of `rows` were timed with every candidate
+/// returning through the reverse's chosen plan (`bench --pair chosen`, rows
+/// without `pair`) while their candidates are of both families: there a
+/// candidate of the other family than that reverse overlaps it on another
+/// pipe and times faster than it runs beside a reverse of its own family,
+/// which misleads a fit that changes the choice between families
+/// (results/runs/2026-11-28-h200-one-warp-choice-5a3d102/).
+fn warn_chosen_pairing(rows: &[Row]) {
+    let mixed = |r: &&Row| {
+        let has = |k: &str| r.candidates.iter().any(|c| c.kind == k);
+        has("shuffle") && has("shared")
+    };
+    let n = rows
+        .iter()
+        .filter(|r| r.pair.is_none())
+        .filter(mixed)
+        .count();
+    if n > 0 {
+        note!(
+            "warpforge: fit: {n} of {} conversion(s) have shuffle and shared-memory candidates timed with the reverse's chosen plan (bench --pair chosen): a candidate of the other family overlaps that reverse on another pipe and times faster than beside its own; rows of `warpforge bench --pair same-family` judge a change between families as a kernel runs it",
+            rows.len()
+        );
+    }
 }
 
 /// The output files (`-o`, `--report`) must not be the input files

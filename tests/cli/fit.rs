@@ -129,6 +129,8 @@ fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
     args.extend(["-o", m.to_str().unwrap()]);
     let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+    // same-family rows: no warning about the pairing
+    assert!(!stderr(&o).contains("--pair chosen"), "{}", stderr(&o));
     let load = |p: &str| {
         synth::search::CostModel::from_json(&std::fs::read_to_string(p).unwrap(), p)
             .unwrap()
@@ -202,4 +204,10 @@ fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(load(base.to_str().unwrap()).one_warp, got.one_warp);
+    // rows timed with the chosen reverse and candidates of both families
+    let e = stderr(&o);
+    assert!(
+        e.contains("candidates timed with the reverse's chosen plan (bench --pair chosen)"),
+        "{e}"
+    );
 }
