@@ -73,55 +73,47 @@ pub struct Weights {
     pub one_warp: Option<OneWarpWeights>,
 }
 
-/// Instruction weights of CTAs of one warp ([`Weights::one_warp`]): the
-/// fields of [`Weights`] named in [`FEATURE_NAMES`], in score units per
-/// instruction (per wavefront, per register over the limit).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OneWarpWeights {
-    pub shfl: f64,
-    pub sel: f64,
-    pub prmt: f64,
-    pub smem: f64,
-    pub stsm: f64,
-    pub wavefront: f64,
-    pub bar: f64,
-    pub bar_warp: f64,
-    pub ldsm: f64,
-    pub spill: f64,
-}
+/// Instruction weights of CTAs of one warp ([`Weights::one_warp`]), in
+/// [`FEATURE_NAMES`] order, in score units per instruction (per wavefront,
+/// per register over the limit). In a model file: an object with exactly
+/// those ten names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OneWarpWeights(pub [f64; 10]);
 
 impl OneWarpWeights {
     /// From values in [`FEATURE_NAMES`] order.
     pub fn from_array(a: [f64; 10]) -> OneWarpWeights {
-        let w = Weights::from_array(a);
-        OneWarpWeights {
-            shfl: w.shfl,
-            sel: w.sel,
-            prmt: w.prmt,
-            smem: w.smem,
-            stsm: w.stsm,
-            wavefront: w.wavefront,
-            bar: w.bar,
-            bar_warp: w.bar_warp,
-            ldsm: w.ldsm,
-            spill: w.spill,
-        }
+        OneWarpWeights(a)
     }
     /// In [`FEATURE_NAMES`] order.
     pub fn as_array(&self) -> [f64; 10] {
-        [
-            self.shfl,
-            self.sel,
-            self.prmt,
-            self.smem,
-            self.stsm,
-            self.wavefront,
-            self.bar,
-            self.bar_warp,
-            self.ldsm,
-            self.spill,
-        ]
+        self.0
+    }
+}
+
+impl Serialize for OneWarpWeights {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(FEATURE_NAMES.len()))?;
+        for (n, w) in FEATURE_NAMES.iter().zip(self.0) {
+            m.serialize_entry(n, &w)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for OneWarpWeights {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let m = std::collections::BTreeMap::<String, f64>::deserialize(d)?;
+        if let Some(k) = m.keys().find(|k| !FEATURE_NAMES.contains(&k.as_str())) {
+            return Err(D::Error::unknown_field(k, &FEATURE_NAMES));
+        }
+        let mut a = [0.0; 10];
+        for (i, n) in FEATURE_NAMES.iter().enumerate() {
+            a[i] = *m.get(*n).ok_or_else(|| D::Error::missing_field(n))?;
+        }
+        Ok(OneWarpWeights(a))
     }
 }
 
@@ -617,11 +609,27 @@ mod tests {
         // the section round-trips, and a bad value in it is refused by name
         assert_eq!(CostModel::from_json(&m.to_json(), "x").unwrap(), m);
         let mut neg = m.clone();
-        neg.weights.one_warp = Some(OneWarpWeights { sel: -1.0, ..o });
+        let mut a = o.as_array();
+        a[1] = -1.0; // sel
+        neg.weights.one_warp = Some(OneWarpWeights::from_array(a));
         let e = CostModel::from_json(&neg.to_json(), "f.json")
             .unwrap_err()
             .to_string();
         assert!(e.contains("weight `one_warp.sel` is -1"), "{e}");
+        // the section names exactly the ten weights
+        let text = m.to_json();
+        let at = text.find("\"one_warp\"").unwrap();
+        let (head, tail) = text.split_at(at);
+        let unknown = format!("{head}{}", tail.replacen("\"sel\"", "\"sell\"", 1));
+        let e = CostModel::from_json(&unknown, "f.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `sell`"), "{e}");
+        let missing = format!("{head}{}", tail.replacen("\"sel\": 1.5,", "", 1));
+        let e = CostModel::from_json(&missing, "f.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing field `sel`"), "{e}");
     }
 
     #[test]
