@@ -91,7 +91,9 @@ pub struct CandidateCase {
     /// them), `carried` when it calls their element forms told that the loop
     /// carries the source tile (`warpforge::words::src` forward, `::dst`
     /// back: that tile held as 32-bit words, the per-element one element by
-    /// element), else `elements`.
+    /// element), `vector` when it calls their vector forms (`_x2`/`_x4` on
+    /// `ushort2`/`unsigned` arrays in register order; the chosen plan only),
+    /// else `elements`.
     pub form: &'static str,
     /// Index of the candidate plan among the search's proven candidates:
     /// the forms of one plan share it.
@@ -315,13 +317,18 @@ pub fn build_cases(
                 forms.push(("carried", cand.plan.cost()));
             }
             forms.extend(packed_cost.map(|c| ("packed", c)));
+            // the chosen plan's vector forms (`_x2`/`_x4` on 4-byte vectors
+            // in register order): the packed form and its reordering prmt
+            if k == 0 {
+                forms.extend(packed_cost.map(|c| ("vector", c)));
+            }
             let ranked_form = if recommend_packed {
                 "packed"
             } else {
                 "elements"
             };
             for (form, cost) in forms {
-                let packed = form == "packed";
+                let packed = form == "packed" || form == "vector";
                 // the element form of 8/16-bit data may hold words
                 // (synth::plan::element_form_holds_words)
                 let peak = if packed {
@@ -351,6 +358,7 @@ pub fn build_cases(
                         match form {
                             "packed" => "p",
                             "carried" => "c",
+                            "vector" => "v",
                             _ => "",
                         }
                     ),
@@ -380,6 +388,13 @@ pub fn build_cases(
                     &x.helper, &x.bwd, bits, ctype, &x.kernel, maxnreg,
                 )?
                 .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
+                source.push_str(&k);
+            } else if x.form == "vector" {
+                let vt = if bits == 16 { "ushort2" } else { "unsigned" };
+                let k = kernels::emit_bench_kernel_vector(
+                    &x.helper, &x.bwd, bits, ctype, vt, &x.kernel, maxnreg,
+                )?
+                .ok_or_else(|| anyhow!("{}: no vector form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else if x.form == "carried" {
                 let k = kernels::emit_bench_kernel_carried(

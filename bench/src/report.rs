@@ -82,7 +82,7 @@ impl CandidateRow {
     /// for the element form told which array the loop carries.
     pub fn label(&self) -> String {
         match self.form.as_str() {
-            "packed" | "carried" => format!("{} ({})", self.strategy, self.form),
+            "packed" | "carried" | "vector" => format!("{} ({})", self.strategy, self.form),
             _ => self.strategy.clone(),
         }
     }
@@ -716,7 +716,8 @@ pub fn chosen_form<'a>(r: &'a Row, form: &str) -> Option<&'a CandidateRow> {
 /// 16-bit data, each over Triton's time with its loop registers and
 /// in-loop spills: the element form as emitted (`automatic`), the element
 /// form told which array the loop carries (`carried`: that tile held as
-/// words) and the packed form. Empty when no row has two forms.
+/// words), the packed form and the vector form. Empty when no row has two
+/// forms.
 pub fn forms_section(rows: &[Row]) -> String {
     let rows: Vec<&Row> = rows
         .iter()
@@ -759,27 +760,33 @@ pub fn forms_section(rows: &[Row]) -> String {
             }
         }
     };
-    const FORMS: [&str; 3] = ["elements", "carried", "packed"];
+    // the vector form's column only where some row timed it (runs before
+    // the vector forms have none)
+    let mut forms = vec!["elements", "carried", "packed"];
+    if rows.iter().any(|r| chosen_form(r, "vector").is_some()) {
+        forms.push("vector");
+    }
     let cells: Vec<Vec<(String, Option<f64>)>> = rows
         .iter()
-        .map(|r| FORMS.iter().map(|f| cell(r, f)).collect())
+        .map(|r| forms.iter().map(|f| cell(r, f)).collect())
         .collect();
     let mut body = String::new();
     for (r, c) in rows.iter().zip(&cells) {
         body += &format!(
-            "| `{}:{}` | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}:{}` | {} | {} | {} |",
             short(&r.file),
             r.name,
             r.dtype,
             r.warps,
             chosen_form(r, "elements").map_or("-".into(), |k| k.strategy.clone()),
-            c[0].0,
-            c[1].0,
-            c[2].0
         );
+        for (text, _) in c {
+            body += &format!(" {text} |");
+        }
+        body += "\n";
     }
     // each form's largest ratio and the first conversion that has it
-    let worst: Vec<(&str, f64, String)> = FORMS
+    let worst: Vec<(&str, f64, String)> = forms
         .iter()
         .enumerate()
         .filter_map(|(i, f)| {
@@ -791,11 +798,20 @@ pub fn forms_section(rows: &[Row]) -> String {
             Some((*f, x, format!("{}:{}", short(&r.file), r.name)))
         })
         .collect();
-    let mut s = String::from("\n## Forms of the chosen plan (8/16-bit data)\n\nEach form's time over Triton's, its loop kernel's registers and in-loop spills: the element form as emitted (`warpforge::words::automatic`), the element form told that the loop carries its source tile (`carried`: `warpforge::words::src` forward, `::dst` back, that tile held as 32-bit words), and the packed form.\n\n");
+    let vector = forms.len() > 3;
+    let mut s = format!("\n## Forms of the chosen plan (8/16-bit data)\n\nEach form's time over Triton's, its loop kernel's registers and in-loop spills: the element form as emitted (`warpforge::words::automatic`), the element form told that the loop carries its source tile (`carried`: `warpforge::words::src` forward, `::dst` back, that tile held as 32-bit words), {}the packed form{}.\n\n",
+        if vector { "" } else { "and " },
+        if vector { ", and the vector form (`_x2`/`_x4` on 4-byte vectors in register order)" } else { "" });
     for (f, x, at) in &worst {
         s += &format!("- worst {f}: {x:.3}x (`{at}`)\n");
     }
-    s += "\n| conversion | dtype | warps | plan | elements / Triton | carried / Triton | packed / Triton |\n|---|---|---|---|---|---|---|\n";
+    s += "\n| conversion | dtype | warps | plan |";
+    for f in &forms {
+        s += &format!(" {f} / Triton |");
+    }
+    s += "\n|---|---|---|---|";
+    s += &"---|".repeat(forms.len());
+    s += "\n";
     s + &body
 }
 

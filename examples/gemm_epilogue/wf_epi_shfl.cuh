@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -22,7 +30,7 @@
 
 namespace warpforge {
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0xe0272471408c
+#define WARPFORGE_DETAIL_H 0xec97a5dedd43
 namespace detail {
 
 #if defined(__HIP__)
@@ -303,12 +311,12 @@ __device__ __forceinline__ void __syncwarp() {
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0xe0272471408c
+#elif WARPFORGE_DETAIL_H != 0xec97a5dedd43
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H
 
 #ifndef WARPFORGE_HELPER_wf_epi_f16_shfl
-#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x7f50ffcb3a18
+#define WARPFORGE_HELPER_wf_epi_f16_shfl 0x070dded2d4c7
 #if !defined(__HIP__)
 // target: sm_80 (--sm 80); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -1134,6 +1142,57 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed16_inplace(unsigned (&x)[1
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_epi_f16_shfl_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_epi_f16_shfl_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_epi_f16_shfl_x2(const V (&src)[16], V (&dst)[16]) {
+  static_assert(sizeof(V) == 4, "wf_epi_f16_shfl_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  unsigned pk_dst[16];
+  wf_epi_f16_shfl_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+  dst[8] = detail::from_u32<V>(pk_dst[8]);
+  dst[9] = detail::from_u32<V>(pk_dst[9]);
+  dst[10] = detail::from_u32<V>(pk_dst[10]);
+  dst[11] = detail::from_u32<V>(pk_dst[11]);
+  dst[12] = detail::from_u32<V>(pk_dst[12]);
+  dst[13] = detail::from_u32<V>(pk_dst[13]);
+  dst[14] = detail::from_u32<V>(pk_dst[14]);
+  dst[15] = detail::from_u32<V>(pk_dst[15]);
+}
+// wf_epi_f16_shfl_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_epi_f16_shfl_x2_inplace(V (&x)[16]) {
+  V y[16];
+  wf_epi_f16_shfl_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_epi_f16_shfl_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -1223,8 +1282,51 @@ __device__ __forceinline__ void wf_epi_f16_shfl_packed8_inplace(unsigned (&x)[8]
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_epi_f16_shfl_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_epi_f16_shfl_packed8; 8 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_epi_f16_shfl_x4(const V (&src)[8], V (&dst)[8]) {
+  static_assert(sizeof(V) == 4, "wf_epi_f16_shfl_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_epi_f16_shfl_packed8(src_w, pk_dst);
+  const unsigned q0 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q1 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+  const unsigned q2 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+  const unsigned q3 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+  const unsigned q4 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+  const unsigned q6 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+  const unsigned q7 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+  dst[0] = detail::from_u32<V>(q0);
+  dst[1] = detail::from_u32<V>(q1);
+  dst[2] = detail::from_u32<V>(q2);
+  dst[3] = detail::from_u32<V>(q3);
+  dst[4] = detail::from_u32<V>(q4);
+  dst[5] = detail::from_u32<V>(q5);
+  dst[6] = detail::from_u32<V>(q6);
+  dst[7] = detail::from_u32<V>(q7);
+}
+// wf_epi_f16_shfl_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_epi_f16_shfl_x4_inplace(V (&x)[8]) {
+  V y[8];
+  wf_epi_f16_shfl_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x7f50ffcb3a18
+#elif WARPFORGE_HELPER_wf_epi_f16_shfl != 0x070dded2d4c7
 #error "warpforge: two headers define wf_epi_f16_shfl differently; emit one of them with another --prefix"
 #endif
 

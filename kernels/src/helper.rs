@@ -1,5 +1,5 @@
 use crate::element::{
-    body_kir, body_via_packed, word_pun, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES,
+    body_kir, body_via_packed, word_pun, Arrays, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES,
 };
 use crate::ident::ident_for;
 use crate::kir::{Body, Cond, Else, Expr, Stmt};
@@ -57,6 +57,11 @@ pub struct HelperKir {
     /// Each packed form's body by element bits (16, then 8, where present),
     /// on the caller's `unsigned src[]` words into `unsigned dst[]`.
     pub packed: Vec<(u32, Body)>,
+    /// Each vector form's body (`{ident}_x2` for 16-bit, `{ident}_x4` for
+    /// 8-bit elements; one per packed form, same order), on the caller's
+    /// `V src[]` into `V dst[]` (4-byte vectors of elements in register
+    /// order), through the packed form.
+    pub vector: Vec<(u32, Body)>,
 }
 
 /// The architecture a helper was planned for and what said so; its header
@@ -215,7 +220,12 @@ pub fn emit_helper_widths_as(
         .iter()
         .find(|(b, _)| *b == own_bits)
         .map_or(synth::plan::HeldWords::NONE, |w| w.1);
-    let (packed, packed_bits, packed_kir) = packed_forms(conv, variants, smem_elems)?;
+    let PackedForms {
+        contexts: packed,
+        forms: packed_bits,
+        bodies: packed_kir,
+        vector_bodies: vector_kir,
+    } = packed_forms(conv, variants, ident, smem_elems)?;
     let takes_words = word_choices.iter().any(|(b, _)| *b == own_bits);
     let over_limit = if takes_words {
         over_limit(plan, own_bits, threads)
@@ -266,6 +276,7 @@ pub fn emit_helper_widths_as(
         kir: HelperKir {
             element,
             packed: packed_kir,
+            vector: vector_kir,
         },
     })
 }
@@ -554,22 +565,45 @@ fn bound_line(chosen: &Chosen, own_bits: u32) -> String {
     }
 }
 
-/// What [`packed_forms`] gives per packed form: the template contexts, the
-/// [`PackedForm`]s and the bodies (bits, body).
-type PackedForms = (Vec<minijinja::Value>, Vec<PackedForm>, Vec<(u32, Body)>);
+/// What [`packed_forms`] gives: per packed form the template context (its
+/// vector form's included), the [`PackedForm`], the body and the vector
+/// form's body (bits, body).
+struct PackedForms {
+    contexts: Vec<minijinja::Value>,
+    forms: Vec<PackedForm>,
+    bodies: Vec<(u32, Body)>,
+    vector_bodies: Vec<(u32, Body)>,
+}
+
+/// The C types a vector form of `bits`-bit elements is meant for (its
+/// header comment and `static_assert` name them; any 4-byte type serves,
+/// but NVVM splits a struct of four bytes such as `uchar4` into one
+/// register per byte, so 8-bit data is named as words or fp8x4 types,
+/// whose storage is one 32-bit integer).
+fn vector_types(bits: u32) -> &'static str {
+    if bits == 16 {
+        "__half2, __nv_bfloat162"
+    } else {
+        "unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2"
+    }
+}
 
 /// The packed forms for 16- and 8-bit elements, from those widths' plans in
-/// `variants` ([`body_packed_kir`]): the template context of each, its
-/// [`PackedForm`] and its body (bits, body). `smem_elems`: the helper's
-/// scratch in elements (every form takes `smem` when it is not 0).
+/// `variants` ([`body_packed_kir`]), each with its vector form
+/// `{ident}_x{32 / bits}` (the caller's arrays of 4-byte vectors through
+/// the packed form, [`Arrays::Vectors`]): the template context of each,
+/// its [`PackedForm`] and both bodies. `smem_elems`: the helper's scratch
+/// in elements (every form takes `smem` when it is not 0).
 fn packed_forms(
     conv: &Conversion,
     variants: &[(u32, Chosen)],
+    ident: &str,
     smem_elems: u64,
 ) -> Result<PackedForms, EmitError> {
     let mut packed = Vec::new();
     let mut packed_bits = Vec::new();
     let mut bodies = Vec::new();
+    let mut vector_bodies = Vec::new();
     for bits in [16u32, 8] {
         let Some((_, ch)) = variants.iter().find(|(b, _)| *b == bits) else {
             continue;
@@ -584,7 +618,11 @@ fn packed_forms(
         }
         let p = 32 / bits;
         let cost = ch.plan.cost_for_width(bits);
+        let (vector, vector_note) = vector_form(ident, bits, &ch.plan, smem_elems > 0);
         packed.push(context! {
+            vector_body => vector.lines(),
+            vector_note => vector_note,
+            vector_types => vector_types(bits),
             bits => bits,
             per => p,
             src_words => ch.plan.src_regs / p,
@@ -603,8 +641,40 @@ fn packed_forms(
             dst: pd,
         });
         bodies.push((bits, body));
+        vector_bodies.push((bits, vector));
     }
-    Ok((packed, packed_bits, bodies))
+    Ok(PackedForms {
+        contexts: packed,
+        forms: packed_bits,
+        bodies,
+        vector_bodies,
+    })
+}
+
+/// The vector form's body for `bits`-bit elements of `plan` (`{ident}_x2`,
+/// `{ident}_x4`; `smem`: whether the forms take the scratch pointer) and
+/// the header's words on how it runs: the packed form, its words reordered
+/// from and to the natural ones by `prmt` programs ([`body_via_packed`]
+/// with [`Arrays::Vectors`]; none where the packed form already packs the
+/// natural pairs).
+///
+/// Why not the element body on the vectors' halves where the element form
+/// goes element by element: compiled for sm_90 in `warpforge bench`'s
+/// round-trip kernels on `ushort2` arrays, that body took more instructions
+/// than this one on every 16-bit corpus conversion where the two differ
+/// (`results/runs/2026-11-28-h100-vector-forms-6850643/`).
+fn vector_form(ident: &str, bits: u32, plan: &synth::plan::Plan, smem: bool) -> (Body, String) {
+    let (b, prmt) = through_packed(ident, bits, plan, smem, Arrays::Vectors);
+    let note = if prmt == 0 {
+        format!(
+            "Through {ident}_packed{bits}, whose words are the natural ones: no prmt of its own"
+        )
+    } else {
+        format!(
+            "Through {ident}_packed{bits}; {prmt} prmt per thread reorder the words to and from its word order"
+        )
+    };
+    (b, note)
 }
 
 /// Where the own width's (`own_bits`) element form of `plan` under
@@ -690,6 +760,18 @@ fn via_packed(
     smem: bool,
     words: Words,
 ) -> (Body, usize) {
+    through_packed(ident, bits, plan, smem, Arrays::Elements(words))
+}
+
+/// [`body_via_packed`] for `plan`'s packed form `{ident}_packed{bits}`,
+/// on the caller's `arrays`.
+fn through_packed(
+    ident: &str,
+    bits: u32,
+    plan: &synth::plan::Plan,
+    smem: bool,
+    arrays: Arrays,
+) -> (Body, usize) {
     let (ps, pd) = synth::plan::pack::plan_maps(plan, bits);
     body_via_packed(
         &format!("{ident}_packed{bits}"),
@@ -699,7 +781,7 @@ fn via_packed(
         &ps,
         &pd,
         smem,
-        words,
+        arrays,
     )
 }
 

@@ -60,7 +60,8 @@ pub use limit::{LimitKernel, LimitMove};
 pub use packed::{body_packed, body_packed_kir};
 pub use proof::{prove, FormProof, ProofError};
 pub use render::{
-    emit_bench_kernel, emit_bench_kernel_carried, emit_bench_kernel_packed, emit_loop_kernel,
-    emit_loop_kernel_inplace, emit_loop_kernel_words, emit_test_kernel, emit_test_kernel_inplace,
-    emit_test_kernel_packed, emit_test_kernel_packed_inplace, emit_test_kernel_words,
+    emit_bench_kernel, emit_bench_kernel_carried, emit_bench_kernel_packed,
+    emit_bench_kernel_vector, emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_vector,
+    emit_loop_kernel_words, emit_test_kernel, emit_test_kernel_inplace, emit_test_kernel_packed,
+    emit_test_kernel_packed_inplace, emit_test_kernel_vector, emit_test_kernel_words,
 };

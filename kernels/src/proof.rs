@@ -5,13 +5,14 @@
 
 use crate::kir::interp::{self, InterpError, Io, Report, Setup};
 use crate::EmittedHelper;
+use synth::plan::pack::PackMap;
 use synth::plan::Analysis;
 
 /// One proven form of a helper.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FormProof {
     /// The form: `element <bits>-bit` (with ` words::<choice>` where the
-    /// helper takes the choice) or `packed<bits>`.
+    /// helper takes the choice), `packed<bits>` or `vector x<32 / bits>`.
     pub form: String,
     /// What the interpreter ran and checked.
     pub report: Report,
@@ -34,7 +35,8 @@ const WORDS: [&str; 5] = ["automatic", "none", "src", "dst", "both"];
 
 /// Run every form of `h` (the conversion's analysis `an`) through the
 /// interpreter: the element form at each served width (each `words`
-/// choice where [`EmittedHelper::takes_words`]) and each packed form.
+/// choice where [`EmittedHelper::takes_words`]), each packed form and
+/// each vector form.
 /// Returns one [`FormProof`] per form, or the first failure.
 pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofError> {
     use rayon::prelude::*;
@@ -90,6 +92,26 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
             smem_bytes: h.smem_bytes(*bits).unwrap_or(0),
         };
         runs.push((form, body, setup));
+    }
+    // the vector forms: natural words in, natural words out, through the
+    // packed form of the same width
+    let natural: Vec<(u32, PackMap)> = h
+        .kir
+        .vector
+        .iter()
+        .map(|(bits, _)| (*bits, PackMap::lowest(*bits)))
+        .collect();
+    for ((bits, body), (_, map)) in h.kir.vector.iter().zip(&natural) {
+        let setup = Setup {
+            an,
+            elem_bytes: bits / 8,
+            src: Io::Packed(map),
+            dst: Io::Packed(map),
+            words: "automatic",
+            packed: &h.kir.packed,
+            smem_bytes: h.smem_bytes(*bits).unwrap_or(0),
+        };
+        runs.push((format!("vector x{}", 32 / bits), body, setup));
     }
     // in form order; the first failure in that order is reported
     runs.into_par_iter()

@@ -130,7 +130,7 @@ pub fn emit_loop_kernel(
     kernel: &str,
     max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
-    loop_kernel(h, ctype, packed, kernel, false, max_registers, None)
+    loop_kernel(h, ctype, packed, kernel, false, max_registers, None, None)
 }
 
 /// [`emit_loop_kernel`] of the element form with its `warpforge::words`
@@ -148,7 +148,16 @@ pub fn emit_loop_kernel_words(
     if !h.takes_words(bits) {
         return Ok(None);
     }
-    loop_kernel(h, ctype, None, kernel, false, max_registers, Some(words))
+    loop_kernel(
+        h,
+        ctype,
+        None,
+        kernel,
+        false,
+        max_registers,
+        Some(words),
+        None,
+    )
 }
 
 /// [`emit_loop_kernel`] through the in-place form (`<ident>_inplace` or
@@ -164,9 +173,36 @@ pub fn emit_loop_kernel_inplace(
     if !h.has_inplace() {
         return Ok(None);
     }
-    loop_kernel(h, ctype, packed, kernel, true, max_registers, None)
+    loop_kernel(h, ctype, packed, kernel, true, max_registers, None, None)
 }
 
+/// [`emit_loop_kernel`] of the vector form for `bits` (`<ident>_x2`,
+/// `<ident>_x4`, or its in-place form) on arrays of `vtype` (a 4-byte
+/// vector type); `None` when `h` has no such form.
+pub fn emit_loop_kernel_vector(
+    h: &EmittedHelper,
+    bits: u32,
+    vtype: &str,
+    kernel: &str,
+    inplace: bool,
+    max_registers: Option<u32>,
+) -> Result<Option<String>, EmitError> {
+    if inplace && !h.has_inplace() {
+        return Ok(None);
+    }
+    loop_kernel(
+        h,
+        vtype,
+        Some(bits),
+        kernel,
+        inplace,
+        max_registers,
+        None,
+        Some(vtype),
+    )
+}
+
+#[allow(clippy::too_many_arguments)] // one kernel for every form's call
 fn loop_kernel(
     h: &EmittedHelper,
     ctype: &str,
@@ -175,6 +211,7 @@ fn loop_kernel(
     inplace: bool,
     max_registers: Option<u32>,
     words: Option<&str>,
+    vector: Option<&str>,
 ) -> Result<Option<String>, EmitError> {
     let sfx = if inplace { "_inplace" } else { "" };
     let (vt, call, per) = match packed {
@@ -193,11 +230,19 @@ fn loop_kernel(
             if h.packed_form(bits).is_none() {
                 return Ok(None);
             }
-            (
-                "unsigned".to_string(),
-                format!("warpforge::{}_packed{bits}{sfx}", h.ident),
-                32 / bits,
-            )
+            let p = 32 / bits;
+            match vector {
+                None => (
+                    "unsigned".to_string(),
+                    format!("warpforge::{}_packed{bits}{sfx}", h.ident),
+                    p,
+                ),
+                Some(v) => (
+                    v.to_string(),
+                    format!("warpforge::{}_x{p}{sfx}<{v}>", h.ident),
+                    p,
+                ),
+            }
         }
     };
     Ok(Some(env().get_template("loop_kernel")?.render(
@@ -243,6 +288,27 @@ pub fn emit_test_kernel_packed_inplace(
     test_kernel_packed(h, bits, ctype, kernel, true)
 }
 
+/// The verification kernel of `h`'s vector form for `bits` (8 or 16:
+/// `<ident>_x4`, `<ident>_x2`) with the 4-byte vector type `vtype`
+/// (`__half2`, `ushort2`, `unsigned`, ...), out of place or (`inplace`)
+/// through `<ident>_x<p>_inplace`: same arguments and memory layout as
+/// [`emit_test_kernel`]; it packs the elements into vectors in register
+/// order on load and unpacks them on store. `None` when `h` has no packed
+/// form for `bits` (so no vector form), or no in-place form.
+pub fn emit_test_kernel_vector(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    vtype: &str,
+    kernel: &str,
+    inplace: bool,
+) -> Result<Option<String>, EmitError> {
+    if inplace && !h.has_inplace() {
+        return Ok(None);
+    }
+    test_kernel_words(h, bits, ctype, kernel, inplace, Some(vtype))
+}
+
 fn test_kernel_packed(
     h: &EmittedHelper,
     bits: u32,
@@ -250,15 +316,41 @@ fn test_kernel_packed(
     kernel: &str,
     inplace: bool,
 ) -> Result<Option<String>, EmitError> {
+    test_kernel_words(h, bits, ctype, kernel, inplace, None)
+}
+
+/// The check kernel of a form on words: the packed form (`vector` `None`)
+/// or the vector form with that vector type.
+fn test_kernel_words(
+    h: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+    inplace: bool,
+    vector: Option<&str>,
+) -> Result<Option<String>, EmitError> {
     let Some(pf) = h.packed_form(bits) else {
         return Ok(None);
     };
     let per = 32 / bits;
+    let natural = synth::plan::pack::PackMap::lowest(bits);
+    let (src_map, dst_map, call, wt) = match vector {
+        None => (
+            &pf.src,
+            &pf.dst,
+            format!("{}_packed{bits}", h.ident),
+            "unsigned",
+        ),
+        Some(v) => (&natural, &natural, format!("{}_x{per}", h.ident), v),
+    };
     Ok(Some(env().get_template("test_kernel_packed")?.render(
         context! {
             inplace => inplace,
-            src_pack => word_regs(&pf.src, h.src_regs, bits),
-            dst_pack => word_regs(&pf.dst, h.dst_regs, bits),
+            vector => vector.is_some(),
+            call => call,
+            wt => wt,
+            src_pack => word_regs(src_map, h.src_regs, bits),
+            dst_pack => word_regs(dst_map, h.dst_regs, bits),
             ident => h.ident,
             ctype => ctype,
             kernel => kernel,
@@ -288,10 +380,43 @@ pub fn emit_bench_kernel_packed(
     kernel: &str,
     max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
+    bench_kernel_words(fwd, bwd, bits, ctype, kernel, max_registers, None)
+}
+
+/// [`emit_bench_kernel_packed`] through both helpers' vector forms
+/// (`<ident>_x2`, `<ident>_x4`) on arrays of `vtype` (a 4-byte vector
+/// type, e.g. `ushort2`, or `unsigned` for 8-bit data): the tile is held as vectors of elements in
+/// register order, as a caller with `__half2` arrays holds it. `None` when
+/// either helper has no packed form (so no vector form) for `bits`.
+pub fn emit_bench_kernel_vector(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    vtype: &str,
+    kernel: &str,
+    max_registers: Option<u32>,
+) -> Result<Option<String>, EmitError> {
+    bench_kernel_words(fwd, bwd, bits, ctype, kernel, max_registers, Some(vtype))
+}
+
+/// The timing kernel of a round trip on words: the packed forms (`vector`
+/// `None`) or the vector forms on that vector type.
+fn bench_kernel_words(
+    fwd: &EmittedHelper,
+    bwd: &EmittedHelper,
+    bits: u32,
+    ctype: &str,
+    kernel: &str,
+    max_registers: Option<u32>,
+    vector: Option<&str>,
+) -> Result<Option<String>, EmitError> {
     let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
         return Ok(None);
     };
-    if pf.dst != pb.src || pf.src != pb.dst {
+    // the packed forms meet in the same packing; the vector forms always
+    // meet in register order
+    if vector.is_none() && (pf.dst != pb.src || pf.src != pb.dst) {
         return Err(EmitError::PackMismatch {
             fwd: fwd.name.clone(),
             bwd: bwd.name.clone(),
@@ -299,9 +424,17 @@ pub fn emit_bench_kernel_packed(
     }
     let per = 32 / bits;
     let xor: u32 = (0..per).fold(0, |x, k| x | 1 << (k * bits));
+    let natural = synth::plan::pack::PackMap::lowest(bits);
+    let (src_map, call, wt) = match vector {
+        None => (&pf.src, format!("_packed{bits}"), "unsigned"),
+        Some(v) => (&natural, format!("_x{per}"), v),
+    };
     Ok(Some(env().get_template("bench_kernel_packed")?.render(
         context! {
-            src_pack => word_regs(&pf.src, fwd.src_regs, bits),
+            vector => vector.is_some(),
+            call => call,
+            wt => wt,
+            src_pack => word_regs(src_map, fwd.src_regs, bits),
             iters_doc => format!("{} -> xor 1 -> {}", fwd.name, bwd.name),
             kernel => kernel,
             ctype => ctype,

@@ -225,6 +225,46 @@ fn swapped_destination_registers_are_caught() {
 }
 
 #[test]
+fn the_vector_forms_are_proven_and_a_swapped_pair_is_caught() {
+    // 16-bit (`_x2`) and 8-bit (`_x4`) vector forms are among the proven forms
+    for (rel, name, form) in [
+        ("corpus/pairs.mlir", "cvt16_m1", "vector x2"),
+        (
+            "tests/data/byte_transpose.mlir",
+            "byte_transpose_i8",
+            "vector x4",
+        ),
+    ] {
+        let (h, an) = helper(rel, name);
+        let p = prove(&h, &an).unwrap();
+        let f = p.iter().find(|f| f.form == form);
+        assert!(f.is_some_and(|f| f.report.slots > 0), "{name}: {p:?}");
+    }
+    // the two halves of one destination vector swapped
+    let (mut h, an) = helper("corpus/pairs.mlir", "cvt16_m1");
+    let (bits, body) = h.kir.vector.iter_mut().find(|(b, _)| *b == 16).unwrap();
+    assert_eq!(*bits, 16);
+    let i = body
+        .stmts
+        .iter()
+        .position(|s| matches!(s, Stmt::Dst { .. }))
+        .expect("the vector form writes dst");
+    let Stmt::Dst { e, .. } = &mut body.stmts[i] else {
+        unreachable!()
+    };
+    let Expr::Call(Func::FromU32Vec, args) = e else {
+        panic!("dst of the vector form is not from_u32<V>: {e:?}")
+    };
+    let w = args[0].clone();
+    args[0] = Expr::Call(Func::BytePerm, vec![w.clone(), w, Expr::sel(0x1032)]);
+    let err = prove(&h, &an).unwrap_err().to_string();
+    assert!(
+        err.contains("vector x2") && err.contains("wrong destination"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_wrong_shuffle_lane_is_caught() {
     let (h, an) = helper("corpus/pairs.mlir", "shuffle_ship");
     let e = broken(&h, &an, &mut |ss| {

@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_colsum_trans_47
-#define WARPFORGE_HELPER_wf_colsum_trans_47 0x105ffdd484c2
+#define WARPFORGE_HELPER_wf_colsum_trans_47 0xc6ea8b5e1eb6
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -794,6 +802,57 @@ __device__ __forceinline__ void wf_colsum_trans_47_packed16_inplace(unsigned (&x
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_colsum_trans_47_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_colsum_trans_47_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_colsum_trans_47_x2(const V (&src)[16], V (&dst)[16], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_colsum_trans_47_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  unsigned pk_dst[16];
+  wf_colsum_trans_47_packed16(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+  dst[8] = detail::from_u32<V>(pk_dst[8]);
+  dst[9] = detail::from_u32<V>(pk_dst[9]);
+  dst[10] = detail::from_u32<V>(pk_dst[10]);
+  dst[11] = detail::from_u32<V>(pk_dst[11]);
+  dst[12] = detail::from_u32<V>(pk_dst[12]);
+  dst[13] = detail::from_u32<V>(pk_dst[13]);
+  dst[14] = detail::from_u32<V>(pk_dst[14]);
+  dst[15] = detail::from_u32<V>(pk_dst[15]);
+}
+// wf_colsum_trans_47_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_colsum_trans_47_x2_inplace(V (&x)[16], void* smem) {
+  V y[16];
+  wf_colsum_trans_47_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_colsum_trans_47_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -890,8 +949,43 @@ __device__ __forceinline__ void wf_colsum_trans_47_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_colsum_trans_47_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_colsum_trans_47_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_colsum_trans_47_x4(const V (&src)[8], V (&dst)[8], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_colsum_trans_47_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_colsum_trans_47_packed8(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+}
+// wf_colsum_trans_47_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_colsum_trans_47_x4_inplace(V (&x)[8], void* smem) {
+  V y[8];
+  wf_colsum_trans_47_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_colsum_trans_47 != 0x105ffdd484c2
+#elif WARPFORGE_HELPER_wf_colsum_trans_47 != 0xc6ea8b5e1eb6
 #error "warpforge: two headers define wf_colsum_trans_47 differently; emit one of them with another --prefix"
 #endif
 

@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_layernorm_63
-#define WARPFORGE_HELPER_wf_layernorm_63 0xe98a39d42eff
+#define WARPFORGE_HELPER_wf_layernorm_63 0x7644e573d5bd
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -100,12 +108,33 @@ __device__ __forceinline__ void wf_layernorm_63_packed16_inplace(unsigned (&x)[1
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+// wf_layernorm_63_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_63_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x2(const V (&src)[1], V (&dst)[1]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_63_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[1];
+  src_w[0] = detail::to_u32(src[0]);
+  unsigned pk_dst[1];
+  wf_layernorm_63_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+}
+// wf_layernorm_63_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x2_inplace(V (&x)[1]) {
+  V y[1];
+  wf_layernorm_63_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_layernorm_63 != 0xe98a39d42eff
+#elif WARPFORGE_HELPER_wf_layernorm_63 != 0x7644e573d5bd
 #error "warpforge: two headers define wf_layernorm_63 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_layernorm_70
-#define WARPFORGE_HELPER_wf_layernorm_70 0xb49f5f891775
+#define WARPFORGE_HELPER_wf_layernorm_70 0xf7b819a931e5
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -181,8 +210,29 @@ __device__ __forceinline__ void wf_layernorm_70_packed16_inplace(unsigned (&x)[1
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+// wf_layernorm_70_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_70_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x2(const V (&src)[1], V (&dst)[1]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_70_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[1];
+  src_w[0] = detail::to_u32(src[0]);
+  unsigned pk_dst[1];
+  wf_layernorm_70_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+}
+// wf_layernorm_70_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x2_inplace(V (&x)[1]) {
+  V y[1];
+  wf_layernorm_70_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_layernorm_70 != 0xb49f5f891775
+#elif WARPFORGE_HELPER_wf_layernorm_70 != 0xf7b819a931e5
 #error "warpforge: two headers define wf_layernorm_70 differently; emit one of them with another --prefix"
 #endif
 

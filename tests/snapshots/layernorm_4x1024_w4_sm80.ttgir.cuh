@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_layernorm_63
-#define WARPFORGE_HELPER_wf_layernorm_63 0x3ae9d98b09bb
+#define WARPFORGE_HELPER_wf_layernorm_63 0x4b73cfca2319
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -114,6 +122,33 @@ __device__ __forceinline__ void wf_layernorm_63_packed16_inplace(unsigned (&x)[4
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_layernorm_63_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_63_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x2(const V (&src)[4], V (&dst)[4]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_63_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_layernorm_63_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_layernorm_63_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x2_inplace(V (&x)[4]) {
+  V y[4];
+  wf_layernorm_63_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 // wf_layernorm_63_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -136,12 +171,35 @@ __device__ __forceinline__ void wf_layernorm_63_packed8_inplace(unsigned (&x)[2]
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_layernorm_63_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_63_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x4(const V (&src)[2], V (&dst)[2]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_63_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  unsigned pk_dst[2];
+  wf_layernorm_63_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_layernorm_63_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_63_x4_inplace(V (&x)[2]) {
+  V y[2];
+  wf_layernorm_63_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_layernorm_63 != 0x3ae9d98b09bb
+#elif WARPFORGE_HELPER_wf_layernorm_63 != 0x4b73cfca2319
 #error "warpforge: two headers define wf_layernorm_63 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_layernorm_70
-#define WARPFORGE_HELPER_wf_layernorm_70 0xecdc4b8c6cc2
+#define WARPFORGE_HELPER_wf_layernorm_70 0x02bfef500fb9
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -231,6 +289,33 @@ __device__ __forceinline__ void wf_layernorm_70_packed16_inplace(unsigned (&x)[4
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_layernorm_70_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_70_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x2(const V (&src)[4], V (&dst)[4]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_70_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_layernorm_70_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_layernorm_70_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x2_inplace(V (&x)[4]) {
+  V y[4];
+  wf_layernorm_70_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 // wf_layernorm_70_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -253,8 +338,31 @@ __device__ __forceinline__ void wf_layernorm_70_packed8_inplace(unsigned (&x)[2]
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_layernorm_70_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_layernorm_70_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x4(const V (&src)[2], V (&dst)[2]) {
+  static_assert(sizeof(V) == 4, "wf_layernorm_70_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  unsigned pk_dst[2];
+  wf_layernorm_70_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_layernorm_70_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_layernorm_70_x4_inplace(V (&x)[2]) {
+  V y[2];
+  wf_layernorm_70_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_layernorm_70 != 0xecdc4b8c6cc2
+#elif WARPFORGE_HELPER_wf_layernorm_70 != 0x02bfef500fb9
 #error "warpforge: two headers define wf_layernorm_70 differently; emit one of them with another --prefix"
 #endif
 

@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_matmul_75
-#define WARPFORGE_HELPER_wf_matmul_75 0xe41fe3a5a041
+#define WARPFORGE_HELPER_wf_matmul_75 0xd1a0e2fce4b4
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -2683,6 +2691,282 @@ __device__ __forceinline__ void wf_matmul_75_packed16_inplace(unsigned (&x)[64],
 #pragma unroll
   for (unsigned i = 0; i < 64u; ++i) x[i] = y[i];
 }
+// wf_matmul_75_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_matmul_75_packed16; 128 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_matmul_75_x2(const V (&src)[64], V (&dst)[64], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_matmul_75_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[64];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  src_w[16] = detail::to_u32(src[16]);
+  src_w[17] = detail::to_u32(src[17]);
+  src_w[18] = detail::to_u32(src[18]);
+  src_w[19] = detail::to_u32(src[19]);
+  src_w[20] = detail::to_u32(src[20]);
+  src_w[21] = detail::to_u32(src[21]);
+  src_w[22] = detail::to_u32(src[22]);
+  src_w[23] = detail::to_u32(src[23]);
+  src_w[24] = detail::to_u32(src[24]);
+  src_w[25] = detail::to_u32(src[25]);
+  src_w[26] = detail::to_u32(src[26]);
+  src_w[27] = detail::to_u32(src[27]);
+  src_w[28] = detail::to_u32(src[28]);
+  src_w[29] = detail::to_u32(src[29]);
+  src_w[30] = detail::to_u32(src[30]);
+  src_w[31] = detail::to_u32(src[31]);
+  src_w[32] = detail::to_u32(src[32]);
+  src_w[33] = detail::to_u32(src[33]);
+  src_w[34] = detail::to_u32(src[34]);
+  src_w[35] = detail::to_u32(src[35]);
+  src_w[36] = detail::to_u32(src[36]);
+  src_w[37] = detail::to_u32(src[37]);
+  src_w[38] = detail::to_u32(src[38]);
+  src_w[39] = detail::to_u32(src[39]);
+  src_w[40] = detail::to_u32(src[40]);
+  src_w[41] = detail::to_u32(src[41]);
+  src_w[42] = detail::to_u32(src[42]);
+  src_w[43] = detail::to_u32(src[43]);
+  src_w[44] = detail::to_u32(src[44]);
+  src_w[45] = detail::to_u32(src[45]);
+  src_w[46] = detail::to_u32(src[46]);
+  src_w[47] = detail::to_u32(src[47]);
+  src_w[48] = detail::to_u32(src[48]);
+  src_w[49] = detail::to_u32(src[49]);
+  src_w[50] = detail::to_u32(src[50]);
+  src_w[51] = detail::to_u32(src[51]);
+  src_w[52] = detail::to_u32(src[52]);
+  src_w[53] = detail::to_u32(src[53]);
+  src_w[54] = detail::to_u32(src[54]);
+  src_w[55] = detail::to_u32(src[55]);
+  src_w[56] = detail::to_u32(src[56]);
+  src_w[57] = detail::to_u32(src[57]);
+  src_w[58] = detail::to_u32(src[58]);
+  src_w[59] = detail::to_u32(src[59]);
+  src_w[60] = detail::to_u32(src[60]);
+  src_w[61] = detail::to_u32(src[61]);
+  src_w[62] = detail::to_u32(src[62]);
+  src_w[63] = detail::to_u32(src[63]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[1], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[1], 0x7632u);
+  const unsigned q2 = __byte_perm(src_w[2], src_w[3], 0x5410u);
+  const unsigned q3 = __byte_perm(src_w[2], src_w[3], 0x7632u);
+  const unsigned q4 = __byte_perm(src_w[4], src_w[5], 0x5410u);
+  const unsigned q5 = __byte_perm(src_w[4], src_w[5], 0x7632u);
+  const unsigned q6 = __byte_perm(src_w[6], src_w[7], 0x5410u);
+  const unsigned q7 = __byte_perm(src_w[6], src_w[7], 0x7632u);
+  const unsigned q8 = __byte_perm(src_w[8], src_w[9], 0x5410u);
+  const unsigned q9 = __byte_perm(src_w[8], src_w[9], 0x7632u);
+  const unsigned q10 = __byte_perm(src_w[10], src_w[11], 0x5410u);
+  const unsigned q11 = __byte_perm(src_w[10], src_w[11], 0x7632u);
+  const unsigned q12 = __byte_perm(src_w[12], src_w[13], 0x5410u);
+  const unsigned q13 = __byte_perm(src_w[12], src_w[13], 0x7632u);
+  const unsigned q14 = __byte_perm(src_w[14], src_w[15], 0x5410u);
+  const unsigned q15 = __byte_perm(src_w[14], src_w[15], 0x7632u);
+  const unsigned q16 = __byte_perm(src_w[16], src_w[17], 0x5410u);
+  const unsigned q17 = __byte_perm(src_w[16], src_w[17], 0x7632u);
+  const unsigned q18 = __byte_perm(src_w[18], src_w[19], 0x5410u);
+  const unsigned q19 = __byte_perm(src_w[18], src_w[19], 0x7632u);
+  const unsigned q20 = __byte_perm(src_w[20], src_w[21], 0x5410u);
+  const unsigned q21 = __byte_perm(src_w[20], src_w[21], 0x7632u);
+  const unsigned q22 = __byte_perm(src_w[22], src_w[23], 0x5410u);
+  const unsigned q23 = __byte_perm(src_w[22], src_w[23], 0x7632u);
+  const unsigned q24 = __byte_perm(src_w[24], src_w[25], 0x5410u);
+  const unsigned q25 = __byte_perm(src_w[24], src_w[25], 0x7632u);
+  const unsigned q26 = __byte_perm(src_w[26], src_w[27], 0x5410u);
+  const unsigned q27 = __byte_perm(src_w[26], src_w[27], 0x7632u);
+  const unsigned q28 = __byte_perm(src_w[28], src_w[29], 0x5410u);
+  const unsigned q29 = __byte_perm(src_w[28], src_w[29], 0x7632u);
+  const unsigned q30 = __byte_perm(src_w[30], src_w[31], 0x5410u);
+  const unsigned q31 = __byte_perm(src_w[30], src_w[31], 0x7632u);
+  const unsigned q32 = __byte_perm(src_w[32], src_w[33], 0x5410u);
+  const unsigned q33 = __byte_perm(src_w[32], src_w[33], 0x7632u);
+  const unsigned q34 = __byte_perm(src_w[34], src_w[35], 0x5410u);
+  const unsigned q35 = __byte_perm(src_w[34], src_w[35], 0x7632u);
+  const unsigned q36 = __byte_perm(src_w[36], src_w[37], 0x5410u);
+  const unsigned q37 = __byte_perm(src_w[36], src_w[37], 0x7632u);
+  const unsigned q38 = __byte_perm(src_w[38], src_w[39], 0x5410u);
+  const unsigned q39 = __byte_perm(src_w[38], src_w[39], 0x7632u);
+  const unsigned q40 = __byte_perm(src_w[40], src_w[41], 0x5410u);
+  const unsigned q41 = __byte_perm(src_w[40], src_w[41], 0x7632u);
+  const unsigned q42 = __byte_perm(src_w[42], src_w[43], 0x5410u);
+  const unsigned q43 = __byte_perm(src_w[42], src_w[43], 0x7632u);
+  const unsigned q44 = __byte_perm(src_w[44], src_w[45], 0x5410u);
+  const unsigned q45 = __byte_perm(src_w[44], src_w[45], 0x7632u);
+  const unsigned q46 = __byte_perm(src_w[46], src_w[47], 0x5410u);
+  const unsigned q47 = __byte_perm(src_w[46], src_w[47], 0x7632u);
+  const unsigned q48 = __byte_perm(src_w[48], src_w[49], 0x5410u);
+  const unsigned q49 = __byte_perm(src_w[48], src_w[49], 0x7632u);
+  const unsigned q50 = __byte_perm(src_w[50], src_w[51], 0x5410u);
+  const unsigned q51 = __byte_perm(src_w[50], src_w[51], 0x7632u);
+  const unsigned q52 = __byte_perm(src_w[52], src_w[53], 0x5410u);
+  const unsigned q53 = __byte_perm(src_w[52], src_w[53], 0x7632u);
+  const unsigned q54 = __byte_perm(src_w[54], src_w[55], 0x5410u);
+  const unsigned q55 = __byte_perm(src_w[54], src_w[55], 0x7632u);
+  const unsigned q56 = __byte_perm(src_w[56], src_w[57], 0x5410u);
+  const unsigned q57 = __byte_perm(src_w[56], src_w[57], 0x7632u);
+  const unsigned q58 = __byte_perm(src_w[58], src_w[59], 0x5410u);
+  const unsigned q59 = __byte_perm(src_w[58], src_w[59], 0x7632u);
+  const unsigned q60 = __byte_perm(src_w[60], src_w[61], 0x5410u);
+  const unsigned q61 = __byte_perm(src_w[60], src_w[61], 0x7632u);
+  const unsigned q62 = __byte_perm(src_w[62], src_w[63], 0x5410u);
+  const unsigned q63 = __byte_perm(src_w[62], src_w[63], 0x7632u);
+  const unsigned pk_src[64] = {q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20, q21, q22, q23, q24, q25, q26, q27, q28, q29, q30, q31, q32, q33, q34, q35, q36, q37, q38, q39, q40, q41, q42, q43, q44, q45, q46, q47, q48, q49, q50, q51, q52, q53, q54, q55, q56, q57, q58, q59, q60, q61, q62, q63};
+  unsigned pk_dst[64];
+  wf_matmul_75_packed16(pk_src, pk_dst, smem);
+  const unsigned q64 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q65 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+  const unsigned q66 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+  const unsigned q67 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+  const unsigned q68 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  const unsigned q69 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+  const unsigned q70 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+  const unsigned q71 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+  const unsigned q72 = __byte_perm(pk_dst[8], pk_dst[9], 0x5410u);
+  const unsigned q73 = __byte_perm(pk_dst[10], pk_dst[11], 0x5410u);
+  const unsigned q74 = __byte_perm(pk_dst[12], pk_dst[13], 0x5410u);
+  const unsigned q75 = __byte_perm(pk_dst[14], pk_dst[15], 0x5410u);
+  const unsigned q76 = __byte_perm(pk_dst[8], pk_dst[9], 0x7632u);
+  const unsigned q77 = __byte_perm(pk_dst[10], pk_dst[11], 0x7632u);
+  const unsigned q78 = __byte_perm(pk_dst[12], pk_dst[13], 0x7632u);
+  const unsigned q79 = __byte_perm(pk_dst[14], pk_dst[15], 0x7632u);
+  const unsigned q80 = __byte_perm(pk_dst[16], pk_dst[17], 0x5410u);
+  const unsigned q81 = __byte_perm(pk_dst[18], pk_dst[19], 0x5410u);
+  const unsigned q82 = __byte_perm(pk_dst[20], pk_dst[21], 0x5410u);
+  const unsigned q83 = __byte_perm(pk_dst[22], pk_dst[23], 0x5410u);
+  const unsigned q84 = __byte_perm(pk_dst[16], pk_dst[17], 0x7632u);
+  const unsigned q85 = __byte_perm(pk_dst[18], pk_dst[19], 0x7632u);
+  const unsigned q86 = __byte_perm(pk_dst[20], pk_dst[21], 0x7632u);
+  const unsigned q87 = __byte_perm(pk_dst[22], pk_dst[23], 0x7632u);
+  const unsigned q88 = __byte_perm(pk_dst[24], pk_dst[25], 0x5410u);
+  const unsigned q89 = __byte_perm(pk_dst[26], pk_dst[27], 0x5410u);
+  const unsigned q90 = __byte_perm(pk_dst[28], pk_dst[29], 0x5410u);
+  const unsigned q91 = __byte_perm(pk_dst[30], pk_dst[31], 0x5410u);
+  const unsigned q92 = __byte_perm(pk_dst[24], pk_dst[25], 0x7632u);
+  const unsigned q93 = __byte_perm(pk_dst[26], pk_dst[27], 0x7632u);
+  const unsigned q94 = __byte_perm(pk_dst[28], pk_dst[29], 0x7632u);
+  const unsigned q95 = __byte_perm(pk_dst[30], pk_dst[31], 0x7632u);
+  const unsigned q96 = __byte_perm(pk_dst[32], pk_dst[33], 0x5410u);
+  const unsigned q97 = __byte_perm(pk_dst[34], pk_dst[35], 0x5410u);
+  const unsigned q98 = __byte_perm(pk_dst[36], pk_dst[37], 0x5410u);
+  const unsigned q99 = __byte_perm(pk_dst[38], pk_dst[39], 0x5410u);
+  const unsigned q100 = __byte_perm(pk_dst[32], pk_dst[33], 0x7632u);
+  const unsigned q101 = __byte_perm(pk_dst[34], pk_dst[35], 0x7632u);
+  const unsigned q102 = __byte_perm(pk_dst[36], pk_dst[37], 0x7632u);
+  const unsigned q103 = __byte_perm(pk_dst[38], pk_dst[39], 0x7632u);
+  const unsigned q104 = __byte_perm(pk_dst[40], pk_dst[41], 0x5410u);
+  const unsigned q105 = __byte_perm(pk_dst[42], pk_dst[43], 0x5410u);
+  const unsigned q106 = __byte_perm(pk_dst[44], pk_dst[45], 0x5410u);
+  const unsigned q107 = __byte_perm(pk_dst[46], pk_dst[47], 0x5410u);
+  const unsigned q108 = __byte_perm(pk_dst[40], pk_dst[41], 0x7632u);
+  const unsigned q109 = __byte_perm(pk_dst[42], pk_dst[43], 0x7632u);
+  const unsigned q110 = __byte_perm(pk_dst[44], pk_dst[45], 0x7632u);
+  const unsigned q111 = __byte_perm(pk_dst[46], pk_dst[47], 0x7632u);
+  const unsigned q112 = __byte_perm(pk_dst[48], pk_dst[49], 0x5410u);
+  const unsigned q113 = __byte_perm(pk_dst[50], pk_dst[51], 0x5410u);
+  const unsigned q114 = __byte_perm(pk_dst[52], pk_dst[53], 0x5410u);
+  const unsigned q115 = __byte_perm(pk_dst[54], pk_dst[55], 0x5410u);
+  const unsigned q116 = __byte_perm(pk_dst[48], pk_dst[49], 0x7632u);
+  const unsigned q117 = __byte_perm(pk_dst[50], pk_dst[51], 0x7632u);
+  const unsigned q118 = __byte_perm(pk_dst[52], pk_dst[53], 0x7632u);
+  const unsigned q119 = __byte_perm(pk_dst[54], pk_dst[55], 0x7632u);
+  const unsigned q120 = __byte_perm(pk_dst[56], pk_dst[57], 0x5410u);
+  const unsigned q121 = __byte_perm(pk_dst[58], pk_dst[59], 0x5410u);
+  const unsigned q122 = __byte_perm(pk_dst[60], pk_dst[61], 0x5410u);
+  const unsigned q123 = __byte_perm(pk_dst[62], pk_dst[63], 0x5410u);
+  const unsigned q124 = __byte_perm(pk_dst[56], pk_dst[57], 0x7632u);
+  const unsigned q125 = __byte_perm(pk_dst[58], pk_dst[59], 0x7632u);
+  const unsigned q126 = __byte_perm(pk_dst[60], pk_dst[61], 0x7632u);
+  const unsigned q127 = __byte_perm(pk_dst[62], pk_dst[63], 0x7632u);
+  dst[0] = detail::from_u32<V>(q64);
+  dst[1] = detail::from_u32<V>(q65);
+  dst[2] = detail::from_u32<V>(q66);
+  dst[3] = detail::from_u32<V>(q67);
+  dst[4] = detail::from_u32<V>(q68);
+  dst[5] = detail::from_u32<V>(q69);
+  dst[6] = detail::from_u32<V>(q70);
+  dst[7] = detail::from_u32<V>(q71);
+  dst[8] = detail::from_u32<V>(q72);
+  dst[9] = detail::from_u32<V>(q73);
+  dst[10] = detail::from_u32<V>(q74);
+  dst[11] = detail::from_u32<V>(q75);
+  dst[12] = detail::from_u32<V>(q76);
+  dst[13] = detail::from_u32<V>(q77);
+  dst[14] = detail::from_u32<V>(q78);
+  dst[15] = detail::from_u32<V>(q79);
+  dst[16] = detail::from_u32<V>(q80);
+  dst[17] = detail::from_u32<V>(q81);
+  dst[18] = detail::from_u32<V>(q82);
+  dst[19] = detail::from_u32<V>(q83);
+  dst[20] = detail::from_u32<V>(q84);
+  dst[21] = detail::from_u32<V>(q85);
+  dst[22] = detail::from_u32<V>(q86);
+  dst[23] = detail::from_u32<V>(q87);
+  dst[24] = detail::from_u32<V>(q88);
+  dst[25] = detail::from_u32<V>(q89);
+  dst[26] = detail::from_u32<V>(q90);
+  dst[27] = detail::from_u32<V>(q91);
+  dst[28] = detail::from_u32<V>(q92);
+  dst[29] = detail::from_u32<V>(q93);
+  dst[30] = detail::from_u32<V>(q94);
+  dst[31] = detail::from_u32<V>(q95);
+  dst[32] = detail::from_u32<V>(q96);
+  dst[33] = detail::from_u32<V>(q97);
+  dst[34] = detail::from_u32<V>(q98);
+  dst[35] = detail::from_u32<V>(q99);
+  dst[36] = detail::from_u32<V>(q100);
+  dst[37] = detail::from_u32<V>(q101);
+  dst[38] = detail::from_u32<V>(q102);
+  dst[39] = detail::from_u32<V>(q103);
+  dst[40] = detail::from_u32<V>(q104);
+  dst[41] = detail::from_u32<V>(q105);
+  dst[42] = detail::from_u32<V>(q106);
+  dst[43] = detail::from_u32<V>(q107);
+  dst[44] = detail::from_u32<V>(q108);
+  dst[45] = detail::from_u32<V>(q109);
+  dst[46] = detail::from_u32<V>(q110);
+  dst[47] = detail::from_u32<V>(q111);
+  dst[48] = detail::from_u32<V>(q112);
+  dst[49] = detail::from_u32<V>(q113);
+  dst[50] = detail::from_u32<V>(q114);
+  dst[51] = detail::from_u32<V>(q115);
+  dst[52] = detail::from_u32<V>(q116);
+  dst[53] = detail::from_u32<V>(q117);
+  dst[54] = detail::from_u32<V>(q118);
+  dst[55] = detail::from_u32<V>(q119);
+  dst[56] = detail::from_u32<V>(q120);
+  dst[57] = detail::from_u32<V>(q121);
+  dst[58] = detail::from_u32<V>(q122);
+  dst[59] = detail::from_u32<V>(q123);
+  dst[60] = detail::from_u32<V>(q124);
+  dst[61] = detail::from_u32<V>(q125);
+  dst[62] = detail::from_u32<V>(q126);
+  dst[63] = detail::from_u32<V>(q127);
+}
+// wf_matmul_75_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_matmul_75_x2_inplace(V (&x)[64], void* smem) {
+  V y[64];
+  wf_matmul_75_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 64u; ++i) x[i] = y[i];
+}
 // wf_matmul_75_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 1, 5;
@@ -2783,8 +3067,188 @@ __device__ __forceinline__ void wf_matmul_75_packed8_inplace(unsigned (&x)[32], 
 #pragma unroll
   for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
 }
+// wf_matmul_75_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_matmul_75_packed8; 96 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_matmul_75_x4(const V (&src)[32], V (&dst)[32], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_matmul_75_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[32];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  src_w[16] = detail::to_u32(src[16]);
+  src_w[17] = detail::to_u32(src[17]);
+  src_w[18] = detail::to_u32(src[18]);
+  src_w[19] = detail::to_u32(src[19]);
+  src_w[20] = detail::to_u32(src[20]);
+  src_w[21] = detail::to_u32(src[21]);
+  src_w[22] = detail::to_u32(src[22]);
+  src_w[23] = detail::to_u32(src[23]);
+  src_w[24] = detail::to_u32(src[24]);
+  src_w[25] = detail::to_u32(src[25]);
+  src_w[26] = detail::to_u32(src[26]);
+  src_w[27] = detail::to_u32(src[27]);
+  src_w[28] = detail::to_u32(src[28]);
+  src_w[29] = detail::to_u32(src[29]);
+  src_w[30] = detail::to_u32(src[30]);
+  src_w[31] = detail::to_u32(src[31]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[8], 0x6420u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[8], 0x7531u);
+  const unsigned q2 = __byte_perm(src_w[1], src_w[9], 0x6420u);
+  const unsigned q3 = __byte_perm(src_w[1], src_w[9], 0x7531u);
+  const unsigned q4 = __byte_perm(src_w[2], src_w[10], 0x6420u);
+  const unsigned q5 = __byte_perm(src_w[2], src_w[10], 0x7531u);
+  const unsigned q6 = __byte_perm(src_w[3], src_w[11], 0x6420u);
+  const unsigned q7 = __byte_perm(src_w[3], src_w[11], 0x7531u);
+  const unsigned q8 = __byte_perm(src_w[4], src_w[12], 0x6420u);
+  const unsigned q9 = __byte_perm(src_w[4], src_w[12], 0x7531u);
+  const unsigned q10 = __byte_perm(src_w[5], src_w[13], 0x6420u);
+  const unsigned q11 = __byte_perm(src_w[5], src_w[13], 0x7531u);
+  const unsigned q12 = __byte_perm(src_w[6], src_w[14], 0x6420u);
+  const unsigned q13 = __byte_perm(src_w[6], src_w[14], 0x7531u);
+  const unsigned q14 = __byte_perm(src_w[7], src_w[15], 0x6420u);
+  const unsigned q15 = __byte_perm(src_w[7], src_w[15], 0x7531u);
+  const unsigned q16 = __byte_perm(src_w[16], src_w[24], 0x6420u);
+  const unsigned q17 = __byte_perm(src_w[16], src_w[24], 0x7531u);
+  const unsigned q18 = __byte_perm(src_w[17], src_w[25], 0x6420u);
+  const unsigned q19 = __byte_perm(src_w[17], src_w[25], 0x7531u);
+  const unsigned q20 = __byte_perm(src_w[18], src_w[26], 0x6420u);
+  const unsigned q21 = __byte_perm(src_w[18], src_w[26], 0x7531u);
+  const unsigned q22 = __byte_perm(src_w[19], src_w[27], 0x6420u);
+  const unsigned q23 = __byte_perm(src_w[19], src_w[27], 0x7531u);
+  const unsigned q24 = __byte_perm(src_w[20], src_w[28], 0x6420u);
+  const unsigned q25 = __byte_perm(src_w[20], src_w[28], 0x7531u);
+  const unsigned q26 = __byte_perm(src_w[21], src_w[29], 0x6420u);
+  const unsigned q27 = __byte_perm(src_w[21], src_w[29], 0x7531u);
+  const unsigned q28 = __byte_perm(src_w[22], src_w[30], 0x6420u);
+  const unsigned q29 = __byte_perm(src_w[22], src_w[30], 0x7531u);
+  const unsigned q30 = __byte_perm(src_w[23], src_w[31], 0x6420u);
+  const unsigned q31 = __byte_perm(src_w[23], src_w[31], 0x7531u);
+  const unsigned pk_src[32] = {q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20, q21, q22, q23, q24, q25, q26, q27, q28, q29, q30, q31};
+  unsigned pk_dst[32];
+  wf_matmul_75_packed8(pk_src, pk_dst, smem);
+  const unsigned q32 = __byte_perm(pk_dst[0], pk_dst[1], 0x5140u);
+  const unsigned q33 = __byte_perm(pk_dst[0], pk_dst[1], 0x7362u);
+  const unsigned q34 = __byte_perm(pk_dst[2], pk_dst[3], 0x5140u);
+  const unsigned q35 = __byte_perm(pk_dst[2], pk_dst[3], 0x7362u);
+  const unsigned q36 = __byte_perm(pk_dst[4], pk_dst[5], 0x5140u);
+  const unsigned q37 = __byte_perm(pk_dst[4], pk_dst[5], 0x7362u);
+  const unsigned q38 = __byte_perm(pk_dst[6], pk_dst[7], 0x5140u);
+  const unsigned q39 = __byte_perm(pk_dst[6], pk_dst[7], 0x7362u);
+  const unsigned q40 = __byte_perm(pk_dst[8], pk_dst[9], 0x5140u);
+  const unsigned q41 = __byte_perm(pk_dst[8], pk_dst[9], 0x7362u);
+  const unsigned q42 = __byte_perm(pk_dst[10], pk_dst[11], 0x5140u);
+  const unsigned q43 = __byte_perm(pk_dst[10], pk_dst[11], 0x7362u);
+  const unsigned q44 = __byte_perm(pk_dst[12], pk_dst[13], 0x5140u);
+  const unsigned q45 = __byte_perm(pk_dst[12], pk_dst[13], 0x7362u);
+  const unsigned q46 = __byte_perm(pk_dst[14], pk_dst[15], 0x5140u);
+  const unsigned q47 = __byte_perm(pk_dst[14], pk_dst[15], 0x7362u);
+  const unsigned q48 = __byte_perm(pk_dst[16], pk_dst[17], 0x5140u);
+  const unsigned q49 = __byte_perm(pk_dst[16], pk_dst[17], 0x7362u);
+  const unsigned q50 = __byte_perm(pk_dst[18], pk_dst[19], 0x5140u);
+  const unsigned q51 = __byte_perm(pk_dst[18], pk_dst[19], 0x7362u);
+  const unsigned q52 = __byte_perm(pk_dst[20], pk_dst[21], 0x5140u);
+  const unsigned q53 = __byte_perm(pk_dst[20], pk_dst[21], 0x7362u);
+  const unsigned q54 = __byte_perm(pk_dst[22], pk_dst[23], 0x5140u);
+  const unsigned q55 = __byte_perm(pk_dst[22], pk_dst[23], 0x7362u);
+  const unsigned q56 = __byte_perm(pk_dst[24], pk_dst[25], 0x5140u);
+  const unsigned q57 = __byte_perm(pk_dst[24], pk_dst[25], 0x7362u);
+  const unsigned q58 = __byte_perm(pk_dst[26], pk_dst[27], 0x5140u);
+  const unsigned q59 = __byte_perm(pk_dst[26], pk_dst[27], 0x7362u);
+  const unsigned q60 = __byte_perm(pk_dst[28], pk_dst[29], 0x5140u);
+  const unsigned q61 = __byte_perm(pk_dst[28], pk_dst[29], 0x7362u);
+  const unsigned q62 = __byte_perm(pk_dst[30], pk_dst[31], 0x5140u);
+  const unsigned q63 = __byte_perm(pk_dst[30], pk_dst[31], 0x7362u);
+  const unsigned q64 = __byte_perm(q32, q34, 0x5410u);
+  const unsigned q65 = __byte_perm(q36, q38, 0x5410u);
+  const unsigned q66 = __byte_perm(q32, q34, 0x7632u);
+  const unsigned q67 = __byte_perm(q36, q38, 0x7632u);
+  const unsigned q68 = __byte_perm(q40, q42, 0x5410u);
+  const unsigned q69 = __byte_perm(q44, q46, 0x5410u);
+  const unsigned q70 = __byte_perm(q40, q42, 0x7632u);
+  const unsigned q71 = __byte_perm(q44, q46, 0x7632u);
+  const unsigned q72 = __byte_perm(q33, q35, 0x5410u);
+  const unsigned q73 = __byte_perm(q37, q39, 0x5410u);
+  const unsigned q74 = __byte_perm(q33, q35, 0x7632u);
+  const unsigned q75 = __byte_perm(q37, q39, 0x7632u);
+  const unsigned q76 = __byte_perm(q41, q43, 0x5410u);
+  const unsigned q77 = __byte_perm(q45, q47, 0x5410u);
+  const unsigned q78 = __byte_perm(q41, q43, 0x7632u);
+  const unsigned q79 = __byte_perm(q45, q47, 0x7632u);
+  const unsigned q80 = __byte_perm(q48, q50, 0x5410u);
+  const unsigned q81 = __byte_perm(q52, q54, 0x5410u);
+  const unsigned q82 = __byte_perm(q48, q50, 0x7632u);
+  const unsigned q83 = __byte_perm(q52, q54, 0x7632u);
+  const unsigned q84 = __byte_perm(q56, q58, 0x5410u);
+  const unsigned q85 = __byte_perm(q60, q62, 0x5410u);
+  const unsigned q86 = __byte_perm(q56, q58, 0x7632u);
+  const unsigned q87 = __byte_perm(q60, q62, 0x7632u);
+  const unsigned q88 = __byte_perm(q49, q51, 0x5410u);
+  const unsigned q89 = __byte_perm(q53, q55, 0x5410u);
+  const unsigned q90 = __byte_perm(q49, q51, 0x7632u);
+  const unsigned q91 = __byte_perm(q53, q55, 0x7632u);
+  const unsigned q92 = __byte_perm(q57, q59, 0x5410u);
+  const unsigned q93 = __byte_perm(q61, q63, 0x5410u);
+  const unsigned q94 = __byte_perm(q57, q59, 0x7632u);
+  const unsigned q95 = __byte_perm(q61, q63, 0x7632u);
+  dst[0] = detail::from_u32<V>(q64);
+  dst[1] = detail::from_u32<V>(q65);
+  dst[2] = detail::from_u32<V>(q66);
+  dst[3] = detail::from_u32<V>(q67);
+  dst[4] = detail::from_u32<V>(q68);
+  dst[5] = detail::from_u32<V>(q69);
+  dst[6] = detail::from_u32<V>(q70);
+  dst[7] = detail::from_u32<V>(q71);
+  dst[8] = detail::from_u32<V>(q72);
+  dst[9] = detail::from_u32<V>(q73);
+  dst[10] = detail::from_u32<V>(q74);
+  dst[11] = detail::from_u32<V>(q75);
+  dst[12] = detail::from_u32<V>(q76);
+  dst[13] = detail::from_u32<V>(q77);
+  dst[14] = detail::from_u32<V>(q78);
+  dst[15] = detail::from_u32<V>(q79);
+  dst[16] = detail::from_u32<V>(q80);
+  dst[17] = detail::from_u32<V>(q81);
+  dst[18] = detail::from_u32<V>(q82);
+  dst[19] = detail::from_u32<V>(q83);
+  dst[20] = detail::from_u32<V>(q84);
+  dst[21] = detail::from_u32<V>(q85);
+  dst[22] = detail::from_u32<V>(q86);
+  dst[23] = detail::from_u32<V>(q87);
+  dst[24] = detail::from_u32<V>(q88);
+  dst[25] = detail::from_u32<V>(q89);
+  dst[26] = detail::from_u32<V>(q90);
+  dst[27] = detail::from_u32<V>(q91);
+  dst[28] = detail::from_u32<V>(q92);
+  dst[29] = detail::from_u32<V>(q93);
+  dst[30] = detail::from_u32<V>(q94);
+  dst[31] = detail::from_u32<V>(q95);
+}
+// wf_matmul_75_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_matmul_75_x4_inplace(V (&x)[32], void* smem) {
+  V y[32];
+  wf_matmul_75_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_matmul_75 != 0xe41fe3a5a041
+#elif WARPFORGE_HELPER_wf_matmul_75 != 0xd1a0e2fce4b4
 #error "warpforge: two headers define wf_matmul_75 differently; emit one of them with another --prefix"
 #endif
 

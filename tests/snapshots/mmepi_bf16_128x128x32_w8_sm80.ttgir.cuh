@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_mm_epilogue_97
-#define WARPFORGE_HELPER_wf_mm_epilogue_97 0x13edbef74c71
+#define WARPFORGE_HELPER_wf_mm_epilogue_97 0x74fed5c13495
 #if !defined(__HIP__)
 // target: sm_80 (ttg.target = "cuda:80"); compiles for sm_80 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -1442,6 +1450,154 @@ __device__ __forceinline__ void wf_mm_epilogue_97_packed16_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
 }
+// wf_mm_epilogue_97_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mm_epilogue_97_packed16; 64 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mm_epilogue_97_x2(const V (&src)[32], V (&dst)[32], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_mm_epilogue_97_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[32];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  src_w[16] = detail::to_u32(src[16]);
+  src_w[17] = detail::to_u32(src[17]);
+  src_w[18] = detail::to_u32(src[18]);
+  src_w[19] = detail::to_u32(src[19]);
+  src_w[20] = detail::to_u32(src[20]);
+  src_w[21] = detail::to_u32(src[21]);
+  src_w[22] = detail::to_u32(src[22]);
+  src_w[23] = detail::to_u32(src[23]);
+  src_w[24] = detail::to_u32(src[24]);
+  src_w[25] = detail::to_u32(src[25]);
+  src_w[26] = detail::to_u32(src[26]);
+  src_w[27] = detail::to_u32(src[27]);
+  src_w[28] = detail::to_u32(src[28]);
+  src_w[29] = detail::to_u32(src[29]);
+  src_w[30] = detail::to_u32(src[30]);
+  src_w[31] = detail::to_u32(src[31]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[1], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[1], 0x7632u);
+  const unsigned q2 = __byte_perm(src_w[2], src_w[3], 0x5410u);
+  const unsigned q3 = __byte_perm(src_w[2], src_w[3], 0x7632u);
+  const unsigned q4 = __byte_perm(src_w[4], src_w[5], 0x5410u);
+  const unsigned q5 = __byte_perm(src_w[4], src_w[5], 0x7632u);
+  const unsigned q6 = __byte_perm(src_w[6], src_w[7], 0x5410u);
+  const unsigned q7 = __byte_perm(src_w[6], src_w[7], 0x7632u);
+  const unsigned q8 = __byte_perm(src_w[8], src_w[9], 0x5410u);
+  const unsigned q9 = __byte_perm(src_w[8], src_w[9], 0x7632u);
+  const unsigned q10 = __byte_perm(src_w[10], src_w[11], 0x5410u);
+  const unsigned q11 = __byte_perm(src_w[10], src_w[11], 0x7632u);
+  const unsigned q12 = __byte_perm(src_w[12], src_w[13], 0x5410u);
+  const unsigned q13 = __byte_perm(src_w[12], src_w[13], 0x7632u);
+  const unsigned q14 = __byte_perm(src_w[14], src_w[15], 0x5410u);
+  const unsigned q15 = __byte_perm(src_w[14], src_w[15], 0x7632u);
+  const unsigned q16 = __byte_perm(src_w[16], src_w[17], 0x5410u);
+  const unsigned q17 = __byte_perm(src_w[16], src_w[17], 0x7632u);
+  const unsigned q18 = __byte_perm(src_w[18], src_w[19], 0x5410u);
+  const unsigned q19 = __byte_perm(src_w[18], src_w[19], 0x7632u);
+  const unsigned q20 = __byte_perm(src_w[20], src_w[21], 0x5410u);
+  const unsigned q21 = __byte_perm(src_w[20], src_w[21], 0x7632u);
+  const unsigned q22 = __byte_perm(src_w[22], src_w[23], 0x5410u);
+  const unsigned q23 = __byte_perm(src_w[22], src_w[23], 0x7632u);
+  const unsigned q24 = __byte_perm(src_w[24], src_w[25], 0x5410u);
+  const unsigned q25 = __byte_perm(src_w[24], src_w[25], 0x7632u);
+  const unsigned q26 = __byte_perm(src_w[26], src_w[27], 0x5410u);
+  const unsigned q27 = __byte_perm(src_w[26], src_w[27], 0x7632u);
+  const unsigned q28 = __byte_perm(src_w[28], src_w[29], 0x5410u);
+  const unsigned q29 = __byte_perm(src_w[28], src_w[29], 0x7632u);
+  const unsigned q30 = __byte_perm(src_w[30], src_w[31], 0x5410u);
+  const unsigned q31 = __byte_perm(src_w[30], src_w[31], 0x7632u);
+  const unsigned pk_src[32] = {q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15, q16, q17, q18, q19, q20, q21, q22, q23, q24, q25, q26, q27, q28, q29, q30, q31};
+  unsigned pk_dst[32];
+  wf_mm_epilogue_97_packed16(pk_src, pk_dst, smem);
+  const unsigned q32 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q33 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+  const unsigned q34 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  const unsigned q35 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+  const unsigned q36 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+  const unsigned q37 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+  const unsigned q38 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+  const unsigned q39 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+  const unsigned q40 = __byte_perm(pk_dst[8], pk_dst[9], 0x5410u);
+  const unsigned q41 = __byte_perm(pk_dst[10], pk_dst[11], 0x5410u);
+  const unsigned q42 = __byte_perm(pk_dst[8], pk_dst[9], 0x7632u);
+  const unsigned q43 = __byte_perm(pk_dst[10], pk_dst[11], 0x7632u);
+  const unsigned q44 = __byte_perm(pk_dst[12], pk_dst[13], 0x5410u);
+  const unsigned q45 = __byte_perm(pk_dst[14], pk_dst[15], 0x5410u);
+  const unsigned q46 = __byte_perm(pk_dst[12], pk_dst[13], 0x7632u);
+  const unsigned q47 = __byte_perm(pk_dst[14], pk_dst[15], 0x7632u);
+  const unsigned q48 = __byte_perm(pk_dst[16], pk_dst[17], 0x5410u);
+  const unsigned q49 = __byte_perm(pk_dst[18], pk_dst[19], 0x5410u);
+  const unsigned q50 = __byte_perm(pk_dst[16], pk_dst[17], 0x7632u);
+  const unsigned q51 = __byte_perm(pk_dst[18], pk_dst[19], 0x7632u);
+  const unsigned q52 = __byte_perm(pk_dst[20], pk_dst[21], 0x5410u);
+  const unsigned q53 = __byte_perm(pk_dst[22], pk_dst[23], 0x5410u);
+  const unsigned q54 = __byte_perm(pk_dst[20], pk_dst[21], 0x7632u);
+  const unsigned q55 = __byte_perm(pk_dst[22], pk_dst[23], 0x7632u);
+  const unsigned q56 = __byte_perm(pk_dst[24], pk_dst[25], 0x5410u);
+  const unsigned q57 = __byte_perm(pk_dst[26], pk_dst[27], 0x5410u);
+  const unsigned q58 = __byte_perm(pk_dst[24], pk_dst[25], 0x7632u);
+  const unsigned q59 = __byte_perm(pk_dst[26], pk_dst[27], 0x7632u);
+  const unsigned q60 = __byte_perm(pk_dst[28], pk_dst[29], 0x5410u);
+  const unsigned q61 = __byte_perm(pk_dst[30], pk_dst[31], 0x5410u);
+  const unsigned q62 = __byte_perm(pk_dst[28], pk_dst[29], 0x7632u);
+  const unsigned q63 = __byte_perm(pk_dst[30], pk_dst[31], 0x7632u);
+  dst[0] = detail::from_u32<V>(q32);
+  dst[1] = detail::from_u32<V>(q33);
+  dst[2] = detail::from_u32<V>(q34);
+  dst[3] = detail::from_u32<V>(q35);
+  dst[4] = detail::from_u32<V>(q36);
+  dst[5] = detail::from_u32<V>(q37);
+  dst[6] = detail::from_u32<V>(q38);
+  dst[7] = detail::from_u32<V>(q39);
+  dst[8] = detail::from_u32<V>(q40);
+  dst[9] = detail::from_u32<V>(q41);
+  dst[10] = detail::from_u32<V>(q42);
+  dst[11] = detail::from_u32<V>(q43);
+  dst[12] = detail::from_u32<V>(q44);
+  dst[13] = detail::from_u32<V>(q45);
+  dst[14] = detail::from_u32<V>(q46);
+  dst[15] = detail::from_u32<V>(q47);
+  dst[16] = detail::from_u32<V>(q48);
+  dst[17] = detail::from_u32<V>(q49);
+  dst[18] = detail::from_u32<V>(q50);
+  dst[19] = detail::from_u32<V>(q51);
+  dst[20] = detail::from_u32<V>(q52);
+  dst[21] = detail::from_u32<V>(q53);
+  dst[22] = detail::from_u32<V>(q54);
+  dst[23] = detail::from_u32<V>(q55);
+  dst[24] = detail::from_u32<V>(q56);
+  dst[25] = detail::from_u32<V>(q57);
+  dst[26] = detail::from_u32<V>(q58);
+  dst[27] = detail::from_u32<V>(q59);
+  dst[28] = detail::from_u32<V>(q60);
+  dst[29] = detail::from_u32<V>(q61);
+  dst[30] = detail::from_u32<V>(q62);
+  dst[31] = detail::from_u32<V>(q63);
+}
+// wf_mm_epilogue_97_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mm_epilogue_97_x2_inplace(V (&x)[32], void* smem) {
+  V y[32];
+  wf_mm_epilogue_97_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
+}
 // wf_mm_epilogue_97_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 1, 4;
@@ -1505,8 +1661,108 @@ __device__ __forceinline__ void wf_mm_epilogue_97_packed8_inplace(unsigned (&x)[
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_mm_epilogue_97_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mm_epilogue_97_packed8; 48 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mm_epilogue_97_x4(const V (&src)[16], V (&dst)[16], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_mm_epilogue_97_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[4], 0x6420u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[4], 0x7531u);
+  const unsigned q2 = __byte_perm(src_w[1], src_w[5], 0x6420u);
+  const unsigned q3 = __byte_perm(src_w[1], src_w[5], 0x7531u);
+  const unsigned q4 = __byte_perm(src_w[2], src_w[6], 0x6420u);
+  const unsigned q5 = __byte_perm(src_w[2], src_w[6], 0x7531u);
+  const unsigned q6 = __byte_perm(src_w[3], src_w[7], 0x6420u);
+  const unsigned q7 = __byte_perm(src_w[3], src_w[7], 0x7531u);
+  const unsigned q8 = __byte_perm(src_w[8], src_w[12], 0x6420u);
+  const unsigned q9 = __byte_perm(src_w[8], src_w[12], 0x7531u);
+  const unsigned q10 = __byte_perm(src_w[9], src_w[13], 0x6420u);
+  const unsigned q11 = __byte_perm(src_w[9], src_w[13], 0x7531u);
+  const unsigned q12 = __byte_perm(src_w[10], src_w[14], 0x6420u);
+  const unsigned q13 = __byte_perm(src_w[10], src_w[14], 0x7531u);
+  const unsigned q14 = __byte_perm(src_w[11], src_w[15], 0x6420u);
+  const unsigned q15 = __byte_perm(src_w[11], src_w[15], 0x7531u);
+  const unsigned pk_src[16] = {q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15};
+  unsigned pk_dst[16];
+  wf_mm_epilogue_97_packed8(pk_src, pk_dst, smem);
+  const unsigned q16 = __byte_perm(pk_dst[0], pk_dst[1], 0x5140u);
+  const unsigned q17 = __byte_perm(pk_dst[0], pk_dst[1], 0x7362u);
+  const unsigned q18 = __byte_perm(pk_dst[2], pk_dst[3], 0x5140u);
+  const unsigned q19 = __byte_perm(pk_dst[2], pk_dst[3], 0x7362u);
+  const unsigned q20 = __byte_perm(pk_dst[4], pk_dst[5], 0x5140u);
+  const unsigned q21 = __byte_perm(pk_dst[4], pk_dst[5], 0x7362u);
+  const unsigned q22 = __byte_perm(pk_dst[6], pk_dst[7], 0x5140u);
+  const unsigned q23 = __byte_perm(pk_dst[6], pk_dst[7], 0x7362u);
+  const unsigned q24 = __byte_perm(pk_dst[8], pk_dst[9], 0x5140u);
+  const unsigned q25 = __byte_perm(pk_dst[8], pk_dst[9], 0x7362u);
+  const unsigned q26 = __byte_perm(pk_dst[10], pk_dst[11], 0x5140u);
+  const unsigned q27 = __byte_perm(pk_dst[10], pk_dst[11], 0x7362u);
+  const unsigned q28 = __byte_perm(pk_dst[12], pk_dst[13], 0x5140u);
+  const unsigned q29 = __byte_perm(pk_dst[12], pk_dst[13], 0x7362u);
+  const unsigned q30 = __byte_perm(pk_dst[14], pk_dst[15], 0x5140u);
+  const unsigned q31 = __byte_perm(pk_dst[14], pk_dst[15], 0x7362u);
+  const unsigned q32 = __byte_perm(q16, q18, 0x5410u);
+  const unsigned q33 = __byte_perm(q16, q18, 0x7632u);
+  const unsigned q34 = __byte_perm(q20, q22, 0x5410u);
+  const unsigned q35 = __byte_perm(q20, q22, 0x7632u);
+  const unsigned q36 = __byte_perm(q17, q19, 0x5410u);
+  const unsigned q37 = __byte_perm(q17, q19, 0x7632u);
+  const unsigned q38 = __byte_perm(q21, q23, 0x5410u);
+  const unsigned q39 = __byte_perm(q21, q23, 0x7632u);
+  const unsigned q40 = __byte_perm(q24, q26, 0x5410u);
+  const unsigned q41 = __byte_perm(q24, q26, 0x7632u);
+  const unsigned q42 = __byte_perm(q28, q30, 0x5410u);
+  const unsigned q43 = __byte_perm(q28, q30, 0x7632u);
+  const unsigned q44 = __byte_perm(q25, q27, 0x5410u);
+  const unsigned q45 = __byte_perm(q25, q27, 0x7632u);
+  const unsigned q46 = __byte_perm(q29, q31, 0x5410u);
+  const unsigned q47 = __byte_perm(q29, q31, 0x7632u);
+  dst[0] = detail::from_u32<V>(q32);
+  dst[1] = detail::from_u32<V>(q33);
+  dst[2] = detail::from_u32<V>(q34);
+  dst[3] = detail::from_u32<V>(q35);
+  dst[4] = detail::from_u32<V>(q36);
+  dst[5] = detail::from_u32<V>(q37);
+  dst[6] = detail::from_u32<V>(q38);
+  dst[7] = detail::from_u32<V>(q39);
+  dst[8] = detail::from_u32<V>(q40);
+  dst[9] = detail::from_u32<V>(q41);
+  dst[10] = detail::from_u32<V>(q42);
+  dst[11] = detail::from_u32<V>(q43);
+  dst[12] = detail::from_u32<V>(q44);
+  dst[13] = detail::from_u32<V>(q45);
+  dst[14] = detail::from_u32<V>(q46);
+  dst[15] = detail::from_u32<V>(q47);
+}
+// wf_mm_epilogue_97_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mm_epilogue_97_x4_inplace(V (&x)[16], void* smem) {
+  V y[16];
+  wf_mm_epilogue_97_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mm_epilogue_97 != 0x13edbef74c71
+#elif WARPFORGE_HELPER_wf_mm_epilogue_97 != 0x74fed5c13495
 #error "warpforge: two headers define wf_mm_epilogue_97 differently; emit one of them with another --prefix"
 #endif
 

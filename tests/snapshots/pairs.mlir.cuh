@@ -14,6 +14,14 @@
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).
+// 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
+// <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
+// register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
+// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
+// where your data is held so. <name>_packed16 and <name>_packed8 take
+// unsigned words in the packing each states and add no prmt of their own; the
+// vector forms cost the prmt their comment counts on top. The element form on
+// T arrays costs a register per element (see warpforge::words below).
 // Any number of warpforge headers compile in one translation unit: the
 // shared detail code below is defined once (WARPFORGE_DETAIL_H), each helper
 // once per name (WARPFORGE_HELPER_<name>); a name two headers define
@@ -24,7 +32,7 @@ namespace warpforge {
 // (warpforge::detail: tests/snapshots/detail.cuh)
 
 #ifndef WARPFORGE_HELPER_wf_shuffle_swap_29
-#define WARPFORGE_HELPER_wf_shuffle_swap_29 0xac015c873ae0
+#define WARPFORGE_HELPER_wf_shuffle_swap_29 0x5592f07b781e
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -803,6 +811,57 @@ __device__ __forceinline__ void wf_shuffle_swap_29_packed16_inplace(unsigned (&x
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_shuffle_swap_29_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_shuffle_swap_29_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_swap_29_x2(const V (&src)[16], V (&dst)[16]) {
+  static_assert(sizeof(V) == 4, "wf_shuffle_swap_29_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  unsigned pk_dst[16];
+  wf_shuffle_swap_29_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+  dst[8] = detail::from_u32<V>(pk_dst[8]);
+  dst[9] = detail::from_u32<V>(pk_dst[9]);
+  dst[10] = detail::from_u32<V>(pk_dst[10]);
+  dst[11] = detail::from_u32<V>(pk_dst[11]);
+  dst[12] = detail::from_u32<V>(pk_dst[12]);
+  dst[13] = detail::from_u32<V>(pk_dst[13]);
+  dst[14] = detail::from_u32<V>(pk_dst[14]);
+  dst[15] = detail::from_u32<V>(pk_dst[15]);
+}
+// wf_shuffle_swap_29_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_swap_29_x2_inplace(V (&x)[16]) {
+  V y[16];
+  wf_shuffle_swap_29_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_shuffle_swap_29_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -954,12 +1013,47 @@ __device__ __forceinline__ void wf_shuffle_swap_29_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_shuffle_swap_29_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_shuffle_swap_29_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_swap_29_x4(const V (&src)[8], V (&dst)[8]) {
+  static_assert(sizeof(V) == 4, "wf_shuffle_swap_29_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_shuffle_swap_29_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+}
+// wf_shuffle_swap_29_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_swap_29_x4_inplace(V (&x)[8]) {
+  V y[8];
+  wf_shuffle_swap_29_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_shuffle_swap_29 != 0xac015c873ae0
+#elif WARPFORGE_HELPER_wf_shuffle_swap_29 != 0x5592f07b781e
 #error "warpforge: two headers define wf_shuffle_swap_29 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_shuffle_ship_34
-#define WARPFORGE_HELPER_wf_shuffle_ship_34 0xa91611af9c05
+#define WARPFORGE_HELPER_wf_shuffle_ship_34 0x3ddf23bfb793
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -1602,6 +1696,57 @@ __device__ __forceinline__ void wf_shuffle_ship_34_packed16_inplace(unsigned (&x
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_shuffle_ship_34_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_shuffle_ship_34_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_ship_34_x2(const V (&src)[16], V (&dst)[16]) {
+  static_assert(sizeof(V) == 4, "wf_shuffle_ship_34_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  unsigned pk_dst[16];
+  wf_shuffle_ship_34_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+  dst[8] = detail::from_u32<V>(pk_dst[8]);
+  dst[9] = detail::from_u32<V>(pk_dst[9]);
+  dst[10] = detail::from_u32<V>(pk_dst[10]);
+  dst[11] = detail::from_u32<V>(pk_dst[11]);
+  dst[12] = detail::from_u32<V>(pk_dst[12]);
+  dst[13] = detail::from_u32<V>(pk_dst[13]);
+  dst[14] = detail::from_u32<V>(pk_dst[14]);
+  dst[15] = detail::from_u32<V>(pk_dst[15]);
+}
+// wf_shuffle_ship_34_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_ship_34_x2_inplace(V (&x)[16]) {
+  V y[16];
+  wf_shuffle_ship_34_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 // wf_shuffle_ship_34_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -1719,12 +1864,47 @@ __device__ __forceinline__ void wf_shuffle_ship_34_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_shuffle_ship_34_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_shuffle_ship_34_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_ship_34_x4(const V (&src)[8], V (&dst)[8]) {
+  static_assert(sizeof(V) == 4, "wf_shuffle_ship_34_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_shuffle_ship_34_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+}
+// wf_shuffle_ship_34_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_shuffle_ship_34_x4_inplace(V (&x)[8]) {
+  V y[8];
+  wf_shuffle_ship_34_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_shuffle_ship_34 != 0xa91611af9c05
+#elif WARPFORGE_HELPER_wf_shuffle_ship_34 != 0x3ddf23bfb793
 #error "warpforge: two headers define wf_shuffle_ship_34 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m1_39
-#define WARPFORGE_HELPER_wf_cvt16_m1_39 0x4c67dd0818ab
+#define WARPFORGE_HELPER_wf_cvt16_m1_39 0x5c5829523d86
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -2018,6 +2198,33 @@ __device__ __forceinline__ void wf_cvt16_m1_39_packed16_inplace(unsigned (&x)[4]
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m1_39_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m1_39_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m1_39_x2(const V (&src)[4], V (&dst)[4]) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m1_39_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_cvt16_m1_39_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_cvt16_m1_39_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m1_39_x2_inplace(V (&x)[4]) {
+  V y[4];
+  wf_cvt16_m1_39_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 // wf_cvt16_m1_39_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -2073,12 +2280,35 @@ __device__ __forceinline__ void wf_cvt16_m1_39_packed8_inplace(unsigned (&x)[2])
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m1_39_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m1_39_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m1_39_x4(const V (&src)[2], V (&dst)[2]) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m1_39_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  unsigned pk_dst[2];
+  wf_cvt16_m1_39_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_cvt16_m1_39_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m1_39_x4_inplace(V (&x)[2]) {
+  V y[2];
+  wf_cvt16_m1_39_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_cvt16_m1_39 != 0x4c67dd0818ab
+#elif WARPFORGE_HELPER_wf_cvt16_m1_39 != 0x5c5829523d86
 #error "warpforge: two headers define wf_cvt16_m1_39 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_44
-#define WARPFORGE_HELPER_wf_cvt16_m2_44 0x3b46ec9c4b7e
+#define WARPFORGE_HELPER_wf_cvt16_m2_44 0xf6f178890006
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -2425,6 +2655,33 @@ __device__ __forceinline__ void wf_cvt16_m2_44_packed16_inplace(unsigned (&x)[4]
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m2_44_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m2_44_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_44_x2(const V (&src)[4], V (&dst)[4], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m2_44_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_cvt16_m2_44_packed16(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_cvt16_m2_44_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_44_x2_inplace(V (&x)[4], void* smem) {
+  V y[4];
+  wf_cvt16_m2_44_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 // wf_cvt16_m2_44_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -2470,12 +2727,35 @@ __device__ __forceinline__ void wf_cvt16_m2_44_packed8_inplace(unsigned (&x)[2],
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m2_44_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m2_44_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_44_x4(const V (&src)[2], V (&dst)[2], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m2_44_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  unsigned pk_dst[2];
+  wf_cvt16_m2_44_packed8(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_cvt16_m2_44_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_44_x4_inplace(V (&x)[2], void* smem) {
+  V y[2];
+  wf_cvt16_m2_44_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_cvt16_m2_44 != 0x3b46ec9c4b7e
+#elif WARPFORGE_HELPER_wf_cvt16_m2_44 != 0xf6f178890006
 #error "warpforge: two headers define wf_cvt16_m2_44 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_i16_49
-#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xbb2fb0194313
+#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xeb74d6d9128a
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -2822,6 +3102,33 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed16_inplace(unsigned (&x
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m2_i16_49_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m2_i16_49_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_i16_49_x2(const V (&src)[4], V (&dst)[4], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m2_i16_49_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_cvt16_m2_i16_49_packed16(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_cvt16_m2_i16_49_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_i16_49_x2_inplace(V (&x)[4], void* smem) {
+  V y[4];
+  wf_cvt16_m2_i16_49_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 // wf_cvt16_m2_i16_49_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -2867,12 +3174,35 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_packed8_inplace(unsigned (&x)
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_cvt16_m2_i16_49_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_cvt16_m2_i16_49_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_i16_49_x4(const V (&src)[2], V (&dst)[2], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_cvt16_m2_i16_49_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  unsigned pk_dst[2];
+  wf_cvt16_m2_i16_49_packed8(src_w, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_cvt16_m2_i16_49_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_cvt16_m2_i16_49_x4_inplace(V (&x)[2], void* smem) {
+  V y[2];
+  wf_cvt16_m2_i16_49_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xbb2fb0194313
+#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xeb74d6d9128a
 #error "warpforge: two headers define wf_cvt16_m2_i16_49 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54
-#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x481d8ceb830d
+#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x3b5a0ffc8f07
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -3082,6 +3412,34 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed16_inplace(unsign
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_mma2_to_blocked_i8_54_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_to_blocked_i8_54_packed16; 4 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x2(const V (&src)[2], V (&dst)[2]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_to_blocked_i8_54_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[1], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[1], 0x7632u);
+  const unsigned pk_src[2] = {q0, q1};
+  unsigned pk_dst[2];
+  wf_mma2_to_blocked_i8_54_packed16(pk_src, pk_dst);
+  const unsigned q2 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q3 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  dst[0] = detail::from_u32<V>(q2);
+  dst[1] = detail::from_u32<V>(q3);
+}
+// wf_mma2_to_blocked_i8_54_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x2_inplace(V (&x)[2]) {
+  V y[2];
+  wf_mma2_to_blocked_i8_54_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 // wf_mma2_to_blocked_i8_54_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 1, 0;
@@ -3108,12 +3466,36 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_packed8_inplace(unsigne
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+// wf_mma2_to_blocked_i8_54_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_to_blocked_i8_54_packed8; 2 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x4(const V (&src)[1], V (&dst)[1]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_to_blocked_i8_54_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[1];
+  src_w[0] = detail::to_u32(src[0]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[0], 0x3120u);
+  const unsigned pk_src[1] = {q0};
+  unsigned pk_dst[1];
+  wf_mma2_to_blocked_i8_54_packed8(pk_src, pk_dst);
+  const unsigned q1 = __byte_perm(pk_dst[0], pk_dst[0], 0x3120u);
+  dst[0] = detail::from_u32<V>(q1);
+}
+// wf_mma2_to_blocked_i8_54_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x4_inplace(V (&x)[1]) {
+  V y[1];
+  wf_mma2_to_blocked_i8_54_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x481d8ceb830d
+#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x3b5a0ffc8f07
 #error "warpforge: two headers define wf_mma2_to_blocked_i8_54 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_fig3_60
-#define WARPFORGE_HELPER_wf_fig3_60 0x63a14455406a
+#define WARPFORGE_HELPER_wf_fig3_60 0xd338cd367e90
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -3244,12 +3626,33 @@ __device__ __forceinline__ void wf_fig3_60_packed16_inplace(unsigned (&x)[1]) {
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+// wf_fig3_60_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_fig3_60_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_fig3_60_x2(const V (&src)[1], V (&dst)[1]) {
+  static_assert(sizeof(V) == 4, "wf_fig3_60_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[1];
+  src_w[0] = detail::to_u32(src[0]);
+  unsigned pk_dst[1];
+  wf_fig3_60_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+}
+// wf_fig3_60_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_fig3_60_x2_inplace(V (&x)[1]) {
+  V y[1];
+  wf_fig3_60_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_fig3_60 != 0x63a14455406a
+#elif WARPFORGE_HELPER_wf_fig3_60 != 0xd338cd367e90
 #error "warpforge: two headers define wf_fig3_60 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68
-#define WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 0xf40074dacd98
+#define WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 0x391a579c5865
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -4198,6 +4601,89 @@ __device__ __forceinline__ void wf_mma3_to_dot_fp8_68_packed16_inplace(unsigned 
 #pragma unroll
   for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
 }
+// wf_mma3_to_dot_fp8_68_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma3_to_dot_fp8_68_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x2(const V (&src)[32], V (&dst)[32]) {
+  static_assert(sizeof(V) == 4, "wf_mma3_to_dot_fp8_68_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[32];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  src_w[16] = detail::to_u32(src[16]);
+  src_w[17] = detail::to_u32(src[17]);
+  src_w[18] = detail::to_u32(src[18]);
+  src_w[19] = detail::to_u32(src[19]);
+  src_w[20] = detail::to_u32(src[20]);
+  src_w[21] = detail::to_u32(src[21]);
+  src_w[22] = detail::to_u32(src[22]);
+  src_w[23] = detail::to_u32(src[23]);
+  src_w[24] = detail::to_u32(src[24]);
+  src_w[25] = detail::to_u32(src[25]);
+  src_w[26] = detail::to_u32(src[26]);
+  src_w[27] = detail::to_u32(src[27]);
+  src_w[28] = detail::to_u32(src[28]);
+  src_w[29] = detail::to_u32(src[29]);
+  src_w[30] = detail::to_u32(src[30]);
+  src_w[31] = detail::to_u32(src[31]);
+  unsigned pk_dst[32];
+  wf_mma3_to_dot_fp8_68_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+  dst[8] = detail::from_u32<V>(pk_dst[8]);
+  dst[9] = detail::from_u32<V>(pk_dst[9]);
+  dst[10] = detail::from_u32<V>(pk_dst[10]);
+  dst[11] = detail::from_u32<V>(pk_dst[11]);
+  dst[12] = detail::from_u32<V>(pk_dst[12]);
+  dst[13] = detail::from_u32<V>(pk_dst[13]);
+  dst[14] = detail::from_u32<V>(pk_dst[14]);
+  dst[15] = detail::from_u32<V>(pk_dst[15]);
+  dst[16] = detail::from_u32<V>(pk_dst[16]);
+  dst[17] = detail::from_u32<V>(pk_dst[17]);
+  dst[18] = detail::from_u32<V>(pk_dst[18]);
+  dst[19] = detail::from_u32<V>(pk_dst[19]);
+  dst[20] = detail::from_u32<V>(pk_dst[20]);
+  dst[21] = detail::from_u32<V>(pk_dst[21]);
+  dst[22] = detail::from_u32<V>(pk_dst[22]);
+  dst[23] = detail::from_u32<V>(pk_dst[23]);
+  dst[24] = detail::from_u32<V>(pk_dst[24]);
+  dst[25] = detail::from_u32<V>(pk_dst[25]);
+  dst[26] = detail::from_u32<V>(pk_dst[26]);
+  dst[27] = detail::from_u32<V>(pk_dst[27]);
+  dst[28] = detail::from_u32<V>(pk_dst[28]);
+  dst[29] = detail::from_u32<V>(pk_dst[29]);
+  dst[30] = detail::from_u32<V>(pk_dst[30]);
+  dst[31] = detail::from_u32<V>(pk_dst[31]);
+}
+// wf_mma3_to_dot_fp8_68_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x2_inplace(V (&x)[32]) {
+  V y[32];
+  wf_mma3_to_dot_fp8_68_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 32u; ++i) x[i] = y[i];
+}
 // wf_mma3_to_dot_fp8_68_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 3;
@@ -4285,12 +4771,96 @@ __device__ __forceinline__ void wf_mma3_to_dot_fp8_68_packed8_inplace(unsigned (
 #pragma unroll
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
+// wf_mma3_to_dot_fp8_68_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma3_to_dot_fp8_68_packed8; 32 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x4(const V (&src)[16], V (&dst)[16]) {
+  static_assert(sizeof(V) == 4, "wf_mma3_to_dot_fp8_68_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[16];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  src_w[8] = detail::to_u32(src[8]);
+  src_w[9] = detail::to_u32(src[9]);
+  src_w[10] = detail::to_u32(src[10]);
+  src_w[11] = detail::to_u32(src[11]);
+  src_w[12] = detail::to_u32(src[12]);
+  src_w[13] = detail::to_u32(src[13]);
+  src_w[14] = detail::to_u32(src[14]);
+  src_w[15] = detail::to_u32(src[15]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[2], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[2], 0x7632u);
+  const unsigned q2 = __byte_perm(src_w[1], src_w[3], 0x5410u);
+  const unsigned q3 = __byte_perm(src_w[1], src_w[3], 0x7632u);
+  const unsigned q4 = __byte_perm(src_w[4], src_w[6], 0x5410u);
+  const unsigned q5 = __byte_perm(src_w[4], src_w[6], 0x7632u);
+  const unsigned q6 = __byte_perm(src_w[5], src_w[7], 0x5410u);
+  const unsigned q7 = __byte_perm(src_w[5], src_w[7], 0x7632u);
+  const unsigned q8 = __byte_perm(src_w[8], src_w[10], 0x5410u);
+  const unsigned q9 = __byte_perm(src_w[8], src_w[10], 0x7632u);
+  const unsigned q10 = __byte_perm(src_w[9], src_w[11], 0x5410u);
+  const unsigned q11 = __byte_perm(src_w[9], src_w[11], 0x7632u);
+  const unsigned q12 = __byte_perm(src_w[12], src_w[14], 0x5410u);
+  const unsigned q13 = __byte_perm(src_w[12], src_w[14], 0x7632u);
+  const unsigned q14 = __byte_perm(src_w[13], src_w[15], 0x5410u);
+  const unsigned q15 = __byte_perm(src_w[13], src_w[15], 0x7632u);
+  const unsigned pk_src[16] = {q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15};
+  unsigned pk_dst[16];
+  wf_mma3_to_dot_fp8_68_packed8(pk_src, pk_dst);
+  const unsigned q16 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q17 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+  const unsigned q18 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  const unsigned q19 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+  const unsigned q20 = __byte_perm(pk_dst[4], pk_dst[5], 0x5410u);
+  const unsigned q21 = __byte_perm(pk_dst[6], pk_dst[7], 0x5410u);
+  const unsigned q22 = __byte_perm(pk_dst[4], pk_dst[5], 0x7632u);
+  const unsigned q23 = __byte_perm(pk_dst[6], pk_dst[7], 0x7632u);
+  const unsigned q24 = __byte_perm(pk_dst[8], pk_dst[9], 0x5410u);
+  const unsigned q25 = __byte_perm(pk_dst[10], pk_dst[11], 0x5410u);
+  const unsigned q26 = __byte_perm(pk_dst[8], pk_dst[9], 0x7632u);
+  const unsigned q27 = __byte_perm(pk_dst[10], pk_dst[11], 0x7632u);
+  const unsigned q28 = __byte_perm(pk_dst[12], pk_dst[13], 0x5410u);
+  const unsigned q29 = __byte_perm(pk_dst[14], pk_dst[15], 0x5410u);
+  const unsigned q30 = __byte_perm(pk_dst[12], pk_dst[13], 0x7632u);
+  const unsigned q31 = __byte_perm(pk_dst[14], pk_dst[15], 0x7632u);
+  dst[0] = detail::from_u32<V>(q16);
+  dst[1] = detail::from_u32<V>(q17);
+  dst[2] = detail::from_u32<V>(q18);
+  dst[3] = detail::from_u32<V>(q19);
+  dst[4] = detail::from_u32<V>(q20);
+  dst[5] = detail::from_u32<V>(q21);
+  dst[6] = detail::from_u32<V>(q22);
+  dst[7] = detail::from_u32<V>(q23);
+  dst[8] = detail::from_u32<V>(q24);
+  dst[9] = detail::from_u32<V>(q25);
+  dst[10] = detail::from_u32<V>(q26);
+  dst[11] = detail::from_u32<V>(q27);
+  dst[12] = detail::from_u32<V>(q28);
+  dst[13] = detail::from_u32<V>(q29);
+  dst[14] = detail::from_u32<V>(q30);
+  dst[15] = detail::from_u32<V>(q31);
+}
+// wf_mma3_to_dot_fp8_68_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x4_inplace(V (&x)[16]) {
+  V y[16];
+  wf_mma3_to_dot_fp8_68_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 != 0xf40074dacd98
+#elif WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 != 0x391a579c5865
 #error "warpforge: two headers define wf_mma3_to_dot_fp8_68 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73
-#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 0xb07654bc3d0c
+#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 0xb87d585f1266
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -4623,6 +5193,41 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_packed16_inplace(unsi
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_mma2_acc_to_dot_a_i8_73_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_acc_to_dot_a_i8_73_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_x2(const V (&src)[8], V (&dst)[8]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_acc_to_dot_a_i8_73_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_mma2_acc_to_dot_a_i8_73_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+}
+// wf_mma2_acc_to_dot_a_i8_73_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_x2_inplace(V (&x)[8]) {
+  V y[8];
+  wf_mma2_acc_to_dot_a_i8_73_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 // wf_mma2_acc_to_dot_a_i8_73_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 3;
@@ -4662,12 +5267,48 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_packed8_inplace(unsig
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_mma2_acc_to_dot_a_i8_73_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_acc_to_dot_a_i8_73_packed8; 8 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_x4(const V (&src)[4], V (&dst)[4]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_acc_to_dot_a_i8_73_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[2], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[2], 0x7632u);
+  const unsigned q2 = __byte_perm(src_w[1], src_w[3], 0x5410u);
+  const unsigned q3 = __byte_perm(src_w[1], src_w[3], 0x7632u);
+  const unsigned pk_src[4] = {q0, q1, q2, q3};
+  unsigned pk_dst[4];
+  wf_mma2_acc_to_dot_a_i8_73_packed8(pk_src, pk_dst);
+  const unsigned q4 = __byte_perm(pk_dst[0], pk_dst[1], 0x5410u);
+  const unsigned q5 = __byte_perm(pk_dst[2], pk_dst[3], 0x5410u);
+  const unsigned q6 = __byte_perm(pk_dst[0], pk_dst[1], 0x7632u);
+  const unsigned q7 = __byte_perm(pk_dst[2], pk_dst[3], 0x7632u);
+  dst[0] = detail::from_u32<V>(q4);
+  dst[1] = detail::from_u32<V>(q5);
+  dst[2] = detail::from_u32<V>(q6);
+  dst[3] = detail::from_u32<V>(q7);
+}
+// wf_mma2_acc_to_dot_a_i8_73_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_x4_inplace(V (&x)[4]) {
+  V y[4];
+  wf_mma2_acc_to_dot_a_i8_73_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 != 0xb07654bc3d0c
+#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 != 0xb87d585f1266
 #error "warpforge: two headers define wf_mma2_acc_to_dot_a_i8_73 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78
-#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 0xb5ac7eb7dfc3
+#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 0x74bf308b3965
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -4771,6 +5412,41 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_packed16_inplace(uns
 #pragma unroll
   for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
 }
+// wf_mma2_acc_to_dot_a_f16_78_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_acc_to_dot_a_f16_78_packed16, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_x2(const V (&src)[8], V (&dst)[8]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_acc_to_dot_a_f16_78_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[8];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  src_w[4] = detail::to_u32(src[4]);
+  src_w[5] = detail::to_u32(src[5]);
+  src_w[6] = detail::to_u32(src[6]);
+  src_w[7] = detail::to_u32(src[7]);
+  unsigned pk_dst[8];
+  wf_mma2_acc_to_dot_a_f16_78_packed16(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+  dst[4] = detail::from_u32<V>(pk_dst[4]);
+  dst[5] = detail::from_u32<V>(pk_dst[5]);
+  dst[6] = detail::from_u32<V>(pk_dst[6]);
+  dst[7] = detail::from_u32<V>(pk_dst[7]);
+}
+// wf_mma2_acc_to_dot_a_f16_78_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_x2_inplace(V (&x)[8]) {
+  V y[8];
+  wf_mma2_acc_to_dot_a_f16_78_x2<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 8u; ++i) x[i] = y[i];
+}
 // wf_mma2_acc_to_dot_a_f16_78_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 0, 1 (element r in slot r % p of word r / p);
@@ -4795,12 +5471,39 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_packed8_inplace(unsi
 #pragma unroll
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
+// wf_mma2_acc_to_dot_a_f16_78_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_mma2_acc_to_dot_a_f16_78_packed8, whose words are the natural ones: no prmt of its own.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_x4(const V (&src)[4], V (&dst)[4]) {
+  static_assert(sizeof(V) == 4, "wf_mma2_acc_to_dot_a_f16_78_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[4];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  src_w[2] = detail::to_u32(src[2]);
+  src_w[3] = detail::to_u32(src[3]);
+  unsigned pk_dst[4];
+  wf_mma2_acc_to_dot_a_f16_78_packed8(src_w, pk_dst);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+  dst[2] = detail::from_u32<V>(pk_dst[2]);
+  dst[3] = detail::from_u32<V>(pk_dst[3]);
+}
+// wf_mma2_acc_to_dot_a_f16_78_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_mma2_acc_to_dot_a_f16_78_x4_inplace(V (&x)[4]) {
+  V y[4];
+  wf_mma2_acc_to_dot_a_f16_78_x4<V>(x, y);
+#pragma unroll
+  for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 != 0xb5ac7eb7dfc3
+#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78 != 0x74bf308b3965
 #error "warpforge: two headers define wf_mma2_acc_to_dot_a_f16_78 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_swizzled_warps_83
-#define WARPFORGE_HELPER_wf_swizzled_warps_83 0xdeed8731007a
+#define WARPFORGE_HELPER_wf_swizzled_warps_83 0x650cb6bf6cd5
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -5050,6 +5753,32 @@ __device__ __forceinline__ void wf_swizzled_warps_83_packed16_inplace(unsigned (
 #pragma unroll
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
+// wf_swizzled_warps_83_x2: the same conversion on arrays of 4-byte vectors of 2 16-bit elements in
+// register order, as __half2, __nv_bfloat162 arrays hold them: src[k] holds source registers
+// 2k (lowest bits) to 2k + 1, dst[k] likewise. Call this form where your data is held so.
+// Through wf_swizzled_warps_83_packed16; 2 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_swizzled_warps_83_x2(const V (&src)[2], V (&dst)[2], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_swizzled_warps_83_x2 takes 4-byte vectors of 2 16-bit elements (__half2, __nv_bfloat162)");
+  unsigned src_w[2];
+  src_w[0] = detail::to_u32(src[0]);
+  src_w[1] = detail::to_u32(src[1]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[1], 0x5410u);
+  const unsigned q1 = __byte_perm(src_w[0], src_w[1], 0x7632u);
+  const unsigned pk_src[2] = {q0, q1};
+  unsigned pk_dst[2];
+  wf_swizzled_warps_83_packed16(pk_src, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+  dst[1] = detail::from_u32<V>(pk_dst[1]);
+}
+// wf_swizzled_warps_83_x2_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_swizzled_warps_83_x2_inplace(V (&x)[2], void* smem) {
+  V y[2];
+  wf_swizzled_warps_83_x2<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
+}
 // wf_swizzled_warps_83_packed8: the same conversion on 8-bit elements packed 4 per 32-bit
 // word. Slot bits (lowest slot in the lowest bits) are register-index bits; the word index is
 // the register index without them. src packs register bit(s) 1, 0;
@@ -5084,8 +5813,31 @@ __device__ __forceinline__ void wf_swizzled_warps_83_packed8_inplace(unsigned (&
 #pragma unroll
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
+// wf_swizzled_warps_83_x4: the same conversion on arrays of 4-byte vectors of 4 8-bit elements in
+// register order, as unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2 arrays hold them: src[k] holds source registers
+// 4k (lowest bits) to 4k + 3, dst[k] likewise. Call this form where your data is held so.
+// Through wf_swizzled_warps_83_packed8; 1 prmt per thread reorder the words to and from its word order.
+template <typename V>
+__device__ __forceinline__ void wf_swizzled_warps_83_x4(const V (&src)[1], V (&dst)[1], void* smem) {
+  static_assert(sizeof(V) == 4, "wf_swizzled_warps_83_x4 takes 4-byte vectors of 4 8-bit elements (unsigned, __nv_fp8x4_e4m3, __nv_fp8x4_e5m2)");
+  unsigned src_w[1];
+  src_w[0] = detail::to_u32(src[0]);
+  const unsigned q0 = __byte_perm(src_w[0], src_w[0], 0x3120u);
+  const unsigned pk_src[1] = {q0};
+  unsigned pk_dst[1];
+  wf_swizzled_warps_83_packed8(pk_src, pk_dst, smem);
+  dst[0] = detail::from_u32<V>(pk_dst[0]);
+}
+// wf_swizzled_warps_83_x4_inplace: the vector form in place.
+template <typename V>
+__device__ __forceinline__ void wf_swizzled_warps_83_x4_inplace(V (&x)[1], void* smem) {
+  V y[1];
+  wf_swizzled_warps_83_x4<V>(x, y, smem);
+#pragma unroll
+  for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
+}
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_swizzled_warps_83 != 0xdeed8731007a
+#elif WARPFORGE_HELPER_wf_swizzled_warps_83 != 0x650cb6bf6cd5
 #error "warpforge: two headers define wf_swizzled_warps_83 differently; emit one of them with another --prefix"
 #endif
 

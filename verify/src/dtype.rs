@@ -66,6 +66,21 @@ impl DType {
     }
 }
 
+/// The 4-byte vector type the check kernels hold `bits`-bit elements of C
+/// type `ct` in for a helper's vector form (`<ident>_x2`, `<ident>_x4`):
+/// `__half2` for `__half`, CUDA's `ushort2` for other 16-bit types (the
+/// HIP check's prelude defines it where it compiles without ROCm's
+/// headers), and `unsigned` for 8-bit types (natural words, as MMA
+/// fragments of 8-bit data hold them).
+pub(crate) fn vector_ctype(ct: &str, bits: u32) -> &'static str {
+    match (ct, bits) {
+        ("__half", _) => "__half2",
+        (_, 16) => "ushort2",
+        _ => "unsigned",
+    }
+}
+
+/// The C type the check kernels hold `d` in (`half`: f16 as `__half`).
 pub(crate) fn ctype(d: DType, half: bool) -> &'static str {
     match d {
         DType::I8 => "signed char",

@@ -3,22 +3,25 @@
 //! ([`module_source`]) and its compile ([`compile_module`]).
 
 use crate::compile::{compile_cubin_logged, cuda_include_dirs, ptxas_resources, PtxasResources};
-use crate::dtype::ctype;
+use crate::dtype::{ctype, vector_ctype};
 use crate::{cluster_ctas, DType, GpuCase, VerifyError};
 use kernels::{
-    emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_words, emit_test_kernel,
-    emit_test_kernel_inplace, emit_test_kernel_packed, emit_test_kernel_packed_inplace,
-    emit_test_kernel_words, EmittedHelper,
+    emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_vector, emit_loop_kernel_words,
+    emit_test_kernel, emit_test_kernel_inplace, emit_test_kernel_packed,
+    emit_test_kernel_packed_inplace, emit_test_kernel_vector, emit_test_kernel_words,
+    EmittedHelper,
 };
 use std::collections::BTreeMap;
 
-/// One form of a helper: the templated element form or the packed form on
-/// 32-bit words, each out of place (`src`, `dst`) or in place (one array);
-/// the element form out of place also with each `warpforge::words` choice
-/// its width takes (`words`).
+/// One form of a helper: the templated element form, the packed form on
+/// 32-bit words or the vector form on 4-byte vectors of elements (`vector`:
+/// `<ident>_x2`, `<ident>_x4`), each out of place (`src`, `dst`) or in
+/// place (one array); the element form out of place also with each
+/// `warpforge::words` choice its width takes (`words`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Form {
     pub(crate) packed: bool,
+    pub(crate) vector: bool,
     pub(crate) inplace: bool,
     pub(crate) words: Option<&'static str>,
 }
@@ -28,9 +31,17 @@ pub(crate) struct Form {
 const WORDS: [&str; 4] = ["none", "src", "dst", "both"];
 
 impl Form {
-    /// `elements`, `packed`, `elements in place`, `packed in place` or
-    /// `elements words::<choice>` ([`CaseResult::form`](crate::CaseResult::form)).
+    /// `elements`, `packed`, `vector`, `elements in place`, `packed in
+    /// place`, `vector in place` or `elements words::<choice>`
+    /// ([`CaseResult::form`](crate::CaseResult::form)).
     pub(crate) fn name(self) -> &'static str {
+        if self.vector {
+            return if self.inplace {
+                "vector in place"
+            } else {
+                "vector"
+            };
+        }
         match (self.packed, self.inplace, self.words) {
             (false, false, Some("none")) => "elements words::none",
             (false, false, Some("src")) => "elements words::src",
@@ -49,7 +60,13 @@ pub(crate) fn kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
         "wf_test_{}_{}{}{}{}",
         &h.ident[3..],
         d.name(),
-        if f.packed { "_packed" } else { "" },
+        if f.packed {
+            "_packed"
+        } else if f.vector {
+            "_vec"
+        } else {
+            ""
+        },
         if f.inplace { "_inplace" } else { "" },
         f.words.map(|w| format!("_w{w}")).unwrap_or_default()
     )
@@ -59,10 +76,11 @@ pub(crate) fn loop_kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
     format!("{}_loop", kernel_name(h, d, f))
 }
 
-/// The forms of `h` checked with `d`: the templated helper, its packed form
-/// where it has one for `d`'s width, the in-place form of each where
-/// source and destination hold the same registers, and the element form
-/// with each `warpforge::words` choice where it takes them for `d`'s width.
+/// The forms of `h` checked with `d`: the templated helper, its packed and
+/// vector forms where it has them for `d`'s width, the in-place form of
+/// each where source and destination hold the same registers, and the
+/// element form with each `warpforge::words` choice where it takes them
+/// for `d`'s width.
 pub(crate) fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
     // a width the helper does not serve (its header rejects it at compile
     // time, e.g. 32/64-bit data whose scratch is over the target's limit)
@@ -84,14 +102,24 @@ pub(crate) fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
         .flat_map(|&i| {
             v.iter().map(move |&p| Form {
                 packed: p,
+                vector: false,
                 inplace: i,
                 words: None,
             })
         })
         .collect();
+    if h.packed_form(d.bits()).is_some() {
+        out.extend(inplace.iter().map(|&i| Form {
+            packed: false,
+            vector: true,
+            inplace: i,
+            words: None,
+        }));
+    }
     if h.takes_words(d.bits()) {
         out.extend(WORDS.iter().map(|&w| Form {
             packed: false,
+            vector: false,
             inplace: false,
             words: Some(w),
         }));
@@ -108,6 +136,17 @@ pub(crate) fn check_kernel(
     f: Form,
     name: &str,
 ) -> Result<Option<String>, VerifyError> {
+    if f.vector {
+        let vt = vector_ctype(ct, d.bits());
+        return Ok(emit_test_kernel_vector(
+            h,
+            d.bits(),
+            ct,
+            vt,
+            name,
+            f.inplace,
+        )?);
+    }
     Ok(match (f.packed, f.inplace) {
         (false, false) => match f.words {
             Some(w) => emit_test_kernel_words(h, ct, d.bits(), name, w)?,
@@ -174,7 +213,10 @@ pub(crate) fn module_source(
                 let bits = f.packed.then_some(d.bits());
                 let name = loop_kernel_name(c.helper, d, f);
                 let cap = loop_cap(max_registers, c.helper.threads);
-                let k = if let Some(w) = f.words {
+                let k = if f.vector {
+                    let vt = vector_ctype(ct, d.bits());
+                    emit_loop_kernel_vector(c.helper, d.bits(), vt, &name, f.inplace, cap)?
+                } else if let Some(w) = f.words {
                     emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
                 } else if f.inplace {
                     emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
@@ -245,7 +287,7 @@ pub(crate) fn data_registers(h: &EmittedHelper, d: DType, form: Form) -> u32 {
     let per_elem = d.bits().div_ceil(32);
     let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
     let side = |regs: u32, held: bool| {
-        if form.packed || held {
+        if form.packed || form.vector || held {
             regs * d.bits() / 32
         } else {
             regs * per_elem
@@ -288,6 +330,8 @@ mod tests {
                 "packed",
                 "elements in place",
                 "packed in place",
+                "vector",
+                "vector in place",
                 "elements words::none",
                 "elements words::src",
                 "elements words::dst",
@@ -299,7 +343,7 @@ mod tests {
             .into_iter()
             .map(|f| kernel_name(&h, DType::F16, f))
             .collect();
-        assert_eq!(kernels.len(), 8);
+        assert_eq!(kernels.len(), 10);
         assert_eq!(form_suffix("elements words::src"), " words::src");
         // the test kernel names the choice and moves the words array by words
         let k = emit_test_kernel_words(&h, "__half", 16, "k", "src")

@@ -2,7 +2,7 @@ mod fold;
 mod via_packed;
 mod words;
 
-pub(crate) use via_packed::{body_via_packed, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES};
+pub(crate) use via_packed::{body_via_packed, Arrays, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES};
 use via_packed::{load_natural_words, store_natural_words};
 
 use crate::kir::{pass, Body, Expr, Func, Op, Stmt, Ty, Val};

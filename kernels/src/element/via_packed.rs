@@ -34,6 +34,21 @@ pub const VIA_PACKED_MIN_ELEMS: u32 = super::PUN_MIN_ELEMS;
 /// choice the planner makes for `automatic` ([`synth::plan::HeldWords`]).
 pub type Words = synth::plan::HeldWords;
 
+/// How the caller holds the arrays of a body through the packed form
+/// ([`body_via_packed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrays {
+    /// The element form: `T` arrays, the ones [`Words`] names read and
+    /// written as natural 32-bit words.
+    Elements(Words),
+    /// The vector forms (`{ident}_x2`, `{ident}_x4`): arrays of 4-byte
+    /// vectors `V` (`__half2`, `__nv_bfloat162`, `unsigned`,
+    /// `__nv_fp8x4_e4m3`), entry `k` holding registers `k * p .. k * p + p - 1`
+    /// (`p = 32 / bits`, the lowest register in the lowest bits): the
+    /// natural words, as values.
+    Vectors,
+}
+
 /// The explicit choices a caller can name that go through the packed form,
 /// as `warpforge::words` enumerators (`none` is the element-by-element
 /// body, not this module's).
@@ -53,10 +68,13 @@ pub const WORD_CHOICES: [Words; 3] = [
 /// calls `packed` (the packed form's name), whose source words are packed
 /// by `src_map` and destination words by `dst_map`; `src_regs` /
 /// `dst_regs` elements per thread (multiples of `32 / bits`); `smem`
-/// whether the packed form takes the scratch pointer; `words` which arrays
-/// move as natural words (a `prmt` program reorders them to and from the
-/// packed form's word order; the other array's elements are packed and
-/// unpacked by shifts, as the element-by-element body does). Returns the
+/// whether the packed form takes the scratch pointer; `arrays` how the
+/// caller holds them: for the element form, which arrays move as natural
+/// words (a `prmt` program reorders them to and from the packed form's word
+/// order; the other array's elements are packed and unpacked by shifts, as
+/// the element-by-element body does); for the vector forms, both arrays as
+/// natural words, read from and written to the caller's vectors by their
+/// bits. Returns the
 /// body and the number of `prmt` it contains (what the form costs beyond
 /// the packed form).
 #[allow(clippy::too_many_arguments)] // the packed form's call, as `helper::via_packed` states it
@@ -68,14 +86,19 @@ pub(crate) fn body_via_packed(
     src_map: &PackMap,
     dst_map: &PackMap,
     smem: bool,
-    words: Words,
+    arrays: Arrays,
 ) -> (Body, usize) {
     let per = 32 / bits;
     let (sw, dw) = (src_regs / per, dst_regs / per);
+    let words = match arrays {
+        Arrays::Elements(w) => w,
+        Arrays::Vectors => Words::BOTH,
+    };
+    let vectors = arrays == Arrays::Vectors;
     let mut b = Body::default();
     let mut temps = Temps::default();
     let (src_arg, src_vals, mut prmt) =
-        packed_src(&mut b, &mut temps, bits, sw, src_map, words.src);
+        packed_src(&mut b, &mut temps, bits, sw, src_map, words.src, vectors);
     let pk_dst = array(&mut b, "pk_dst", dw);
     b.push(Stmt::Array {
         name: "pk_dst".into(),
@@ -108,7 +131,16 @@ pub(crate) fn body_via_packed(
         let before = b.stmts.len();
         let ds = prmt_program(&mut b, &mut temps, &dst_words, bits);
         prmt += b.stmts.len() - before;
-        store_natural_words(&mut b, &ds, per);
+        if vectors {
+            for (k, w) in ds.into_iter().enumerate() {
+                b.push(Stmt::Dst {
+                    j: k as u32,
+                    e: Expr::call(Func::FromU32Vec, vec![w]),
+                });
+            }
+        } else {
+            store_natural_words(&mut b, &ds, per);
+        }
     } else {
         // Each destination element out of the word and slot it was left in.
         for r in 0..dst_regs {
@@ -145,6 +177,7 @@ fn packed_src(
     sw: u32,
     src_map: &PackMap,
     natural: bool,
+    vectors: bool,
 ) -> (&'static str, Vec<Val>, usize) {
     let per = 32 / bits;
     let init = if natural {
@@ -153,7 +186,18 @@ fn packed_src(
             name: "src_w".into(),
             vals: src_w.clone(),
         });
-        load_natural_words(b, &src_w, per);
+        if vectors {
+            // vector k's bits are natural word k
+            for (k, &w) in src_w.iter().enumerate() {
+                let v = b.src(k as u32, Ty::Vector);
+                b.push(Stmt::Assign {
+                    v: w,
+                    e: Expr::call(Func::ToU32, vec![Expr::V(v)]),
+                });
+            }
+        } else {
+            load_natural_words(b, &src_w, per);
+        }
         // Packed source word k, slot s: register r = src_map.register(k, s),
         // which sits in natural word r / per, slot r % per.
         let src_words: Vec<Vec<Piece<Expr>>> = (0..sw)

@@ -1182,7 +1182,7 @@ fn caller_word(arr: &[Vec<u64>], at: usize, side: &str) -> Result<Vec<W>, Interp
 /// Bytes of a value of type `ty` (`eb`: `sizeof(T)`).
 fn ty_bytes(ty: Ty, eb: u32) -> u32 {
     match ty {
-        Ty::Bool | Ty::U32 => 4,
+        Ty::Bool | Ty::U32 | Ty::Vector => 4,
         Ty::Elem => eb,
     }
 }
@@ -1309,6 +1309,7 @@ fn pure(func: Func, x: &[W], eb: u32) -> Result<W, InterpError> {
         Func::Popc => W::int(konst(&x[0], "a popc operand")?.count_ones() as u64, 4),
         Func::ToU32 => x[0].resize(4),
         Func::FromU32 => x[0].resize(4).resize(eb as u8),
+        Func::FromU32Vec => x[0].resize(4),
         Func::ToU64 => {
             if x[0].n != 8 {
                 return err("to_u64 of an element that is not 8 bytes");

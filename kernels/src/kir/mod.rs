@@ -36,6 +36,9 @@ pub enum Ty {
     U32,
     /// `T`: the helper's element type (1, 2, 4 or 8 bytes).
     Elem,
+    /// `V`: the vector forms' 4-byte vector of `32 / bits` elements
+    /// (`__half2`, `__nv_bfloat162`, `unsigned`, `__nv_fp8x4_e4m3`).
+    Vector,
 }
 
 impl Ty {
@@ -45,6 +48,7 @@ impl Ty {
             Ty::Bool => "bool",
             Ty::U32 => "unsigned",
             Ty::Elem => "T",
+            Ty::Vector => "V",
         }
     }
 }
@@ -139,6 +143,9 @@ pub enum Func {
     ToU32,
     /// `detail::from_u32<T>(w)`: the element in the low bits of `w`.
     FromU32,
+    /// `detail::from_u32<V>(w)`: the 4-byte vector of elements whose bits
+    /// are `w` (the vector forms' destination entries).
+    FromU32Vec,
     /// `detail::to_u64(v)`: a 64-bit element's bits.
     ToU64,
     /// `detail::from_u64<T>(lo, hi)`.
@@ -184,6 +191,7 @@ impl Func {
             ),
             Func::ToU32 => "detail::to_u32".into(),
             Func::FromU32 => "detail::from_u32<T>".into(),
+            Func::FromU32Vec => "detail::from_u32<V>".into(),
             Func::ToU64 => "detail::to_u64".into(),
             Func::FromU64 => "detail::from_u64<T>".into(),
             Func::SmemU32 => "detail::smem_u32".into(),
