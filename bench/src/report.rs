@@ -1168,6 +1168,32 @@ mod forms_tests {
         ));
         assert!(forms_section(&[]).is_empty());
     }
+
+    /// With vector-form timings (the H100 run of
+    /// `results/runs/2026-11-28-h100-vector-forms-6850643/bench/`), the
+    /// section has the vector column and worst line, as `bench` wrote it.
+    #[test]
+    fn forms_section_with_vector_forms() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../results/runs/2026-11-28-h100-vector-forms-6850643/bench/"
+        );
+        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench_vec.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let md = std::fs::read_to_string(format!("{dir}bench_vec.md")).unwrap();
+        let at = md.find("\n## Forms of the chosen plan").unwrap();
+        let end = md.find("\n## Against the measured limit").unwrap();
+        let got = forms_section(&rows);
+        assert_eq!(got.trim_end(), md[at..end].trim_end());
+        assert!(got.contains("| vector / Triton |"));
+        assert!(got.contains(
+            "- worst vector: 1.069x (`mmepi_bf16_128x64x64_w4_sm80.ttgir:mm_epilogue:92`)"
+        ));
+    }
 }
 
 #[cfg(test)]
