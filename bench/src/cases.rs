@@ -92,7 +92,8 @@ pub struct CandidateCase {
     /// carries the source tile (`warpforge::words::src` forward, `::dst`
     /// back: that tile held as 32-bit words, the per-element one element by
     /// element), `vector` when it calls their vector forms (`_x2`/`_x4` on
-    /// `ushort2`/`unsigned` arrays in register order; the chosen plan only),
+    /// `__half2` (16-bit, where NVRTC finds cuda_fp16.h) or `unsigned` arrays in
+    /// register order; the chosen plan only),
     /// else `elements`.
     pub form: &'static str,
     /// Index of the candidate plan among the search's proven candidates:
@@ -381,7 +382,15 @@ pub fn build_cases(
             .into_iter()
             .filter(|h| helpers_seen.insert(h.ident.clone()))
             .collect();
-        let mut source = emit_header(&helpers, &format!("warpforge bench: {file}"))?;
+        // the vector forms' 16-bit kernels hold `__half2` (cuda_fp16.h) where
+        // NVRTC finds it, else natural words (the same SASS: NVVM keeps both
+        // as one 32-bit register, where it splits `ushort2` into halves)
+        let half2 = bits == 16 && !verify::cuda_include_dirs().is_empty();
+        let mut source = String::new();
+        if half2 {
+            source.push_str("#include <cuda_fp16.h>\n");
+        }
+        source.push_str(&emit_header(&helpers, &format!("warpforge bench: {file}"))?);
         for x in &cands {
             if x.form == "packed" {
                 let k = emit_bench_kernel_packed(
@@ -390,7 +399,7 @@ pub fn build_cases(
                 .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
                 source.push_str(&k);
             } else if x.form == "vector" {
-                let vt = if bits == 16 { "ushort2" } else { "unsigned" };
+                let vt = if half2 { "__half2" } else { "unsigned" };
                 let k = kernels::emit_bench_kernel_vector(
                     &x.helper, &x.bwd, bits, ctype, vt, &x.kernel, maxnreg,
                 )?

@@ -58,7 +58,7 @@ pub fn compile_all(
     cases
         .par_iter()
         .map(|c| {
-            let r = verify::compile_cubin(&c.source, sm, &[])
+            let r = verify::compile_cubin(&c.source, sm, &verify::cuda_include_dirs())
                 .map_err(|e| anyhow!("{} ({}): {e}", c.name, c.file))
                 .map(|cubin| {
                     let (sass_text, sass) = verify::sass_of(&cubin).unwrap_or_default();

@@ -577,9 +577,9 @@ struct PackedForms {
 
 /// The C types a vector form of `bits`-bit elements is meant for (its
 /// header comment and `static_assert` name them; any 4-byte type serves,
-/// but NVVM splits a struct of four bytes such as `uchar4` into one
-/// register per byte, so 8-bit data is named as words or fp8x4 types,
-/// whose storage is one 32-bit integer).
+/// but NVVM splits structs of small integers such as `ushort2` and `uchar4`
+/// into a register per element, so the types named keep one 32-bit
+/// storage: `__half2` compiles to the same SASS as `unsigned` words).
 fn vector_types(bits: u32) -> &'static str {
     if bits == 16 {
         "__half2, __nv_bfloat162"

@@ -290,7 +290,7 @@ pub fn emit_test_kernel_packed_inplace(
 
 /// The verification kernel of `h`'s vector form for `bits` (8 or 16:
 /// `<ident>_x4`, `<ident>_x2`) with the 4-byte vector type `vtype`
-/// (`__half2`, `ushort2`, `unsigned`, ...), out of place or (`inplace`)
+/// (`__half2`, `unsigned`, ...), out of place or (`inplace`)
 /// through `<ident>_x<p>_inplace`: same arguments and memory layout as
 /// [`emit_test_kernel`]; it packs the elements into vectors in register
 /// order on load and unpacks them on store. `None` when `h` has no packed
@@ -385,7 +385,7 @@ pub fn emit_bench_kernel_packed(
 
 /// [`emit_bench_kernel_packed`] through both helpers' vector forms
 /// (`<ident>_x2`, `<ident>_x4`) on arrays of `vtype` (a 4-byte vector
-/// type, e.g. `ushort2`, or `unsigned` for 8-bit data): the tile is held as vectors of elements in
+/// type: `__half2`, or `unsigned` words): the tile is held as vectors of elements in
 /// register order, as a caller with `__half2` arrays holds it. `None` when
 /// either helper has no packed form (so no vector form) for `bits`.
 pub fn emit_bench_kernel_vector(

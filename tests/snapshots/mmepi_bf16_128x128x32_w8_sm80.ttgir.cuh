@@ -17,8 +17,8 @@
 // 8- and 16-bit data: a helper that moves data also has forms on 32-bit words.
 // <name>_x2 (16-bit) and <name>_x4 (8-bit) take arrays of 4-byte vectors in
 // register order (__half2, __nv_bfloat162; unsigned words or __nv_fp8x4_e4m3
-// for 8-bit data; arrays of char4/uchar4 cost a register per byte): call them
-// where your data is held so. <name>_packed16 and <name>_packed8 take
+// for 8-bit data; arrays of ushort2 or uchar4 cost a register per element):
+// call them where your data is held so. <name>_packed16 and <name>_packed8 take
 // unsigned words in the packing each states and add no prmt of their own; the
 // vector forms cost the prmt their comment counts on top. The element form on
 // T arrays costs a register per element (see warpforge::words below).

@@ -5,7 +5,10 @@ use crate::VerifyError;
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 
-pub(crate) fn cuda_include_dirs() -> Vec<String> {
+/// The CUDA include directories NVRTC is given: `$CUDA_HOME/include`,
+/// `$CUDA_PATH/include` and `/usr/local/cuda/include`, those that hold
+/// `cuda_fp16.h` (so `__half` and `__half2` compile).
+pub fn cuda_include_dirs() -> Vec<String> {
     let mut v = Vec::new();
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Ok(p) = std::env::var(var) {

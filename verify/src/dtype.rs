@@ -68,15 +68,14 @@ impl DType {
 
 /// The 4-byte vector type the check kernels hold `bits`-bit elements of C
 /// type `ct` in for a helper's vector form (`<ident>_x2`, `<ident>_x4`):
-/// `__half2` for `__half`, CUDA's `ushort2` for other 16-bit types (the
-/// HIP check's prelude defines it where it compiles without ROCm's
-/// headers), and `unsigned` for 8-bit types (natural words, as MMA
-/// fragments of 8-bit data hold them).
-pub(crate) fn vector_ctype(ct: &str, bits: u32) -> &'static str {
-    match (ct, bits) {
-        ("__half", _) => "__half2",
-        (_, 16) => "ushort2",
-        _ => "unsigned",
+/// `__half2` for `__half`, else `unsigned` (natural words, as MMA fragments
+/// hold them). Not `ushort2` or `uchar4`: NVVM splits those structs into a
+/// register per element (`results/runs/2026-11-28-h100-vector-forms-6850643/`).
+pub(crate) fn vector_ctype(ct: &str, _bits: u32) -> &'static str {
+    if ct == "__half" {
+        "__half2"
+    } else {
+        "unsigned"
     }
 }
 

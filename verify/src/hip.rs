@@ -14,8 +14,7 @@
 //! `-x hip --offload-arch=<gfx> -nogpulib -nogpuinc --cuda-device-only -O2
 //! -S`. Without ROCm's headers the module starts with [`HIP_PRELUDE`]: the
 //! few HIP runtime names the check kernels use (`threadIdx`, `blockIdx`,
-//! `blockDim`, `__syncthreads`, `__launch_bounds__`, the vector type
-//! `ushort2`, ...), defined as
+//! `blockDim`, `__syncthreads`, `__launch_bounds__`, ...), defined as
 //! hip_runtime.h defines them on AMD GPUs. The helpers' own header needs
 //! none of them but `threadIdx`, `__syncthreads` and the function
 //! qualifiers.
@@ -46,9 +45,6 @@ struct wf_hip_dim_x {
 #define blockIdx (wf_hip_dim_x{(unsigned)__builtin_amdgcn_workgroup_id_x()})
 #define blockDim (wf_hip_dim_x{(unsigned)__builtin_amdgcn_workgroup_size_x()})
 #define memcpy __builtin_memcpy
-struct __attribute__((aligned(4))) ushort2 {
-  unsigned short x, y;
-};
 __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();

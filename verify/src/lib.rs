@@ -32,7 +32,9 @@ mod sass;
 
 pub mod junit;
 
-pub use compile::{compile_cubin, compile_cubin_logged, ptxas_resources, PtxasResources};
+pub use compile::{
+    compile_cubin, compile_cubin_logged, cuda_include_dirs, ptxas_resources, PtxasResources,
+};
 pub use dtype::DType;
 pub use hip::{
     compile_hip, count_amdgcn, hip_compiler, hip_module_source, HipKernel, HipReport, IsaCounts,
