@@ -95,13 +95,13 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
     }
     // the vector forms: natural words in, natural words out, through the
     // packed form of the same width
-    let natural: Vec<(u32, PackMap)> = h
+    let natural: Vec<PackMap> = h
         .kir
         .vector
         .iter()
-        .map(|(bits, _)| (*bits, PackMap::lowest(*bits)))
+        .map(|(bits, _)| PackMap::lowest(*bits))
         .collect();
-    for ((bits, body), (_, map)) in h.kir.vector.iter().zip(&natural) {
+    for ((bits, body), map) in h.kir.vector.iter().zip(&natural) {
         let setup = Setup {
             an,
             elem_bytes: bits / 8,

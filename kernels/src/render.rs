@@ -130,7 +130,7 @@ pub fn emit_loop_kernel(
     kernel: &str,
     max_registers: Option<u32>,
 ) -> Result<Option<String>, EmitError> {
-    loop_kernel(h, ctype, packed, kernel, false, max_registers, None, None)
+    loop_kernel(h, ctype, LoopCall::of(packed), kernel, false, max_registers)
 }
 
 /// [`emit_loop_kernel`] of the element form with its `warpforge::words`
@@ -151,12 +151,10 @@ pub fn emit_loop_kernel_words(
     loop_kernel(
         h,
         ctype,
-        None,
+        LoopCall::Element(Some(words)),
         kernel,
         false,
         max_registers,
-        Some(words),
-        None,
     )
 }
 
@@ -173,7 +171,7 @@ pub fn emit_loop_kernel_inplace(
     if !h.has_inplace() {
         return Ok(None);
     }
-    loop_kernel(h, ctype, packed, kernel, true, max_registers, None, None)
+    loop_kernel(h, ctype, LoopCall::of(packed), kernel, true, max_registers)
 }
 
 /// [`emit_loop_kernel`] of the vector form for `bits` (`<ident>_x2`,
@@ -193,29 +191,42 @@ pub fn emit_loop_kernel_vector(
     loop_kernel(
         h,
         vtype,
-        Some(bits),
+        LoopCall::Vector(bits, vtype),
         kernel,
         inplace,
         max_registers,
-        None,
-        Some(vtype),
     )
 }
 
-#[allow(clippy::too_many_arguments)] // one kernel for every form's call
+/// The helper form a register-budget loop kernel calls ([`loop_kernel`]).
+enum LoopCall<'a> {
+    /// The element form on `T` arrays, with the `warpforge::words` choice named.
+    Element(Option<&'a str>),
+    /// The packed form for `bits` on `unsigned` words.
+    Packed(u32),
+    /// The vector form for `bits` on arrays of the 4-byte type `vtype`.
+    Vector(u32, &'a str),
+}
+
+impl LoopCall<'_> {
+    /// From the `packed` width of the public functions (`None`: the
+    /// element form without a named choice).
+    fn of(packed: Option<u32>) -> Self {
+        packed.map_or(LoopCall::Element(None), LoopCall::Packed)
+    }
+}
+
 fn loop_kernel(
     h: &EmittedHelper,
     ctype: &str,
-    packed: Option<u32>,
+    form: LoopCall,
     kernel: &str,
     inplace: bool,
     max_registers: Option<u32>,
-    words: Option<&str>,
-    vector: Option<&str>,
 ) -> Result<Option<String>, EmitError> {
     let sfx = if inplace { "_inplace" } else { "" };
-    let (vt, call, per) = match packed {
-        None => (
+    let (vt, call, per) = match form {
+        LoopCall::Element(words) => (
             ctype.to_string(),
             format!(
                 "warpforge::{}{sfx}<{ctype}{}>",
@@ -226,24 +237,19 @@ fn loop_kernel(
             ),
             1,
         ),
-        Some(bits) => {
-            if h.packed_form(bits).is_none() {
-                return Ok(None);
-            }
-            let p = 32 / bits;
-            match vector {
-                None => (
-                    "unsigned".to_string(),
-                    format!("warpforge::{}_packed{bits}{sfx}", h.ident),
-                    p,
-                ),
-                Some(v) => (
-                    v.to_string(),
-                    format!("warpforge::{}_x{p}{sfx}<{v}>", h.ident),
-                    p,
-                ),
-            }
+        LoopCall::Packed(bits) | LoopCall::Vector(bits, _) if h.packed_form(bits).is_none() => {
+            return Ok(None)
         }
+        LoopCall::Packed(bits) => (
+            "unsigned".to_string(),
+            format!("warpforge::{}_packed{bits}{sfx}", h.ident),
+            32 / bits,
+        ),
+        LoopCall::Vector(bits, v) => (
+            v.to_string(),
+            format!("warpforge::{}_x{}{sfx}<{v}>", h.ident, 32 / bits),
+            32 / bits,
+        ),
     };
     Ok(Some(env().get_template("loop_kernel")?.render(
         context! {
