@@ -13,7 +13,7 @@ use bench::triton::{TritonResults, TritonTiming};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use synth::plan::SharedOptions;
 
 /// Arguments of `warpforge bench`.
@@ -70,7 +70,10 @@ pub(crate) struct BenchArgs {
     /// earlier harness, for comparison).
     #[arg(long, value_enum, default_value = "interleaved")]
     triton_timing: TritonTiming,
-    /// Write one JSON object per conversion here.
+    /// Write one JSON object per conversion here, all at the end. While
+    /// timing, each conversion's row is appended to FILE.partial as soon as
+    /// it is timed (a run stopped early keeps those rows); that file is
+    /// removed once FILE is written.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Write the markdown report here.
@@ -111,8 +114,10 @@ fn bar(n: usize, what: &str) -> ProgressBar {
 
 pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     let loaded = a.source.load()?;
+    let partial = a.json.as_deref().map(partial_path);
     let outs = [
         ("--json", a.json.as_deref()),
+        ("--json's rows as timed (FILE.partial)", partial.as_deref()),
         ("--md", a.md.as_deref()),
         ("--svg", a.svg.as_deref()),
     ];
@@ -182,7 +187,22 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
     }
     let (triton_version, mut triton) = triton_side(&a, &cases, &t, &gpu);
     let interleaved = a.triton_timing == TritonTiming::Interleaved;
-    let (measured, failures) = time_all(&gpu, &cases, &compiled, &t, triton.as_mut(), interleaved)?;
+    let mut partial = a.json.as_deref().and_then(PartialRows::open);
+    if let Some(p) = &partial {
+        note!(
+            "warpforge: rows are appended to {} as they are timed",
+            p.path.display()
+        );
+    }
+    let (measured, failures) = time_all(
+        &gpu,
+        &cases,
+        &compiled,
+        &t,
+        triton.as_mut(),
+        interleaved,
+        partial.as_mut(),
+    )?;
     let mut rows: Vec<Row> = cases
         .iter()
         .zip(&measured)
@@ -201,6 +221,11 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         pair: a.pair,
     };
     write_outputs(&a, &rows, &what.preamble(), &info.name)?;
+    if let Some(p) = partial {
+        drop(p.file);
+        // the whole file is written: the partial one has served
+        let _ = std::fs::remove_file(&p.path);
+    }
     let spills = report::spills_beyond_triton(&rows);
     for s in &spills {
         note!("warpforge: register budget: {s}");
@@ -327,6 +352,7 @@ fn time_all(
     t: &TimingOptions,
     mut triton: Option<&mut TritonResults>,
     interleaved: bool,
+    mut partial: Option<&mut PartialRows>,
 ) -> Result<(Vec<CaseMeasured>, Vec<String>)> {
     let n_cand: usize = cases.iter().map(|c| c.candidates.len()).sum();
     let pb = bar(n_cand, "timing");
@@ -381,11 +407,16 @@ fn time_all(
             }
         }
         pb.inc(c.candidates.len() as u64);
-        measured.push(CaseMeasured {
+        let m = CaseMeasured {
             candidates: r,
             global,
             limits,
-        });
+        };
+        if let Some(p) = partial.as_deref_mut() {
+            let t = triton.as_deref().and_then(|t| t.get(&c.id));
+            p.push(&report::row(c, &m, t))?;
+        }
+        measured.push(m);
     }
     pb.finish();
     Ok((measured, failures))
@@ -459,6 +490,55 @@ impl Harness<'_> {
     }
 }
 
+/// The `--json` rows as they are timed: appended, one line per conversion,
+/// to `<FILE>.partial` beside the `--json` file, so that a run stopped
+/// before its end (a timeout, a lost machine) keeps every conversion it
+/// finished. At the end the whole file is written to the `--json` path at
+/// once and the partial one removed; rows there may differ from the partial
+/// ones by the register rechecks made after timing.
+struct PartialRows {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl PartialRows {
+    /// The partial file of `json`, created empty; `None` (with a note) where
+    /// `json` is not a regular file's path (a pipe, `/dev/stdout`) or the
+    /// file cannot be created.
+    fn open(json: &Path) -> Option<PartialRows> {
+        if std::fs::metadata(json).is_ok_and(|m| !m.is_file()) {
+            return None;
+        }
+        let path = partial_path(json);
+        match std::fs::File::create(&path) {
+            Ok(file) => Some(PartialRows { path, file }),
+            Err(e) => {
+                note!(
+                    "warpforge: {}: cannot create ({e}); rows are written at the end only",
+                    path.display()
+                );
+                None
+            }
+        }
+    }
+
+    /// Append `row` as one line and flush it.
+    fn push(&mut self, row: &Row) -> Result<()> {
+        let line = serde_json::to_string(row)? + "\n";
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+            .with_context(|| format!("{}: cannot write", self.path.display()))
+    }
+}
+
+/// `<json>.partial`: where [`PartialRows`] appends the `--json` rows.
+fn partial_path(json: &Path) -> PathBuf {
+    let mut name = json.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
 /// The summary on standard output; JSON rows, markdown and SVG where asked.
 fn write_outputs(a: &BenchArgs, rows: &[Row], preamble: &str, gpu_name: &str) -> Result<()> {
     let mut out = Stdout::new();
@@ -482,4 +562,45 @@ fn write_outputs(a: &BenchArgs, rows: &[Row], preamble: &str, gpu_name: &str) ->
         note!("warpforge: wrote {}", p.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows appended to `<FILE>.partial` are whole JSON lines, one per
+    /// conversion, readable while the run goes on; a `--json` path that is
+    /// not a regular file (here `/dev/null`) gets no partial file.
+    #[test]
+    fn partial_rows_are_whole_lines_beside_the_json_file() {
+        let committed = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/results/runs/2026-11-28-h100-vector-forms-6850643/bench_half2/bench_half2.jsonl"
+        );
+        let rows: Vec<Row> = std::fs::read_to_string(committed)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("bench.jsonl");
+        let mut p = PartialRows::open(&json).unwrap();
+        assert_eq!(p.path, dir.path().join("bench.jsonl.partial"));
+        for r in &rows[..2] {
+            p.push(r).unwrap();
+        }
+        let text = std::fs::read_to_string(&p.path).unwrap();
+        let back: Vec<Row> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[1].name, rows[1].name);
+        assert!(text.ends_with('\n'));
+        assert!(
+            !json.exists(),
+            "the --json file itself is written at the end"
+        );
+        assert!(PartialRows::open(Path::new("/dev/null")).is_none());
+    }
 }
