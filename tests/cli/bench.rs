@@ -48,3 +48,28 @@ fn compile_only_refuses_outputs_it_cannot_write() {
     );
     assert!(!json.exists());
 }
+
+/// `--json FILE` also writes `FILE.partial` while timing: where that path
+/// is one of the inputs, `bench` refuses before anything runs, and the
+/// input is left as it was.
+#[test]
+fn the_partial_rows_file_never_overwrites_an_input() {
+    let dir = tempfile_dir().join("partial-is-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("rows.jsonl.partial");
+    let text = std::fs::read_to_string("corpus/pairs.mlir").unwrap();
+    std::fs::write(&input, &text).unwrap();
+    let json = dir.join("rows.jsonl");
+    expect_error(
+        &[
+            "bench",
+            "--ttgir",
+            input.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &["rows as timed (FILE.partial)", "refusing to overwrite it"],
+    );
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), text);
+    assert!(!json.exists());
+}
