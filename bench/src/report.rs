@@ -1038,6 +1038,16 @@ pub fn svg(rows: &[Row], title: &str) -> Result<String> {
     Ok(out)
 }
 
+/// The rows of a `bench --json` file's text (one JSON object a line, blank
+/// lines skipped), for the tests that read committed runs.
+#[cfg(test)]
+pub(crate) fn rows_of(text: &str) -> Vec<Row> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a bench row"))
+        .collect()
+}
+
 #[cfg(test)]
 mod spill_tests {
     use super::*;
@@ -1050,10 +1060,7 @@ mod spill_tests {
         let text = include_str!(
             "../../results/runs/2026-11-23-h100-loop-registers-6411028/bench_register_major.jsonl"
         );
-        let rows: Vec<Row> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a bench row"))
-            .collect();
+        let rows = rows_of(text);
         let got = spills_beyond_triton(&rows);
         let names: Vec<&str> = got.iter().map(|l| l.split(" (").next().unwrap()).collect();
         assert_eq!(
@@ -1079,10 +1086,7 @@ mod spill_tests {
         let text = include_str!(
             "../../results/runs/2026-11-24-h100-cost-model-refit-88e9f83/bench_triton_lowerings/bench_tl_6.jsonl"
         );
-        let mut rows: Vec<Row> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a bench row"))
-            .collect();
+        let mut rows = rows_of(text);
         let name = "m2m_m3w41n64k32_m3w14n32k32_1x64_f16:151";
         let got = spills_beyond_triton(&rows);
         assert_eq!(got.len(), 1, "{got:?}");
@@ -1126,10 +1130,7 @@ mod spill_tests {
         let text = include_str!(
             "../../results/runs/2026-11-23-h100-spill-weight-d571367/bench_max_registers_80.jsonl"
         );
-        let mut rows: Vec<Row> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a bench row"))
-            .collect();
+        let mut rows = rows_of(text);
         assert!(rows.iter().all(|r| r.max_registers == Some(80)));
         assert!(spills_beyond_triton(&rows).is_empty());
         for r in &mut rows {
@@ -1152,12 +1153,7 @@ mod forms_tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../results/runs/2026-11-24-h100-carried-words-6ef7222/"
         );
-        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench.jsonl"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let rows = rows_of(&std::fs::read_to_string(format!("{dir}bench.jsonl")).unwrap());
         let md = std::fs::read_to_string(format!("{dir}bench.md")).unwrap();
         let at = md.find("\n## Forms of the chosen plan").unwrap();
         let end = md.find("\n## Every candidate").unwrap();
@@ -1178,12 +1174,7 @@ mod forms_tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../results/runs/2026-11-28-h100-vector-forms-6850643/bench/"
         );
-        let rows: Vec<Row> = std::fs::read_to_string(format!("{dir}bench_vec.jsonl"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let rows = rows_of(&std::fs::read_to_string(format!("{dir}bench_vec.jsonl")).unwrap());
         let md = std::fs::read_to_string(format!("{dir}bench_vec.md")).unwrap();
         let at = md.find("\n## Forms of the chosen plan").unwrap();
         let end = md.find("\n## Against the measured limit").unwrap();
@@ -1211,10 +1202,7 @@ mod elided_tests {
         let text = include_str!(
             "../../results/runs/2026-11-28-h200-one-warp-choice-5a3d102/1_chosen_pairing/bench_w1_rest_aa.jsonl"
         );
-        let mut rows: Vec<Row> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("a bench row"))
-            .collect();
+        let mut rows = rows_of(text);
         let timed = |rows: &[Row]| -> usize {
             rows.iter()
                 .flat_map(|r| &r.candidates)
