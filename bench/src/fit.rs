@@ -144,10 +144,15 @@ fn label(r: &Row) -> String {
     )
 }
 
+/// The form `bench` times for the chosen plan only (`vector`: the vector
+/// forms, the packed form plus the reordering `prmt` its features do not
+/// count): neither a sample of the fit nor a form a choice is judged in.
+const CHOSEN_ONLY_FORM: &str = "vector";
+
 fn samples(rows: &[Row]) -> Vec<Sample> {
     let mut out = Vec::new();
     for (g, r) in rows.iter().enumerate() {
-        for k in &r.candidates {
+        for k in r.candidates.iter().filter(|k| k.form != CHOSEN_ONLY_FORM) {
             if let Some(ns) = k.ns {
                 out.push(Sample {
                     group: g,
@@ -358,7 +363,7 @@ fn judged<'r>(
 ) -> Vec<(&'r CandidateRow, &'r CandidateRow)> {
     chosen
         .iter()
-        .filter(|c| c.ns.is_some())
+        .filter(|c| c.ns.is_some() && c.form != CHOSEN_ONLY_FORM)
         .filter_map(|c| {
             let fastest = plans
                 .iter()
@@ -781,6 +786,31 @@ pub fn model(report: &FitReport, gpu: &str, source: &str) -> CostModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vector forms `bench` timed for the chosen plans of the committed
+    /// H200 run are neither fit samples nor judged forms; every other timed
+    /// candidate is a sample.
+    #[test]
+    fn vector_form_timings_are_not_fitted() {
+        let rows = crate::report::rows_of(include_str!(
+            "../../results/runs/2026-11-28-h100-vector-forms-6850643/bench_half2/bench_half2.jsonl"
+        ));
+        let timed: Vec<&CandidateRow> = rows
+            .iter()
+            .flat_map(|r| &r.candidates)
+            .filter(|k| k.ns.is_some())
+            .collect();
+        let vector = timed.iter().filter(|k| k.form == "vector").count();
+        assert!(vector >= 6, "the run timed vector forms");
+        let others = timed.len() - vector;
+        assert_eq!(samples(&rows).len(), others);
+        for r in &rows {
+            let ps = plans(r);
+            let chosen: Vec<&CandidateRow> =
+                r.candidates.iter().filter(|k| k.plan == Some(0)).collect();
+            assert!(judged(&ps, &chosen).iter().all(|(c, _)| c.form != "vector"));
+        }
+    }
 
     #[test]
     fn nnls_recovers_nonnegative_weights_and_clamps_negative_ones() {
