@@ -66,12 +66,12 @@ impl DType {
     }
 }
 
-/// The 4-byte vector type the check kernels hold `bits`-bit elements of C
+/// The 4-byte vector type the check kernels hold 8/16-bit elements of C
 /// type `ct` in for a helper's vector form (`<ident>_x2`, `<ident>_x4`):
 /// `__half2` for `__half`, else `unsigned` (natural words, as MMA fragments
 /// hold them). Not `ushort2` or `uchar4`: NVVM splits those structs into a
 /// register per element (`results/runs/2026-11-28-h100-vector-forms-6850643/`).
-pub(crate) fn vector_ctype(ct: &str, _bits: u32) -> &'static str {
+pub(crate) fn vector_ctype(ct: &str) -> &'static str {
     if ct == "__half" {
         "__half2"
     } else {

@@ -137,7 +137,7 @@ pub(crate) fn check_kernel(
     name: &str,
 ) -> Result<Option<String>, VerifyError> {
     if f.vector {
-        let vt = vector_ctype(ct, d.bits());
+        let vt = vector_ctype(ct);
         return Ok(emit_test_kernel_vector(
             h,
             d.bits(),
@@ -214,7 +214,7 @@ pub(crate) fn module_source(
                 let name = loop_kernel_name(c.helper, d, f);
                 let cap = loop_cap(max_registers, c.helper.threads);
                 let k = if f.vector {
-                    let vt = vector_ctype(ct, d.bits());
+                    let vt = vector_ctype(ct);
                     emit_loop_kernel_vector(c.helper, d.bits(), vt, &name, f.inplace, cap)?
                 } else if let Some(w) = f.words {
                     emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
