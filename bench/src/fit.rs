@@ -149,17 +149,24 @@ fn label(r: &Row) -> String {
 /// count): neither a sample of the fit nor a form a choice is judged in.
 const CHOSEN_ONLY_FORM: &str = "vector";
 
+/// The candidates of `r` that are samples of the fit, in order: those with
+/// a time, but for [`CHOSEN_ONLY_FORM`]. [`samples`], [`informative`] and
+/// [`residuals`] all walk these, so that their indices agree.
+fn fit_samples(r: &Row) -> impl Iterator<Item = &CandidateRow> {
+    r.candidates
+        .iter()
+        .filter(|k| k.ns.is_some() && k.form != CHOSEN_ONLY_FORM)
+}
+
 fn samples(rows: &[Row]) -> Vec<Sample> {
     let mut out = Vec::new();
     for (g, r) in rows.iter().enumerate() {
-        for k in r.candidates.iter().filter(|k| k.form != CHOSEN_ONLY_FORM) {
-            if let Some(ns) = k.ns {
-                out.push(Sample {
-                    group: g,
-                    x: k.features.as_array(),
-                    y: ns / r.warps as f64,
-                });
-            }
+        for k in fit_samples(r) {
+            out.push(Sample {
+                group: g,
+                x: k.features.as_array(),
+                y: k.ns.expect("fitted candidates are timed") / r.warps as f64,
+            });
         }
     }
     out
@@ -619,10 +626,7 @@ fn without(rows: &[Row], g: usize) -> Vec<Row> {
 /// Conversions with at least two timed candidates (the ones that inform a
 /// fit); an error when there is none.
 fn informative(rows: &[Row]) -> anyhow::Result<usize> {
-    let n = rows
-        .iter()
-        .filter(|r| r.candidates.iter().filter(|k| k.ns.is_some()).count() >= 2)
-        .count();
+    let n = rows.iter().filter(|r| fit_samples(r).count() >= 2).count();
     anyhow::ensure!(
         n > 0,
         "no conversion has two timed candidates: nothing to fit"
@@ -636,7 +640,7 @@ fn residuals(rows: &[Row], b: &DVector<f64>, fitted: &DVector<f64>) -> Vec<Resid
     let mut out = Vec::new();
     let mut i = 0;
     for r in rows {
-        for k in r.candidates.iter().filter(|k| k.ns.is_some()) {
+        for k in fit_samples(r) {
             out.push(Residual {
                 conversion: label(r),
                 strategy: k.label(),
@@ -804,6 +808,9 @@ mod tests {
         assert!(vector >= 6, "the run timed vector forms");
         let others = timed.len() - vector;
         assert_eq!(samples(&rows).len(), others);
+        // and a fit over them runs end to end (residuals walk the samples)
+        let report = fit(&rows, &Weights::default()).unwrap();
+        assert_eq!(report.residuals.len(), others);
         for r in &rows {
             let ps = plans(r);
             let chosen: Vec<&CandidateRow> =
