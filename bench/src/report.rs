@@ -1144,21 +1144,31 @@ mod spill_tests {
 mod forms_tests {
     use super::*;
 
+    /// The forms section rebuilt from the committed rows `jsonl` of run
+    /// folder `run` (under `results/runs/`) and the section `bench` wrote
+    /// beside them in `md` (up to the heading `next`): both, for the test to
+    /// compare and search.
+    fn rebuilt(run: &str, jsonl: &str, md: &str, next: &str) -> (String, String) {
+        let dir = format!("{}/../results/runs/{run}/", env!("CARGO_MANIFEST_DIR"));
+        let rows = rows_of(&std::fs::read_to_string(format!("{dir}{jsonl}")).unwrap());
+        let md = std::fs::read_to_string(format!("{dir}{md}")).unwrap();
+        let at = md.find("\n## Forms of the chosen plan").unwrap();
+        let end = md.find(&format!("\n## {next}")).unwrap();
+        (forms_section(&rows), md[at..end].to_string())
+    }
+
     /// The "Forms of the chosen plan" section rebuilt from the committed
     /// rows of `results/runs/2026-11-24-h100-carried-words-6ef7222/bench.jsonl` (H100) is the
     /// section `warpforge bench` wrote with them, worst lines included.
     #[test]
     fn forms_section_of_the_committed_run() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../results/runs/2026-11-24-h100-carried-words-6ef7222/"
+        let (got, written) = rebuilt(
+            "2026-11-24-h100-carried-words-6ef7222",
+            "bench.jsonl",
+            "bench.md",
+            "Every candidate",
         );
-        let rows = rows_of(&std::fs::read_to_string(format!("{dir}bench.jsonl")).unwrap());
-        let md = std::fs::read_to_string(format!("{dir}bench.md")).unwrap();
-        let at = md.find("\n## Forms of the chosen plan").unwrap();
-        let end = md.find("\n## Every candidate").unwrap();
-        let got = forms_section(&rows);
-        assert_eq!(got.trim_end(), md[at..end].trim_end());
+        assert_eq!(got.trim_end(), written.trim_end());
         assert!(got.contains(
             "- worst carried: 1.014x (`mmepi_fp16_64x64x32_w4_sm80.ttgir:mm_epilogue:97`)"
         ));
@@ -1170,16 +1180,13 @@ mod forms_tests {
     /// section has the vector column and worst line, as `bench` wrote it.
     #[test]
     fn forms_section_with_vector_forms() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../results/runs/2026-11-28-h100-vector-forms-6850643/bench/"
+        let (got, written) = rebuilt(
+            "2026-11-28-h100-vector-forms-6850643/bench",
+            "bench_vec.jsonl",
+            "bench_vec.md",
+            "Against the measured limit",
         );
-        let rows = rows_of(&std::fs::read_to_string(format!("{dir}bench_vec.jsonl")).unwrap());
-        let md = std::fs::read_to_string(format!("{dir}bench_vec.md")).unwrap();
-        let at = md.find("\n## Forms of the chosen plan").unwrap();
-        let end = md.find("\n## Against the measured limit").unwrap();
-        let got = forms_section(&rows);
-        assert_eq!(got.trim_end(), md[at..end].trim_end());
+        assert_eq!(got.trim_end(), written.trim_end());
         assert!(got.contains("| vector / Triton |"));
         assert!(got.contains(
             "- worst vector: 1.069x (`mmepi_bf16_128x64x64_w4_sm80.ttgir:mm_epilogue:92`)"

@@ -277,7 +277,7 @@ pub fn emit_test_kernel_packed(
     ctype: &str,
     kernel: &str,
 ) -> Result<Option<String>, EmitError> {
-    test_kernel_packed(h, bits, ctype, kernel, false)
+    test_kernel_words(h, bits, ctype, kernel, false, None)
 }
 
 /// [`emit_test_kernel_packed`] through `<ident>_packed<bits>_inplace`;
@@ -291,7 +291,7 @@ pub fn emit_test_kernel_packed_inplace(
     if !h.has_inplace() {
         return Ok(None);
     }
-    test_kernel_packed(h, bits, ctype, kernel, true)
+    test_kernel_words(h, bits, ctype, kernel, true, None)
 }
 
 /// The verification kernel of `h`'s vector form for `bits` (8 or 16:
@@ -313,16 +313,6 @@ pub fn emit_test_kernel_vector(
         return Ok(None);
     }
     test_kernel_words(h, bits, ctype, kernel, inplace, Some(vtype))
-}
-
-fn test_kernel_packed(
-    h: &EmittedHelper,
-    bits: u32,
-    ctype: &str,
-    kernel: &str,
-    inplace: bool,
-) -> Result<Option<String>, EmitError> {
-    test_kernel_words(h, bits, ctype, kernel, inplace, None)
 }
 
 /// The check kernel of a form on words: the packed form (`vector` `None`)

@@ -13,15 +13,23 @@ use kernels::{
 };
 use std::collections::BTreeMap;
 
-/// One form of a helper: the templated element form, the packed form on
-/// 32-bit words or the vector form on 4-byte vectors of elements (`vector`:
-/// `<ident>_x2`, `<ident>_x4`), each out of place (`src`, `dst`) or in
-/// place (one array); the element form out of place also with each
-/// `warpforge::words` choice its width takes (`words`).
+/// What a form's arrays hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arrays {
+    /// `T` elements: the templated element form.
+    Elements,
+    /// 32-bit words in the helper's packing: `<ident>_packed<bits>`.
+    Packed,
+    /// 4-byte vectors of elements in register order: `<ident>_x2`, `<ident>_x4`.
+    Vector,
+}
+
+/// One form of a helper: its arrays ([`Arrays`]), out of place (`src`,
+/// `dst`) or in place (one array); the element form out of place also with
+/// each `warpforge::words` choice its width takes (`words`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Form {
-    pub(crate) packed: bool,
-    pub(crate) vector: bool,
+    pub(crate) arrays: Arrays,
     pub(crate) inplace: bool,
     pub(crate) words: Option<&'static str>,
 }
@@ -35,23 +43,22 @@ impl Form {
     /// place`, `vector in place` or `elements words::<choice>`
     /// ([`CaseResult::form`](crate::CaseResult::form)).
     pub(crate) fn name(self) -> &'static str {
-        if self.vector {
-            return if self.inplace {
-                "vector in place"
-            } else {
-                "vector"
-            };
+        match (self.arrays, self.inplace, self.words) {
+            (Arrays::Elements, false, Some("none")) => "elements words::none",
+            (Arrays::Elements, false, Some("src")) => "elements words::src",
+            (Arrays::Elements, false, Some("dst")) => "elements words::dst",
+            (Arrays::Elements, false, Some(_)) => "elements words::both",
+            (Arrays::Elements, false, None) => "elements",
+            (Arrays::Elements, true, _) => "elements in place",
+            (Arrays::Packed, false, _) => "packed",
+            (Arrays::Packed, true, _) => "packed in place",
+            (Arrays::Vector, false, _) => "vector",
+            (Arrays::Vector, true, _) => "vector in place",
         }
-        match (self.packed, self.inplace, self.words) {
-            (false, false, Some("none")) => "elements words::none",
-            (false, false, Some("src")) => "elements words::src",
-            (false, false, Some("dst")) => "elements words::dst",
-            (false, false, Some(_)) => "elements words::both",
-            (false, false, None) => "elements",
-            (true, false, _) => "packed",
-            (false, true, _) => "elements in place",
-            (true, true, _) => "packed in place",
-        }
+    }
+    /// Whether the arrays hold 32-bit words (packed or vector form).
+    pub(crate) fn on_words(self) -> bool {
+        self.arrays != Arrays::Elements
     }
 }
 
@@ -60,12 +67,10 @@ pub(crate) fn kernel_name(h: &EmittedHelper, d: DType, f: Form) -> String {
         "wf_test_{}_{}{}{}{}",
         &h.ident[3..],
         d.name(),
-        if f.packed {
-            "_packed"
-        } else if f.vector {
-            "_vec"
-        } else {
-            ""
+        match f.arrays {
+            Arrays::Elements => "",
+            Arrays::Packed => "_packed",
+            Arrays::Vector => "_vec",
         },
         if f.inplace { "_inplace" } else { "" },
         f.words.map(|w| format!("_w{w}")).unwrap_or_default()
@@ -88,38 +93,30 @@ pub(crate) fn forms(h: &EmittedHelper, d: DType) -> Vec<Form> {
     if !h.widths.is_empty() && h.smem_bytes(d.bits()).is_none() {
         return vec![];
     }
-    let mut v = vec![false];
-    if h.packed_form(d.bits()).is_some() {
-        v.push(true);
-    }
+    let on_words = h.packed_form(d.bits()).is_some();
     let inplace: &[bool] = if h.has_inplace() {
         &[false, true]
     } else {
         &[false]
     };
-    let mut out: Vec<Form> = inplace
-        .iter()
-        .flat_map(|&i| {
-            v.iter().map(move |&p| Form {
-                packed: p,
-                vector: false,
-                inplace: i,
-                words: None,
-            })
-        })
-        .collect();
-    if h.packed_form(d.bits()).is_some() {
-        out.extend(inplace.iter().map(|&i| Form {
-            packed: false,
-            vector: true,
-            inplace: i,
-            words: None,
-        }));
+    let form = |arrays, inplace| Form {
+        arrays,
+        inplace,
+        words: None,
+    };
+    let mut out: Vec<Form> = Vec::new();
+    for &i in inplace {
+        out.push(form(Arrays::Elements, i));
+        if on_words {
+            out.push(form(Arrays::Packed, i));
+        }
+    }
+    if on_words {
+        out.extend(inplace.iter().map(|&i| form(Arrays::Vector, i)));
     }
     if h.takes_words(d.bits()) {
         out.extend(WORDS.iter().map(|&w| Form {
-            packed: false,
-            vector: false,
+            arrays: Arrays::Elements,
             inplace: false,
             words: Some(w),
         }));
@@ -136,7 +133,7 @@ pub(crate) fn check_kernel(
     f: Form,
     name: &str,
 ) -> Result<Option<String>, VerifyError> {
-    if f.vector {
+    if f.arrays == Arrays::Vector {
         let vt = vector_ctype(ct);
         return Ok(emit_test_kernel_vector(
             h,
@@ -147,7 +144,7 @@ pub(crate) fn check_kernel(
             f.inplace,
         )?);
     }
-    Ok(match (f.packed, f.inplace) {
+    Ok(match (f.arrays == Arrays::Packed, f.inplace) {
         (false, false) => match f.words {
             Some(w) => emit_test_kernel_words(h, ct, d.bits(), name, w)?,
             None => Some(emit_test_kernel(h, ct, name)?),
@@ -210,10 +207,10 @@ pub(crate) fn module_source(
                 let name = kernel_name(c.helper, d, f);
                 let k = check_kernel(c.helper, d, ct, f, &name)?;
                 src.push_str(&k.unwrap_or_default());
-                let bits = f.packed.then_some(d.bits());
+                let bits = (f.arrays == Arrays::Packed).then_some(d.bits());
                 let name = loop_kernel_name(c.helper, d, f);
                 let cap = loop_cap(max_registers, c.helper.threads);
-                let k = if f.vector {
+                let k = if f.arrays == Arrays::Vector {
                     let vt = vector_ctype(ct);
                     emit_loop_kernel_vector(c.helper, d.bits(), vt, &name, f.inplace, cap)?
                 } else if let Some(w) = f.words {
@@ -287,7 +284,7 @@ pub(crate) fn data_registers(h: &EmittedHelper, d: DType, form: Form) -> u32 {
     let per_elem = d.bits().div_ceil(32);
     let words = |side: &str| form.words.is_some_and(|w| w == side || w == "both");
     let side = |regs: u32, held: bool| {
-        if form.packed || form.vector || held {
+        if form.on_words() || held {
             regs * d.bits() / 32
         } else {
             regs * per_elem
