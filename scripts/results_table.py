@@ -33,6 +33,10 @@ SPEED = [
      "2026-11-27-h200-store-width-ce85994", "e4_triton_tests16/h2h_tl16.jsonl", "h2h", "element"),
     ("h2h (fair2 addressing), 16-bit conversions of Triton's layout tests, packed form",
      "2026-11-27-h200-store-width-ce85994", "e4_triton_tests16/h2h_tl16.jsonl", "h2h", "packed"),
+    ("h2h, corpus, its element loop's tile loads and stores vectorised as Triton's kernel has them (`H2H_VEC`), best form",
+     "2026-11-28-h200-h2h-tile-io-bbf471f", "vectorised_io/vec_corpus.jsonl", "h2h", "best"),
+    ("h2h, corpus, its element loop's tile loads and stores vectorised as Triton's kernel has them (`H2H_VEC`), element form",
+     "2026-11-28-h200-h2h-tile-io-bbf471f", "vectorised_io/vec_corpus.jsonl", "h2h", "element"),
 ]
 # Proven on the GPU (`verify --gpu`, every slot of every thread): (what, run folder, rows file).
 PROOF = [
