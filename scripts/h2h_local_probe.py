@@ -11,6 +11,10 @@ usage (from the repository root): CUDA_TOOLS=out/cuda-tools PTXAS=DIR/ptxas \
   H2H_PY: h2h.py as shipped, or patched with
           results/runs/2026-11-26-h200-h2h-addressing-d5ef71b/h2h_fair.patch (then H2H_VAR=fair
           selects the variant)
+  H2H_PROBE_TRITON=1: also compile Triton's side of each case (h2h's Gluon `loop` kernel) here with
+          Triton's own compiler for cuda:90 and its bundled ptxas, its input pointers specialised as
+          16-byte aligned and the trip count as a multiple of 16 (as Triton specialises h2h's launch
+          with 256 round trips); adds `triton_loop` {regs, body} to each row. Needs Triton >= 3.6.
   Imported as a module (`import h2h_local_probe`) by the local probes of the runs under results/runs/.
   CUDA_TOOLS: nvidia-cuda-nvrtc==13.0.88, nvidia-cuda-runtime (headers), nvidia-cuda-cuobjdump
               wheels installed with pip --target (the Makefile's out/cuda-tools)
@@ -105,7 +109,9 @@ def build(src, inc):
     with tempfile.TemporaryDirectory() as d:
         res = compile_sm90(src, inc, d)
         for k in res:
-            res[k]["body"] = loop_body(kernel_sass(d, k))
+            sass = kernel_sass(d, k)
+            res[k]["body"] = loop_body(sass)
+            res[k]["global_io"] = global_io(sass)
         return res
 
 
@@ -117,6 +123,72 @@ def h2h_module(path):
     g = {"__name__": "h2h"}
     exec(compile(s.split("\nif __name__")[0], path, "exec"), g)
     return g
+
+
+def triton_loop(h2h_path, c):
+    """Triton's side of one h2h case compiled here: h2h's Gluon `loop` kernel (taken from `h2h_path`
+    without its GPU imports) for cuda:90 with `c`'s layouts, dtype and warps. Returns {regs, body}:
+    ptxas's register count and the opcode counts of the innermost loop body, as for warpforge's
+    kernels. Its pointers get `tt.divisibility` 16 and the trip count too, the specialisation
+    Triton's launcher applies to h2h's launch (16-byte aligned tensors, 256 round trips), so the
+    tile I/O is vectorised as on the GPU."""
+    import ast
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon import language as ttgl
+    from triton.experimental.gluon._runtime import GluonASTSource
+    src = open(h2h_path).read()
+    fn = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == "loop")
+    first = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
+    text = "\n".join(src.splitlines()[first - 1:fn.end_lineno])
+    with tempfile.TemporaryDirectory() as d:
+        # @gluon.jit reads its function's source from a file, so the kernel is imported from one
+        path = os.path.join(d, "h2h_triton_loop.py")
+        open(path, "w").write("from triton.experimental import gluon\n"
+                              "from triton.experimental.gluon import language as ttgl\n\n\n" + text + "\n")
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("h2h_triton_loop", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        M, N = c["shape"]
+        lay = lambda b: ttgl.DistributedLinearLayout(b["register"], b["lane"], b["warp"], [], [M, N])
+        ptr = "*" + c["dtype"]
+        sig = {"x_ptr": ptr, "y_ptr": ptr, "M": "constexpr", "N": "constexpr", "src": "constexpr",
+               "dst": "constexpr", "ITERS": "i32"}
+        aligned = [["tt.divisibility", 16]]
+        k = triton.compile(GluonASTSource(mod.loop, sig, constexprs={"M": M, "N": N, "src": lay(c["src"]),
+                                                                      "dst": lay(c["dst"])},
+                                          attrs={(0,): aligned, (1,): aligned, (6,): aligned}),
+                           target=GPUTarget("cuda", 90, 32), options={"num_warps": c["warps"]})
+        open(os.path.join(d, "k.cubin"), "wb").write(k.asm["cubin"])
+        sass = kernel_sass(d, "loop")
+        res = subprocess.run([os.path.join(ROOT, "bin/cuobjdump"), "-res-usage", os.path.join(d, "k.cubin")],
+                             capture_output=True, text=True).stdout
+        regs = re.search(r"REG:(\d+)", res)
+        return {"regs": int(regs.group(1)) if regs else None, "body": loop_body(sass),
+                "global_io": global_io(sass)}
+
+
+def triton_loop_isolated(h2h_path, c):
+    """`triton_loop` in a child process, since Triton aborts the process on a layout it rejects
+    (as h2h reports such a case as crashed): {"triton_loop": ...} or {"triton_error": why}."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(c, f)
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--triton-case", h2h_path, f.name],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if r.returncode == 0 and r.stdout.strip():
+        return {"triton_loop": json.loads(r.stdout.strip().splitlines()[-1])}
+    why = next((l for l in r.stderr.splitlines() if "error" in l.lower()), r.stderr.strip()[-300:])
+    return {"triton_error": "Triton's compile exited %d: %s" % (r.returncode, why[:300])}
+
+
+def global_io(sass):
+    """The kernel's global loads and stores by opcode with its width suffixes (`LDG.E.128`, `STG.E`,
+    ...): how the tile is read before and written after the loop."""
+    return dict(collections.Counter(m.group(1) for m in re.finditer(r"\b((?:LDG|STG)\.[\w.]+)", sass)))
 
 
 def main():
@@ -138,8 +210,13 @@ def main():
             row.update(build(h2h["wf_source"](dict(c, _dir=d), c["header"]), d))
         except (RuntimeError, subprocess.CalledProcessError) as e:
             row["error"] = str(e)[-500:]
+        if os.environ.get("H2H_PROBE_TRITON"):
+            row.update(triton_loop_isolated(sys.argv[1], c))
         print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--triton-case":  # the child of triton_loop_isolated
+        print(json.dumps(triton_loop(sys.argv[2], json.load(open(sys.argv[3])))))
+    else:
+        main()
