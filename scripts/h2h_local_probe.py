@@ -14,7 +14,9 @@ usage (from the repository root): CUDA_TOOLS=out/cuda-tools PTXAS=DIR/ptxas \
   H2H_PROBE_TRITON=1: also compile Triton's side of each case (h2h's Gluon `loop` kernel) here with
           Triton's own compiler for cuda:90 and its bundled ptxas, its input pointers specialised as
           16-byte aligned and the trip count as a multiple of 16 (as Triton specialises h2h's launch
-          with 256 round trips); adds `triton_loop` {regs, body} to each row. Needs Triton >= 3.6.
+          with 256 round trips), in a child process; adds `triton_loop` {regs, body, global_io} to
+          each row, or `triton_error` where Triton rejects the case. Needs Triton >= 3.6.
+  Each kernel's `global_io` counts its global loads and stores by opcode (`LDG.E.128`, ...).
   Imported as a module (`import h2h_local_probe`) by the local probes of the runs under results/runs/.
   CUDA_TOOLS: nvidia-cuda-nvrtc==13.0.88, nvidia-cuda-runtime (headers), nvidia-cuda-cuobjdump
               wheels installed with pip --target (the Makefile's out/cuda-tools)
@@ -127,9 +129,9 @@ def h2h_module(path):
 
 def triton_loop(h2h_path, c):
     """Triton's side of one h2h case compiled here: h2h's Gluon `loop` kernel (taken from `h2h_path`
-    without its GPU imports) for cuda:90 with `c`'s layouts, dtype and warps. Returns {regs, body}:
-    ptxas's register count and the opcode counts of the innermost loop body, as for warpforge's
-    kernels. Its pointers get `tt.divisibility` 16 and the trip count too, the specialisation
+    without its GPU imports) for cuda:90 with `c`'s layouts, dtype and warps. Returns {regs, body,
+    global_io}: ptxas's register count, the opcode counts of the innermost loop body and the
+    global loads and stores, as for warpforge's kernels. Its pointers get `tt.divisibility` 16 and the trip count too, the specialisation
     Triton's launcher applies to h2h's launch (16-byte aligned tensors, 256 round trips), so the
     tile I/O is vectorised as on the GPU."""
     import ast
