@@ -390,6 +390,7 @@ fn via_packed_note(
             plan.dst_regs,
             synth::plan::register_limit(threads)
         ),
+        WordsRule::Split => ": the packed form's stores choose whole words by lane, where element by element each element would be chosen".to_string(),
         WordsRule::Bytes | WordsRule::None => String::new(),
     };
     let folds = if bits == 16 {

@@ -9,18 +9,24 @@
 //! built by a `prmt` network (`__byte_perm`; the words of a store stage,
 //! and the destination words, each all together by one program that shares
 //! intermediates between words, `synth::plan::pack::network`), so the `__byte_perm` calls here are
-//! exactly the `prmt` that `synth::plan::pack::packed_cost` predicts.
+//! exactly the `prmt` that `synth::plan::pack::packed_cost` predicts. A
+//! store whose broadcast copies store different registers (split stores,
+//! `SmemAccess::reg_xor`) first chooses each input word of that network by
+//! lane (`synth::plan::pack::store_word_choice`); a choice that would split
+//! words has no packed form.
 //! Plans that already carry words (`Plan::packs_words`: the packed shuffles
 //! of `synth::plan::lift` and `synth::plan::gather`) are emitted without
 //! their `Pack` and `Unpack` stages: their words are the helper's words.
 
-use crate::kir::{Body, Expr, Func, Op, Stmt, Ty};
+use crate::element::lane_choice;
+use crate::kir::{Body, Expr, Func, Op, Stmt, Ty, Val};
 use crate::prmt::{prmt_program, Temps};
 use crate::regs::{shfl_call, shfl_lane, word_stage, Ids};
 use crate::smem::{guarded, load_words, stage_addrs, store_stmt, warp_guard};
 use crate::EmitError;
 use synth::plan::pack::{
-    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_pieces, PackMap, Piece,
+    access_chunk, dst_pieces, packed_words_io, per_word, plan_maps, store_input_keys, store_pieces,
+    store_word_choice, PackMap, Piece,
 };
 use synth::plan::{Plan, SelEntry, ShflEntry, ShflMode, SmemAccess, Stage};
 
@@ -112,8 +118,10 @@ impl PackedBody {
         Ok(Some(self.b))
     }
 
-    /// Stage `si` of the conversion `name` on the element values.
-    fn stage(&mut self, name: &str, si: usize, st: &Stage) -> Result<(), EmitError> {
+    /// Stage `si` of the conversion `name` on the element values; `false`
+    /// where the stage has no packed form (a store's register choice that
+    /// does not move whole words).
+    fn stage(&mut self, name: &str, si: usize, st: &Stage) -> Result<bool, EmitError> {
         match st {
             Stage::RegRename { map } => {
                 self.vals = map.iter().map(|&i| self.vals[i as usize].clone()).collect();
@@ -124,7 +132,11 @@ impl PackedBody {
                 lane_map,
                 entries,
             } => self.shuffle(si, *mode, lane_map, entries),
-            Stage::SmemStore { access } => self.smem_store(si, access),
+            Stage::SmemStore { access } => {
+                if !self.smem_store(si, access) {
+                    return Ok(false);
+                }
+            }
             Stage::Barrier { scope } => self.b.push(Stmt::Barrier(*scope)),
             Stage::SmemLoad { access } => self.smem_load(si, access),
             other => {
@@ -135,7 +147,7 @@ impl PackedBody {
                 });
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// A `Select` stage `si`: each chosen element `s{si}_{k}` of type `T`
@@ -181,20 +193,48 @@ impl PackedBody {
 
     /// A shared-memory store stage `si`: addresses and the warp guard, the
     /// stage's words all by one `prmt` program ([`store_pieces`]), then one
-    /// store per instruction of its words.
-    fn smem_store(&mut self, si: usize, access: &SmemAccess) {
+    /// store per instruction of its words. A lane-dependent register choice
+    /// ([`SmemAccess::reg_xor`]) first chooses each input word of that
+    /// program, `const unsigned c{si}_{k} = (q ? .. : ..)`, by the
+    /// predicates `q{si}_{lane|warp}{j}` ([`store_word_choice`]); `false`
+    /// (nothing emitted that matters: the caller drops the body) where the
+    /// choice does not move whole words.
+    fn smem_store(&mut self, si: usize, access: &SmemAccess) -> bool {
         let addrs = stage_addrs(&mut self.b, &mut self.ids, si, access);
         let guard = warp_guard(&mut self.b, &self.ids, si, access);
         let chunk = access_chunk(access);
         // the stage's words by one prmt program, then the stores
         let pieces: Vec<Piece<Expr>> = self.vals.iter().map(piece).collect();
-        let words = store_pieces(access, &pieces);
+        let mut words = store_pieces(access, &pieces);
+        if !access.reg_xor.is_zero() {
+            let Some(maps) = store_word_choice(access, &pieces) else {
+                return false;
+            };
+            let preds = lane_choice(&mut self.b, &self.ids, si, access);
+            let choice: Vec<(Val, &[(Expr, Expr)])> = preds
+                .iter()
+                .zip(&maps)
+                .map(|(&(p, _), m)| (p, &m[..]))
+                .collect();
+            let mut chosen: Vec<(Expr, Expr)> = Vec::new();
+            for (k, key) in store_input_keys(&words).into_iter().enumerate() {
+                let e = pick_word(&key, &choice);
+                let v = self.b.let_(format!("c{si}_{k}"), Ty::U32, e);
+                chosen.push((key, Expr::V(v)));
+            }
+            for p in words.iter_mut().flatten() {
+                if let Some((_, c)) = chosen.iter().find(|(k, _)| *k == p.key) {
+                    p.key = c.clone();
+                }
+            }
+        }
         let mut names = prmt_program(&mut self.b, &mut self.temps, &words, self.bits).into_iter();
         for (inst, addr) in access.insts.iter().zip(addrs) {
             let n = inst.regs.chunks(chunk).count();
             let words: Vec<Expr> = names.by_ref().take(n).collect();
             self.b.push(guarded(guard, store_stmt(access, addr, words)));
         }
+        true
     }
 
     /// A shared-memory load stage `si`: addresses, then per instruction its
@@ -233,6 +273,24 @@ impl PackedBody {
     }
 }
 
+/// The word `key` as the predicates of `choice` choose it (each level's
+/// map taking a word to the one its predicate picks,
+/// [`store_word_choice`]): a tree of `(q ? a : b)`, `2^k - 1` selects for
+/// `k` predicates, as the element form's `pick_expr` chooses registers.
+fn pick_word(key: &Expr, choice: &[(Val, &[(Expr, Expr)])]) -> Expr {
+    match choice.split_first() {
+        None => key.clone(),
+        Some(((p, map), rest)) => {
+            let to = map.iter().find(|(k, _)| k == key).map_or(key, |(_, t)| t);
+            Expr::paren(Expr::cond(
+                Expr::V(*p),
+                pick_word(to, rest),
+                pick_word(key, rest),
+            ))
+        }
+    }
+}
+
 /// Where a value lives, as the packed lowering keys words: a loose element
 /// is slot 0 of its zero-extended word `detail::to_u32(e)`.
 fn piece(v: &Elt) -> Piece<Expr> {
@@ -266,9 +324,9 @@ pub fn body_packed_kir(name: &str, plan: &Plan, bits: u32) -> Result<Option<Body
     if !plan.src_regs.is_multiple_of(p) || !plan.dst_regs.is_multiple_of(p) {
         return Ok(None);
     }
-    // no packed form for lane-dependent register choices in stores, nor
-    // for cluster plans (docs/ARCHITECTURE.md 4.7)
-    if plan.stores_by_lane_choice() || plan.is_cluster() {
+    // no packed form for cluster plans (docs/ARCHITECTURE.md 4.7), nor for
+    // a store's register choice that does not move whole words
+    if plan.is_cluster() {
         return Ok(None);
     }
     let mut b = PackedBody::new(bits, plan.lanes);
@@ -287,7 +345,9 @@ pub fn body_packed_kir(name: &str, plan: &Plan, bits: u32) -> Result<Option<Body
         })
         .collect();
     for (si, st) in plan.stages.iter().enumerate() {
-        b.stage(name, si, st)?;
+        if !b.stage(name, si, st)? {
+            return Ok(None);
+        }
     }
     Ok(b.finish(&pd, plan.dst_regs))
 }

@@ -4,9 +4,10 @@
 // mm_epilogue:73 and mm_epilogue:83 of corpus/ttgir/mmepi_*_w4_sm80.ttgir.
 // The shared-memory plans let each copy of a datum store a different register
 // (SmemAccess::reg_xor, plan strategy `/splitK`): 1 store per thread instead
-// of 4 or 8, for 32- and 64-bit elements (8/16-bit data stays in its packed
-// form, which split stores do not have: the f16 slice -> slice case below and
-// its reverse). warpforge proves each on the CPU simulator
+// of 4 or 8. 8/16-bit data splits only where its packed form chooses whole
+// 32-bit words (the register bits paired with the broadcast bits are not slot
+// bits: synth::plan::pack::store_word_choice; tests/data/broadcast_stores_w1.mlir);
+// the f16 slice -> slice case below does not. warpforge proves each on the CPU simulator
 // (tests/cli/end_to_end.rs) and on the GPU (verify --gpu, in the GPU run).
 
 #blocked1 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>

@@ -20,7 +20,12 @@ use words::{pack_words, unpack_words};
 /// ([`synth::plan::SmemAccess::reg_xor`]), declared into `b` as `const bool
 /// q{si}_{lane|warp}{j} = ({lane|warp} >> {j}u) & 1u;`: one `(predicate,
 /// register XOR)` per lane or warp bit that has one.
-fn lane_choice(b: &mut Body, ids: &Ids, si: usize, access: &SmemAccess) -> Vec<(Val, u32)> {
+pub(crate) fn lane_choice(
+    b: &mut Body,
+    ids: &Ids,
+    si: usize,
+    access: &SmemAccess,
+) -> Vec<(Val, u32)> {
     let mut v = Vec::new();
     for (who, id, masks) in [
         ("lane", ids.lane, &access.reg_xor.lane),

@@ -193,8 +193,9 @@ impl HeldWords {
 /// `2k` and `2k + 1` in word `k`, [`super::pack::PackMap::is_lowest`]: no
 /// `prmt` reorders them; [`WordsRule::Natural`]) or where either array's
 /// elements, one register each, exceed the launch bounds' limit less 16
-/// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words);
-/// element by element otherwise.
+/// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words) or
+/// where the plan's stores choose their registers by lane
+/// ([`WordsRule::Split`]); element by element otherwise.
 ///
 /// Why 8 bytes (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; inferred from the PTX of a
 /// model loop, `results/runs/2026-11-27-h200-words-in-pairs-e882d04/local/nvvm_pairs.md`): NVVM's
@@ -244,6 +245,14 @@ pub enum WordsRule {
     /// the launch bounds' limit less 16 ([`register_limit`]): both arrays,
     /// `prmt` reordering the words.
     Over,
+    /// 16-bit data of a plan whose shared-memory stores choose their
+    /// registers by lane or warp (split stores, [`super::SmemAccess::reg_xor`]):
+    /// both arrays, `prmt` reordering the words where they are not the
+    /// natural pairs. Through the packed form a select tree chooses each
+    /// stored word ([`super::pack::store_word_choice`]); element by element
+    /// it chooses each element, twice the selects, and holds both the
+    /// elements and the chosen ones live.
+    Split,
 }
 
 impl WordsRule {
@@ -251,7 +260,9 @@ impl WordsRule {
     pub fn held(self) -> HeldWords {
         match self {
             WordsRule::None => HeldWords::NONE,
-            WordsRule::Bytes | WordsRule::Natural | WordsRule::Over => HeldWords::BOTH,
+            WordsRule::Bytes | WordsRule::Natural | WordsRule::Over | WordsRule::Split => {
+                HeldWords::BOTH
+            }
         }
     }
 }
@@ -272,6 +283,9 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
     let (src, dst) = super::pack::plan_maps(plan, bits);
     if src.is_lowest() && dst.is_lowest() {
         return WordsRule::Natural;
+    }
+    if plan.stores_by_lane_choice() {
+        return WordsRule::Split;
     }
     // one register per element on a side over the limit less 16: spills
     // certain, words even where prmt reorder them

@@ -852,7 +852,8 @@ impl Plan {
             .all(|s| matches!(s, Stage::RegRename { .. }))
     }
     /// Whether a store chooses its registers by lane or warp
-    /// ([`SmemAccess::reg_xor`]); such plans have no packed form.
+    /// ([`SmemAccess::reg_xor`]); such plans have a packed form only where
+    /// the choice moves whole words ([`super::pack::store_word_choice`]).
     pub fn stores_by_lane_choice(&self) -> bool {
         self.stages
             .iter()

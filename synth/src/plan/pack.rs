@@ -446,11 +446,6 @@ pub fn packed_cost_with(plan: &Plan, bits: u32, counts: Option<&NetworkCounts>) 
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 {
         return None;
     }
-    // lane-dependent register choices in stores would need lane-dependent
-    // words: such plans keep the element form
-    if plan.stores_by_lane_choice() {
-        return None;
-    }
     let (ps, pd) = plan_maps(plan, bits);
     if plan.packs_words() {
         packed_words_io(plan, bits)?;
@@ -481,7 +476,14 @@ pub fn packed_cost_with(plan: &Plan, bits: u32, counts: Option<&NetworkCounts>) 
             Stage::Shuffle { entries, .. } => vals = after_shuffle(&vals, entries, si),
             Stage::SmemStore { access } => {
                 base.prmt -= access.pack_prmt();
-                prmt += count(store_pieces(access, &vals));
+                let words = store_pieces(access, &vals);
+                if !access.reg_xor.is_zero() {
+                    // whole words chosen per lane, or no packed form
+                    let choice = store_word_choice(access, &vals)?;
+                    base.sel -= access.select_ops();
+                    base.sel += store_choice_selects(store_input_keys(&words).len(), choice.len());
+                }
+                prmt += count(words);
             }
             Stage::SmemLoad { access } => {
                 let chunk = access_chunk(access) as u32;
@@ -514,8 +516,22 @@ pub fn packed_cost_with(plan: &Plan, bits: u32, counts: Option<&NetworkCounts>) 
 /// The pieces of each word a shared-memory store writes, instruction by
 /// instruction, [`access_chunk`] elements a word, from what the registers
 /// hold (`vals`): the words the packed lowering builds for the store, all
-/// of the stage's at once with one [`network`].
+/// of the stage's at once with one [`network`]. For a store with a
+/// lane-dependent register choice these are the words of the threads whose
+/// choice is none (lane and warp bits of [`SmemAccess::reg_xor`] all
+/// clear); [`store_pieces_xor`] gives any other thread's.
 pub fn store_pieces<K: Clone>(access: &SmemAccess, vals: &[Piece<K>]) -> Vec<Vec<Piece<K>>> {
+    store_pieces_xor(access, vals, 0)
+}
+
+/// [`store_pieces`] of the threads whose register choice is `x`
+/// (`access.reg_xor.base(lane, warp)`): element `e` of instruction `i` is
+/// register `insts[i].regs[e] ^ x`.
+pub fn store_pieces_xor<K: Clone>(
+    access: &SmemAccess,
+    vals: &[Piece<K>],
+    x: u32,
+) -> Vec<Vec<Piece<K>>> {
     let chunk = access_chunk(access);
     access
         .insts
@@ -523,9 +539,69 @@ pub fn store_pieces<K: Clone>(access: &SmemAccess, vals: &[Piece<K>]) -> Vec<Vec
         .flat_map(|inst| {
             inst.regs
                 .chunks(chunk)
-                .map(|c| c.iter().map(|&r| vals[r as usize].clone()).collect())
+                .map(|c| c.iter().map(|&r| vals[(r ^ x) as usize].clone()).collect())
         })
         .collect()
+}
+
+/// The packed form of a store's lane-dependent register choice
+/// ([`SmemAccess::reg_xor`]) as a choice of whole words: for each nonzero
+/// mask `m` of `reg_xor` (lane columns, then warp columns, the order in
+/// which the emitted helper declares their predicates) the map `key ->
+/// key'` of the words the registers hold (`vals`, one piece per register)
+/// such that register `r ^ m` is the same slot of word `key'` that `r` is
+/// of `key`, for every register `r`. A thread whose predicate of `m` is set
+/// then builds its store words by the same `prmt` network from the chosen
+/// words (one `selp` per input word and predicate level) as a thread whose
+/// choice is none ([`store_pieces`]). `None` when some mask moves a register
+/// to another slot or splits a word between two (the choice would unpack
+/// words), or leaves the registers: such stores have no packed form.
+/// Split stores pair broadcast lane bits with the highest register bits
+/// (`super::shared`), which the packing (lowest common bits,
+/// [`pack_maps`]) leaves out of the slots wherever the side has registers
+/// above a word.
+pub fn store_word_choice<K: Clone + PartialEq>(
+    access: &SmemAccess,
+    vals: &[Piece<K>],
+) -> Option<Vec<Vec<(K, K)>>> {
+    let masks = access.reg_xor.lane.iter().chain(&access.reg_xor.warp);
+    let mut out = Vec::new();
+    for &m in masks.filter(|&&m| m != 0) {
+        let mut map: Vec<(K, K)> = Vec::new();
+        for (r, v) in vals.iter().enumerate() {
+            let w = vals.get(r ^ m as usize)?;
+            if w.slot != v.slot {
+                return None;
+            }
+            match map.iter().find(|(k, _)| *k == v.key) {
+                Some((_, to)) if *to != w.key => return None,
+                Some(_) => {}
+                None => map.push((v.key.clone(), w.key.clone())),
+            }
+        }
+        out.push(map);
+    }
+    Some(out)
+}
+
+/// The input words of a store's `prmt` network ([`store_pieces`]) in order
+/// of first use: the words a store with a lane-dependent register choice
+/// selects ([`store_word_choice`]).
+pub fn store_input_keys<K: Clone + PartialEq>(words: &[Vec<Piece<K>>]) -> Vec<K> {
+    let mut keys: Vec<K> = Vec::new();
+    for p in words.iter().flatten() {
+        if !keys.contains(&p.key) {
+            keys.push(p.key.clone());
+        }
+    }
+    keys
+}
+
+/// `selp` per thread of the packed form of a store whose register choice
+/// is [`store_word_choice`] with `preds` predicates: each of its `inputs`
+/// input words is chosen by a tree of `2^preds - 1` selects.
+pub fn store_choice_selects(inputs: usize, preds: usize) -> u32 {
+    inputs as u32 * ((1u32 << preds) - 1)
 }
 
 /// The pieces of each destination word (`dst_regs / (32 / bits)` of them),

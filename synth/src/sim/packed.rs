@@ -13,7 +13,7 @@
 use super::{shfl_src, SimError, SimReport};
 use crate::plan::pack::{
     access_chunk, after_select, after_shuffle, dst_pieces, packed_words_io, per_word, plan_maps,
-    store_pieces, words_of, Key, Piece, WordProgram,
+    store_pieces_xor, store_word_choice, words_of, Key, Piece, WordProgram,
 };
 use crate::plan::{Analysis, Plan, Stage};
 use std::collections::HashMap;
@@ -61,10 +61,6 @@ pub fn simulate_packed_form(
         return Ok(None);
     }
     if plan.src_regs % p != 0 || plan.dst_regs % p != 0 || plan.src_regs != an.src_regs() {
-        return Ok(None);
-    }
-    // no packed form for lane-dependent register choices in stores
-    if plan.stores_by_lane_choice() {
         return Ok(None);
     }
     let eb = (bits / 8) as usize;
@@ -208,12 +204,34 @@ pub fn simulate_packed_form(
                 }
                 Stage::SmemStore { access } => {
                     let chunk = access_chunk(access);
-                    // the stage's words (instruction by instruction), one
-                    // program for every thread, run on each thread's words
-                    let (keys, prog) = words_of(&store_pieces(access, &vals), bits);
-                    let inputs: Vec<Option<usize>> = keys.iter().map(|k| ids.get(k)).collect();
-                    let built: Vec<Vec<Word>> =
-                        words.iter().map(|w| run(w, &inputs, &prog)).collect();
+                    // a lane-dependent register choice has a packed form
+                    // only where it chooses whole words
+                    if !access.reg_xor.is_zero() && store_word_choice(access, &vals).is_none() {
+                        return Ok(None);
+                    }
+                    // the stage's words (instruction by instruction): one
+                    // program per register choice (one for every thread
+                    // without), run on each thread's words; a thread's
+                    // choice is taken from the access itself, register by
+                    // register, not from the word maps the emitter uses
+                    let mut progs: HashMap<u32, (Vec<Option<usize>>, WordProgram)> = HashMap::new();
+                    let mut built: Vec<Vec<Word>> = Vec::with_capacity(words.len());
+                    for (t, w) in words.iter().enumerate() {
+                        let (warp, lane) = (t as u32 / lanes, t as u32 % lanes);
+                        let x = access.reg_xor.base(lane, warp);
+                        let mut regs = access.insts.iter().flat_map(|i| &i.regs);
+                        if !regs.all(|&r| ((r ^ x) as usize) < vals.len()) {
+                            return Err(unsupported(
+                                si,
+                                "SmemStore (register choice out of range)",
+                            ));
+                        }
+                        let (inputs, prog) = progs.entry(x).or_insert_with(|| {
+                            let (keys, prog) = words_of(&store_pieces_xor(access, &vals, x), bits);
+                            (keys.iter().map(|k| ids.get(k)).collect(), prog)
+                        });
+                        built.push(run(w, inputs, prog));
+                    }
                     let mut first = 0usize;
                     for (ii, inst) in access.insts.iter().enumerate() {
                         for warp in (0..warps).filter(|&w| access.guard.active(w)) {

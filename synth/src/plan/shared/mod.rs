@@ -171,16 +171,27 @@ fn shared_plans_inner(
     }
     let xb = SideCols::of(b);
     let mut out = Vec::new();
-    // Split stores have no packed form (8/16-bit data held in 32-bit words,
-    // as Triton holds it, would have to be unpacked around them): only
-    // 32- and 64-bit elements take them.
+    // Split stores: for 8/16-bit data only those whose packed form chooses
+    // whole words (the paired register bits are not slot bits of the
+    // source's packing, `super::pack::pack_maps`; the store reads the
+    // source registers, so `super::pack::store_word_choice` holds). Split
+    // stores over slot bits, or of data too small to pack, would have the
+    // element form only: measured with h2h on an H200
+    // (results/runs/2026-11-28-h200-split-packed-stores-7e6933d/), such
+    // plans of 1x64 and 64x1 tiles ran up to 1.8x slower than the unsplit
+    // plans' best forms.
     let xa = SideCols::of(a);
-    let variants = if opt.elem_bits >= 32 {
-        store_variants(&xa)
+    let slot_mask: Option<u32> = if opt.elem_bits >= 32 {
+        Some(0)
     } else {
-        vec![(xa, AddrMap::zero())]
+        super::pack::pack_maps(an, opt.elem_bits)
+            .map(|(ps, _)| ps.slot_bits.iter().fold(0, |m, &b| m | 1 << b))
     };
-    for (xa, sel) in variants {
+    for (xa, sel) in store_variants(&xa) {
+        let over_slots = |m: u32| slot_mask.is_none_or(|s| m & s != 0);
+        if !sel.is_zero() && sel.lane.iter().chain(&sel.warp).any(|&m| over_slots(m)) {
+            continue;
+        }
         plans_for_store_side(an, opt, &xa, &xb, &sel, &mut out, min_bytes, warp_rounds);
     }
     if let Some(arch) = opt.amd {

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Two warpforge builds against one Triton run, case by case, in h2h's harness
+(../shared/tools/h2h/h2h.py, imported from the first folder, so its kernels, addressing and timing are
+h2h's own): for every case, Triton's loop once, then build A's and build B's loops, back to back,
+so that the two builds see the same GPU state and share Triton's time.
+
+Both folders come from ../shared/tools/h2h/prep.py over the same inputs (one per warpforge
+binary), with h2h's scripts copied into FOLDER_A; their cases must have the same ids and names.
+Writes one h2h row per case for each build (OUT_A, OUT_B: h2h.py's jsonl, Triton's result the same
+in both), for scripts/h2h_compare.py OUT_A OUT_B. H2H_ITERS and h2h's other switches apply;
+H2H_PAIR_REP=MS sets do_bench's measuring time per timing (h2h's is 200 ms).
+
+usage: h2h_pair.py FOLDER_A FOLDER_B OUT_A.jsonl OUT_B.jsonl
+       (on the GPU machine; the child mode `--child FOLDER_A FOLDER_B START` is internal)
+"""
+import concurrent.futures as cf, json, os, subprocess, sys
+
+
+def load_h2h(folder):
+    sys.path.insert(0, folder)
+    import h2h  # noqa: E402  (h2h.py copied into FOLDER_A)
+    rep = os.environ.get("H2H_PAIR_REP")
+    if rep:  # do_bench's rep (ms) for every timing, in place of h2h's 200
+        bench = h2h.triton.testing.do_bench
+        h2h.triton.testing.do_bench = lambda f, **kw: bench(f, **dict(kw, rep=int(rep)))
+    return h2h
+
+
+def cases_of(folder):
+    return json.load(open(os.path.join(folder, "cases.json")))
+
+
+def child(fa, fb, start):
+    """Cases[start:], one JSON line each; a crash (Triton aborts on layouts it rejects) ends the
+    process and the parent goes on after the case."""
+    h2h = load_h2h(fa)
+    ca, cb = cases_of(fa), cases_of(fb)
+    hdr = {f: {c["header"]: open(os.path.join(f, c["header"])).read() for c in cs} for f, cs in ((fa, ca), (fb, cb))}
+    for a, b in list(zip(ca, cb))[start:]:
+        out = {"id": a["id"]}
+        for side, f, c in (("triton", None, a), ("a", fa, a), ("b", fb, b)):
+            try:
+                if side == "triton":
+                    out[side] = h2h.run_triton(c)
+                else:
+                    cub = os.path.join(f, c["id"] + ".cubin")
+                    out[side] = (h2h.run_wf(c, cub, hdr[f][c["header"]]) if os.path.exists(cub)
+                                 else {"error": "nvcc failed"})
+            except Exception as e:
+                out[side] = {"error": repr(e)[:300]}
+        print(json.dumps(out), flush=True)
+
+
+def row(c, tri, wf):
+    r = {"id": c["id"], "file": c["file"], "name": c["name"], "shape": c["shape"], "dtype": c["dtype"],
+         "elem": c["elem"], "warps": c["warps"], "wf_plan": c["wf_plan"], "triton": tri, "warpforge": wf}
+    t, w, wp = tri.get("ns_rt"), wf.get("ns_rt"), wf.get("ns_rt_packed")
+    if t and w:
+        r["ratio_wf_over_triton"] = round(w / t, 3)
+    if t and wp and wf.get("packed_loop_ok"):
+        r["ratio_packed_over_triton"] = round(wp / t, 3)
+    return r
+
+
+def main():
+    if sys.argv[1] == "--child":
+        return child(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]), int(sys.argv[4]))
+    fa, fb, oa, ob = (os.path.abspath(p) for p in sys.argv[1:5])
+    ca, cb = cases_of(fa), cases_of(fb)
+    if [(c["id"], c["name"]) for c in ca] != [(c["id"], c["name"]) for c in cb]:
+        sys.exit("the two folders' cases differ: prep.py both over the same inputs")
+    h2h = load_h2h(fa)
+    with cf.ThreadPoolExecutor(os.cpu_count() or 8) as ex:
+        jobs = [(f, c) for f, cs in ((fa, ca), (fb, cb)) for c in cs]
+        for (f, _), (i, cub, err) in zip(jobs, ex.map(h2h.compile_wf, jobs)):
+            if cub is None:
+                print(f"nvcc failed for {f} {i}: {err[-500:]}", file=sys.stderr)
+    got, start = {}, 0
+    while start < len(ca):
+        p = subprocess.run([sys.executable, __file__, "--child", fa, fb, str(start)], capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            if line.startswith("{"):
+                r = json.loads(line)
+                got[r["id"]] = r
+        start = len(got)
+        if p.returncode != 0 and start < len(ca):
+            crash = {"error": "crashed: " + p.stderr.strip()[-300:]}
+            got[ca[start]["id"]] = {"triton": crash, "a": crash, "b": crash}
+            start += 1
+    with open(oa, "w") as fa_out, open(ob, "w") as fb_out:
+        for a, b in zip(ca, cb):
+            g = got.get(a["id"], {})
+            missing = {"error": "missing"}
+            fa_out.write(json.dumps(row(a, g.get("triton", missing), g.get("a", missing))) + "\n")
+            fb_out.write(json.dumps(row(b, g.get("triton", missing), g.get("b", missing))) + "\n")
+
+
+if __name__ == "__main__":
+    main()
