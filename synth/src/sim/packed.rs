@@ -219,17 +219,18 @@ pub fn simulate_packed_form(
                     for (t, w) in words.iter().enumerate() {
                         let (warp, lane) = (t as u32 / lanes, t as u32 % lanes);
                         let x = access.reg_xor.base(lane, warp);
-                        let mut regs = access.insts.iter().flat_map(|i| &i.regs);
-                        if !regs.all(|&r| ((r ^ x) as usize) < vals.len()) {
-                            return Err(unsupported(
-                                si,
-                                "SmemStore (register choice out of range)",
-                            ));
-                        }
-                        let (inputs, prog) = progs.entry(x).or_insert_with(|| {
+                        if !progs.contains_key(&x) {
+                            let mut regs = access.insts.iter().flat_map(|i| &i.regs);
+                            if !regs.all(|&r| ((r ^ x) as usize) < vals.len()) {
+                                return Err(unsupported(
+                                    si,
+                                    "SmemStore (register choice out of range)",
+                                ));
+                            }
                             let (keys, prog) = words_of(&store_pieces_xor(access, &vals, x), bits);
-                            (keys.iter().map(|k| ids.get(k)).collect(), prog)
-                        });
+                            progs.insert(x, (keys.iter().map(|k| ids.get(k)).collect(), prog));
+                        }
+                        let (inputs, prog) = &progs[&x];
                         built.push(run(w, inputs, prog));
                     }
                     let mut first = 0usize;

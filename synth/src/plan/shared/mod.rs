@@ -176,10 +176,9 @@ fn shared_plans_inner(
     // source's packing, `super::pack::pack_maps`; the store reads the
     // source registers, so `super::pack::store_word_choice` holds). Split
     // stores over slot bits, or of data too small to pack, would have the
-    // element form only: measured with h2h on an H200
-    // (results/runs/2026-11-28-h200-split-packed-stores-7e6933d/), such
-    // plans of 1x64 and 64x1 tiles ran up to 1.8x slower than the unsplit
-    // plans' best forms.
+    // element form only, and such plans of small tiles ran slower than
+    // the unsplit plans' packed forms
+    // (results/runs/2026-11-28-h200-split-packed-stores-7e6933d/).
     let xa = SideCols::of(a);
     let slot_mask: Option<u32> = if opt.elem_bits >= 32 {
         Some(0)
