@@ -16,7 +16,10 @@ usage (from the repository root): CUDA_TOOLS=out/cuda-tools PTXAS=DIR/ptxas \
           16-byte aligned and the trip count as a multiple of 16 (as Triton specialises h2h's launch
           with 256 round trips), in a child process; adds `triton_loop` {regs, body, global_io} to
           each row, or `triton_error` where Triton rejects the case. Needs Triton >= 3.6.
-  Each kernel's `global_io` counts its global loads and stores by opcode (`LDG.E.128`, ...).
+  H2H_PROBE_SASS=DIR: also write each kernel's SASS to DIR/<case id>_<kernel>.sass
+          (`wf_loop`, `wf_loop_packed`, `wf_once`, and `triton_loop` with H2H_PROBE_TRITON).
+  Each kernel's `global_io` counts its global loads and stores by opcode (`LDG.E.128`, ...), and
+  its `loop_stalls` sums the stall cycles ptxas scheduled in the loop body (see `loop_stalls`).
   Imported as a module (`import h2h_local_probe`) by the local probes of the runs under results/runs/.
   CUDA_TOOLS: nvidia-cuda-nvrtc==13.0.88, nvidia-cuda-runtime (headers), nvidia-cuda-cuobjdump
               wheels installed with pip --target (the Makefile's out/cuda-tools)
@@ -31,6 +34,11 @@ PTXAS = os.environ.get("PTXAS", "ptxas")
 def nvrtc_compile(src, inc, opts):
     """NVRTC 13.0 on `src` with `-I inc`, CUDA's headers and `opts` (str): (the PTX, or None when
     the compile failed or targets a real `sm_` architecture, and the program log)."""
+    # NVRTC dlopens its builtins library by name at the first compile; loaded here first, it is
+    # found without LD_LIBRARY_PATH naming the wheel's lib folder
+    builtins = os.path.join(ROOT, "lib/libnvrtc-builtins.so.13.0")
+    if os.path.exists(builtins):
+        ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
     nv = ctypes.CDLL(os.path.join(ROOT, "lib/libnvrtc.so.13"))
     prog = ctypes.c_void_p()
     if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 0, None, None):
@@ -67,17 +75,49 @@ def sass_instructions(sass):
     return ins
 
 
-def loop_body(sass):
-    """Opcode counts between the shortest backward branch and its target."""
-    ins = sass_instructions(sass)
+def loop_span(ins):
+    """(first, last) address of the innermost loop of `sass_instructions` rows: the shortest
+    backward branch and its target; None without a loop."""
     best = None
     for a, op, arg in ins:
         t = re.match(r"\s*(?:0x)?([0-9a-f]+)", arg) if op == "BRA" else None
         if t and int(t.group(1), 16) < a and (best is None or a - int(t.group(1), 16) < best[1] - best[0]):
             best = (int(t.group(1), 16), a)
+    return best
+
+
+def loop_body(sass):
+    """Opcode counts between the shortest backward branch and its target."""
+    ins = sass_instructions(sass)
+    best = loop_span(ins)
     if best is None:
         return None
     return dict(collections.Counter(op for a, op, _ in ins if best[0] <= a <= best[1] and op != "NOP"))
+
+
+def loop_stalls(sass):
+    """The scheduling ptxas chose for the innermost loop body: {instructions, stall_cycles,
+    waits}. Each SASS instruction of Volta and later is 128 bits; cuobjdump prints its low and
+    high 64 bits as two hex comments, and the high word carries ptxas's control information
+    (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018,
+    section 2.1): bits 41-44 the cycles the warp stalls before its next instruction, bits 52-57
+    the scoreboards it waits on. `stall_cycles` sums the first over the body (the cycles one warp
+    spends by ptxas's fixed latencies alone, not the variable ones of shuffles and shared-memory
+    loads), `waits` counts instructions that wait on a scoreboard. A static measure: two loops of
+    the same opcode counts can differ in it, as their times can; it does not predict a time."""
+    lines = sass.splitlines()
+    rows = []
+    for i, line in enumerate(lines[:-1]):
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+([^;]*);\s*/\* 0x[0-9a-f]{16} \*/", line)
+        hi = re.match(r"\s*/\* 0x([0-9a-f]{16}) \*/", lines[i + 1]) if m else None
+        if m and hi:
+            rows.append((int(m.group(1), 16), int(hi.group(1), 16)))
+    span = loop_span(sass_instructions(sass))
+    if span is None:
+        return None
+    body = [h for a, h in rows if span[0] <= a <= span[1]]
+    return {"instructions": len(body), "stall_cycles": sum((h >> 41) & 0xF for h in body),
+            "waits": sum(1 for h in body if (h >> 52) & 0x3F)}
 
 
 def compile_sm90(src, inc, d):
@@ -106,14 +146,19 @@ def kernel_sass(d, kernel):
                           capture_output=True, text=True).stdout
 
 
-def build(src, inc):
-    """{kernel: {regs, spill_stores, spill_loads, body}} of one CUDA source."""
+def build(src, inc, dump=None):
+    """{kernel: {regs, spill_stores, spill_loads, body, loop_stalls, global_io}} of one CUDA
+    source; with `dump` (a path prefix) each kernel's SASS is also written to
+    `<dump>_<kernel>.sass`."""
     with tempfile.TemporaryDirectory() as d:
         res = compile_sm90(src, inc, d)
         for k in res:
             sass = kernel_sass(d, k)
             res[k]["body"] = loop_body(sass)
+            res[k]["loop_stalls"] = loop_stalls(sass)
             res[k]["global_io"] = global_io(sass)
+            if dump:
+                open(f"{dump}_{k}.sass", "w").write(sass)
         return res
 
 
@@ -167,8 +212,11 @@ def triton_loop(h2h_path, c):
         res = subprocess.run([os.path.join(ROOT, "bin/cuobjdump"), "-res-usage", os.path.join(d, "k.cubin")],
                              capture_output=True, text=True).stdout
         regs = re.search(r"REG:(\d+)", res)
+        dump = os.environ.get("H2H_PROBE_SASS")
+        if dump:
+            open(os.path.join(dump, f"{c['id']}_triton_loop.sass"), "w").write(sass)
         return {"regs": int(regs.group(1)) if regs else None, "body": loop_body(sass),
-                "global_io": global_io(sass)}
+                "loop_stalls": loop_stalls(sass), "global_io": global_io(sass)}
 
 
 def triton_loop_isolated(h2h_path, c):
@@ -209,7 +257,9 @@ def main():
             continue
         row = {"id": c["id"], "file": c["file"], "name": c["name"], "dtype": c["dtype"], "warps": c["warps"]}
         try:
-            row.update(build(h2h["wf_source"](dict(c, _dir=d), c["header"]), d))
+            dump = os.environ.get("H2H_PROBE_SASS")
+            row.update(build(h2h["wf_source"](dict(c, _dir=d), c["header"]), d,
+                             os.path.join(dump, c["id"]) if dump else None))
         except (RuntimeError, subprocess.CalledProcessError) as e:
             row["error"] = str(e)[-500:]
         if os.environ.get("H2H_PROBE_TRITON"):

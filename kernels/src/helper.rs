@@ -1,5 +1,6 @@
 use crate::element::{
-    body_kir, body_via_packed, word_pun, Arrays, Words, VIA_PACKED_MIN_ELEMS, WORD_CHOICES,
+    body_kir, body_kir_with, body_via_packed, word_pun, Arrays, Words, VIA_PACKED_MIN_ELEMS,
+    WORD_CHOICES,
 };
 use crate::ident::ident_for;
 use crate::kir::{Body, Cond, Else, Expr, Stmt};
@@ -312,9 +313,10 @@ struct ElementForms {
 
 /// The element-form body of every width in `variants` (bits, plan) of the
 /// helper `ident`: through the packed form where [`element_via_packed`]
-/// takes it (with a note on what that costs), else element by element
-/// ([`body`]); wrapped in the `warpforge::words` branches where
-/// [`element_word_choices`] applies; bodies merged where widths share them.
+/// takes it (with a note on what that costs), else [`body_kir`] (element by
+/// element, or natural words with folded selects: [`folded`]); wrapped in
+/// the `warpforge::words` branches where [`element_word_choices`] applies;
+/// bodies merged where widths share them.
 /// `any_smem`: some width uses shared memory, so every form takes `smem`.
 fn element_forms(
     conv: &Conversion,
@@ -342,9 +344,9 @@ fn element_forms(
             }
             None => body_kir(&conv.name, &ch.plan)?,
         };
-        if let Some(choice) =
-            element_word_choices(&conv.name, ident, *bits, &ch.plan, any_smem, &b, auto_words)?
-        {
+        if let Some(choice) = element_word_choices(
+            &conv.name, ident, *bits, &ch.plan, any_smem, threads, &b, auto_words,
+        )? {
             forms.word_choices.push((*bits, auto_words.name()));
             b = choice;
         }
@@ -391,7 +393,7 @@ fn via_packed_note(
             synth::plan::register_limit(threads)
         ),
         WordsRule::Split => ": the packed form's stores choose whole words by lane, where element by element each element would be chosen".to_string(),
-        WordsRule::Bytes | WordsRule::None => String::new(),
+        WordsRule::Bytes | WordsRule::Folded | WordsRule::None => String::new(),
     };
     let folds = if bits == 16 {
         " (the caller's per-element work on them folds into 32-bit operations)"
@@ -721,6 +723,9 @@ fn element_via_packed(
     smem: bool,
     threads: u32,
 ) -> Result<Option<(Body, usize, synth::plan::HeldWords)>, EmitError> {
+    if folded(plan, bits, threads) {
+        return Ok(None);
+    }
     let held = if bits == 8 {
         synth::plan::HeldWords::BOTH
     } else {
@@ -734,6 +739,15 @@ fn element_via_packed(
     }
     let (b, prmt) = via_packed(ident, bits, plan, smem, held);
     Ok(Some((b, prmt, held)))
+}
+
+/// Whether the element form of `plan` for `bits`-bit elements (CTAs of
+/// `threads`) reads the caller's arrays as natural words and folds the
+/// plan's first and last selects into the `prmt` that build its words
+/// ([`synth::plan::WordsRule::Folded`]): [`body_kir`], not through the packed
+/// form, and no `warpforge::words` choice.
+fn folded(plan: &synth::plan::Plan, bits: u32, threads: u32) -> bool {
+    synth::plan::element_form_rule(plan, bits, threads) == synth::plan::WordsRule::Folded
 }
 
 /// Whether the element form of `plan` for `bits`-bit elements can go
@@ -806,21 +820,23 @@ fn through_packed(
 /// where holding the other array, or both, made them slower; a helper
 /// cannot tell which array that is, since the same helper is the forward
 /// call of one loop and the reverse call of another.
+#[allow(clippy::too_many_arguments)] // the helper's own choice and how it was made
 fn element_word_choices(
     name: &str,
     ident: &str,
     bits: u32,
     plan: &synth::plan::Plan,
     smem: bool,
+    threads: u32,
     auto_body: &Body,
     auto_words: synth::plan::HeldWords,
 ) -> Result<Option<Body>, EmitError> {
-    if !goes_through_packed(name, plan, bits)? {
+    if !goes_through_packed(name, plan, bits)? || folded(plan, bits, threads) {
         return Ok(None);
     }
     let via = |w: Words| via_packed(ident, bits, plan, smem, w).0;
     let none = if auto_words.any() {
-        body_kir(name, plan)?
+        body_kir_with(name, plan, false)?
     } else {
         auto_body.clone()
     };

@@ -106,10 +106,6 @@ fn reordered_words_within_the_limit_stay_elements() {
             "attn:114",
         ),
         ("tests/data/stress_w8.ttgir", "epilogue_f16_t_128x256"),
-        (
-            "tests/data/triton_lowerings.ttgir",
-            "c2d_mma3_d3a1_64x128_f16",
-        ),
     ] {
         let (plan, threads) = chosen(file, name);
         assert!(plan.packed_form(16), "{name}");
@@ -124,6 +120,37 @@ fn reordered_words_within_the_limit_stay_elements() {
             peak_registers(&plan, 16, false),
             "{name}"
         );
+    }
+}
+
+#[test]
+fn plans_that_pack_halves_before_a_select_hold_natural_words() {
+    // a `/words` shuffle plan packs the halves itself and selects words
+    // right after: read as natural words, the pack and the select fold into
+    // one `prmt` (`words_in_natural_order`); a 16-bit pack straight into a
+    // shuffle (a 1x64 tile with broadcast registers) stays element by element
+    for (name, folded) in [
+        ("c2d_mma3_d3a1_64x128_f16", true),
+        ("wl_s1x1t32x1_s1x1t16x2_32x32_f16", true),
+        ("c2d_d2b2_mma2_1x64_f16", false),
+    ] {
+        let (plan, threads) = chosen("tests/data/triton_lowerings.ttgir", name);
+        assert!(
+            plan.stages
+                .iter()
+                .any(|s| matches!(s, synth::plan::Stage::Pack { width: 16, .. })),
+            "{name}"
+        );
+        let rule = element_form_rule(&plan, 16, threads);
+        assert_eq!(rule == WordsRule::Folded, folded, "{name}: {rule:?}");
+        assert_eq!(
+            synth::plan::words_in_natural_order(&plan) == Some(16),
+            folded,
+            "{name}"
+        );
+        if folded {
+            assert_eq!(element_form_words(&plan, 16, threads), HeldWords::BOTH);
+        }
     }
 }
 

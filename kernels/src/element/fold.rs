@@ -16,12 +16,13 @@ fn sel_of<'s>(sel_def: &'s SelDefs, key: &Expr) -> Option<&'s (Val, Expr, Expr)>
     key.as_val().and_then(|v| sel_def.get(&v))
 }
 
-/// The destination words of the punned element form (8-bit slots), each
-/// from the bytes `words[j]` names. A word whose bytes come from selects on
-/// one lane predicate `p{m}` (and plain words) and, for either value of the
-/// predicate, from at most two words is one `prmt` of those words with a
-/// lane-dependent selector `p{m} ? s1 : s0` (computed once per distinct
-/// pair): the select folds into the byte permute, as in Triton's
+/// The destination words of the punned element form (`bits`-bit slots, 8
+/// or 16), each from the elements `words[j]` names. A word whose elements
+/// come from selects on one lane predicate `p{m}` (and plain words) and,
+/// for either value of the predicate, from at most two words is one `prmt`
+/// of those words with a lane-dependent selector `p{m} ? s1 : s0`
+/// (computed once per distinct pair): the select folds into the byte
+/// permute, as in Triton's
 /// `prmt`-based transpositions (PRs 7809/7933/9713,
 /// `getTranspositionSelectors`). On `mma3_to_dot_fp8` that turns the 16
 /// selects after the shuffle and the 16 `prmt` that build the destination
@@ -33,8 +34,11 @@ pub(crate) fn select_folded_words(
     temps: &mut Temps,
     selectors: &mut Selectors,
     words: &[Vec<Piece<Expr>>],
+    bits: u32,
     sel_def: &SelDefs,
 ) -> Vec<Expr> {
+    let per = (32 / bits) as usize;
+    let bytes = bits / 8;
     let mut result: Vec<Option<Expr>> = vec![None; words.len()];
     for (j, w) in words.iter().enumerate() {
         let preds: BTreeSet<Val> = w
@@ -43,7 +47,7 @@ pub(crate) fn select_folded_words(
             .collect();
         let whole = w.iter().all(|p| p.key == w[0].key)
             && w.iter().enumerate().all(|(i, p)| p.slot == i as u32);
-        if preds.len() != 1 || whole || w.len() != 4 {
+        if preds.len() != 1 || whole || w.len() != per {
             continue;
         }
         let pred = *preds.iter().next().expect("one predicate");
@@ -65,11 +69,14 @@ pub(crate) fn select_folded_words(
         if ops.len() > 2 {
             continue;
         }
+        // byte k of element i: byte `slot * bytes + k` of its operand
         let selector = |set: bool| -> u32 {
             w.iter().enumerate().fold(0, |acc, (i, p)| {
                 let k = resolve(p, set);
                 let o = ops.iter().position(|x| *x == k).expect("an operand") as u32;
-                acc | (4 * o + p.slot) << (4 * i)
+                (0..bytes).fold(acc, |acc, k| {
+                    acc | (4 * o + p.slot * bytes + k) << (4 * (i as u32 * bytes + k))
+                })
             })
         };
         let (s1, s0) = (selector(true), selector(false));
@@ -81,7 +88,10 @@ pub(crate) fn select_folded_words(
     }
     let rest: Vec<usize> = (0..words.len()).filter(|&j| result[j].is_none()).collect();
     let rest_words: Vec<Vec<Piece<Expr>>> = rest.iter().map(|&j| words[j].clone()).collect();
-    for (j, n) in rest.into_iter().zip(prmt_program(b, temps, &rest_words, 8)) {
+    for (j, n) in rest
+        .into_iter()
+        .zip(prmt_program(b, temps, &rest_words, bits))
+    {
         result[j] = Some(n);
     }
     result

@@ -246,7 +246,14 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
 /// arrays as natural 32-bit words) through the plan's stages. Errors with
 /// [`EmitError::Unsupported`] on a stage kind the element form cannot emit.
 pub fn body_kir(name: &str, plan: &Plan) -> Result<Body, EmitError> {
-    let mut b = ElementBody::new(name, plan);
+    body_kir_with(name, plan, true)
+}
+
+/// [`body_kir`] with 16-bit elements element by element even where the
+/// plan packs them itself (`fold16` false): the `warpforge::words::none`
+/// branch of a helper whose element form goes through its packed form.
+pub(crate) fn body_kir_with(name: &str, plan: &Plan, fold16: bool) -> Result<Body, EmitError> {
+    let mut b = ElementBody::new(name, plan, fold16);
     for (si, st) in plan.stages.iter().enumerate() {
         if b.in_words {
             b.word_level(si, st)?;
@@ -283,6 +290,9 @@ struct ElementBody<'a> {
     /// Whether the caller's arrays are read and written as natural 32-bit
     /// words ([`word_pun`]).
     pun: bool,
+    /// With natural words: the element width they hold (8 or 16 bits,
+    /// [`synth::plan::words_in_natural_order`]); 0 without.
+    pun_bits: u32,
     /// With natural words: the words `src_w[k]` loaded from the caller's
     /// source array.
     src_words: BTreeSet<Val>,
@@ -314,7 +324,7 @@ impl<'a> ElementBody<'a> {
     /// The body's opening for `plan`: `lane` and `warp`, and the source
     /// registers as `src[i]`, or, with natural words, as bytes of the words
     /// `src_w[i / 4]` loaded from the caller's array.
-    fn new(name: &'a str, plan: &Plan) -> Self {
+    fn new(name: &'a str, plan: &Plan, fold16: bool) -> Self {
         let mut b = Body::default();
         let ids = Ids::open(&mut b, plan.lanes);
         // 8-bit elements that the plan packs into words: read and write the
@@ -325,7 +335,11 @@ impl<'a> ElementBody<'a> {
         // less still with the words built by `prmt` below (measured in the
         // reference head-to-head harness h2h on an H100; see
         // `results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`). Only from [`PUN_MIN_ELEMS`] elements.
-        let pun = word_pun(plan);
+        let pun_bits = match synth::plan::words_in_natural_order(plan) {
+            Some(16) if !fold16 => 0,
+            w => w.unwrap_or(0),
+        };
+        let pun = pun_bits != 0;
         // With natural words: where each register's byte lives (a word and
         // its byte), while it is a byte of a word, so that `Pack` and the
         // final store build words by `prmt` programs straight from the
@@ -333,28 +347,29 @@ impl<'a> ElementBody<'a> {
         // words) rather than by shifts and ORs of extracted bytes, which NVVM
         // turned into about twice the instructions (`results/runs/2026-11-22-h100-h2h-registers-2d224f9/README.md`).
         let (names, origin, src_words) = if pun {
-            let src_w: Vec<Val> = (0..plan.src_regs / 4)
+            let per = 32 / pun_bits;
+            let src_w: Vec<Val> = (0..plan.src_regs / per)
                 .map(|k| b.val(format!("src_w[{k}]"), Ty::U32))
                 .collect();
             b.push(Stmt::Array {
                 name: "src_w".into(),
                 vals: src_w.clone(),
             });
-            load_natural_words(&mut b, &src_w, 4);
-            let word = |i: u32| Expr::V(src_w[(i / 4) as usize]);
+            load_natural_words(&mut b, &src_w, per);
+            let word = |i: u32| Expr::V(src_w[(i / per) as usize]);
             let origin = (0..plan.src_regs)
                 .map(|i| {
                     Some(Piece {
                         key: word(i),
-                        slot: i % 4,
+                        slot: i % per,
                     })
                 })
                 .collect();
             let names = (0..plan.src_regs)
                 .map(|i| {
-                    let w = match i % 4 {
+                    let w = match i % per {
                         0 => word(i),
-                        k => Expr::bin(Op::Shr, word(i), Expr::u(8 * k)),
+                        k => Expr::bin(Op::Shr, word(i), Expr::u(pun_bits * k)),
                     };
                     Expr::call(Func::FromU32, vec![w])
                 })
@@ -372,6 +387,7 @@ impl<'a> ElementBody<'a> {
             ids,
             names,
             pun,
+            pun_bits,
             src_words,
             origin,
             temps: Temps::default(),
@@ -410,14 +426,14 @@ impl<'a> ElementBody<'a> {
     }
 
     /// An `Unpack` of `width`-bit slots: register `e` becomes slot
-    /// `map[e].1` of word `map[e].0` (a shift); with natural words, 8-bit
-    /// slots keep their origin.
+    /// `map[e].1` of word `map[e].0` (a shift); with natural words of
+    /// `width`-bit elements, the slots keep their origin.
     fn unpack(&mut self, width: u32, map: &[(u32, u32)]) {
         if self.pun {
             self.origin = map
                 .iter()
                 .map(|&(w, slot)| {
-                    (width == 8).then(|| Piece {
+                    (width == self.pun_bits).then(|| Piece {
                         key: self.names[w as usize].clone(),
                         slot,
                     })
@@ -457,7 +473,15 @@ impl<'a> ElementBody<'a> {
                 a.as_val().and_then(|a| self.pack_def.get(&a)),
                 b.as_val().and_then(|b| self.pack_def.get(&b)),
             );
-            if let (Some(da), Some(db)) = defs {
+            // 16-bit data, two natural words as they are: the select stays a
+            // select (one instruction either way; whole-word selects are what
+            // the packed form has, and what Triton's lowering emits)
+            let plain = |d: &PrmtDef| self.pun_bits == 16 && d.0 == d.1 && d.2 == 0x3210;
+            let defs = match defs {
+                (Some(da), Some(db)) if !(plain(da) && plain(db)) => Some((da, db)),
+                _ => None,
+            };
+            if let Some((da, db)) = defs {
                 let at = pass::def_index(&self.b, v);
                 let folded = fold_select_of_prmts(&mut self.b, &mut self.selectors, pred, da, db);
                 if let (Some(i), Some((prmt, decl))) = (at, folded) {
@@ -494,8 +518,10 @@ impl<'a> ElementBody<'a> {
                         .collect();
                 }
             }
-            Stage::Pack { width: 8, groups } if self.packs_from_origin(groups) => {
-                self.pack_by_prmt(si, groups)
+            Stage::Pack { width, groups }
+                if *width == self.pun_bits && self.packs_from_origin(groups) =>
+            {
+                self.pack_by_prmt(si, *width, groups)
             }
             Stage::Pack { width, groups } => self.pack_by_shifts(si, *width, groups),
             Stage::Select { .. } | Stage::Shuffle { .. } => {
@@ -522,9 +548,9 @@ impl<'a> ElementBody<'a> {
         Ok(())
     }
 
-    /// Whether an 8-bit `Pack` of `groups` can build its words by `prmt`
-    /// from the natural words: with natural words, every packed register
-    /// still a byte of a known word.
+    /// Whether a `Pack` of `groups` (of the natural words' element width)
+    /// can build its words by `prmt` from the natural words: with natural
+    /// words, every packed register still an element of a known word.
     fn packs_from_origin(&self, groups: &[Vec<u32>]) -> bool {
         self.pun
             && !self.origin.is_empty()
@@ -539,10 +565,11 @@ impl<'a> ElementBody<'a> {
         e.as_val().is_some_and(|v| self.src_words.contains(&v))
     }
 
-    /// An 8-bit `Pack` (stage `si`) whose words `k{si}_{w}` are built by one
-    /// `prmt` program from the natural words the bytes sit in; words that are
-    /// one `prmt` of natural words (or one as it is) go in `pack_def`.
-    fn pack_by_prmt(&mut self, si: usize, groups: &[Vec<u32>]) {
+    /// A `Pack` of `width`-bit elements (stage `si`, the natural words'
+    /// width) whose words `k{si}_{w}` are built by one `prmt` program from
+    /// the natural words the elements sit in; words that are one `prmt` of
+    /// natural words (or one as it is) go in `pack_def`.
+    fn pack_by_prmt(&mut self, si: usize, width: u32, groups: &[Vec<u32>]) {
         let words: Vec<Vec<Piece<Expr>>> = groups
             .iter()
             .map(|g| {
@@ -551,7 +578,7 @@ impl<'a> ElementBody<'a> {
                     .collect()
             })
             .collect();
-        let (exprs, steps) = prmt_program_steps(&mut self.b, &mut self.temps, &words, 8);
+        let (exprs, steps) = prmt_program_steps(&mut self.b, &mut self.temps, &words, width);
         self.names = Vec::with_capacity(exprs.len());
         for (gi, e) in exprs.into_iter().enumerate() {
             let v = self.b.let_(format!("k{si}_{gi}"), Ty::U32, e.clone());
@@ -653,11 +680,12 @@ impl<'a> ElementBody<'a> {
             }
             return self.b;
         }
+        let (bits, per) = (self.pun_bits, 32 / self.pun_bits);
         let words =
             if self.origin.len() == self.names.len() && self.origin.iter().all(Option::is_some) {
                 let pieces: Vec<Vec<Piece<Expr>>> = self
                     .origin
-                    .chunks(4)
+                    .chunks(per as usize)
                     .map(|c| {
                         c.iter()
                             .map(|o| o.clone().expect("checked above"))
@@ -669,12 +697,13 @@ impl<'a> ElementBody<'a> {
                     &mut self.temps,
                     &mut self.selectors,
                     &pieces,
+                    bits,
                     &self.sel_def,
                 )
             } else {
-                pack_words(&self.names, 8)
+                pack_words(&self.names, bits)
             };
-        store_natural_words(&mut self.b, &words, 4);
+        store_natural_words(&mut self.b, &words, per);
         self.folded.extend(self.sel_def.keys().copied());
         let (temps, words) = (&self.temps.made, &self.words);
         pass::drop_unread(&mut self.b, &self.folded, |v| {
@@ -684,10 +713,12 @@ impl<'a> ElementBody<'a> {
     }
 }
 
-/// Whether [`body`] reads and writes the caller's arrays as natural 32-bit
-/// words: a plan that packs 8-bit elements into words (a `Pack` stage of
-/// width 8), with at least [`PUN_MIN_ELEMS`] elements (whole words) on both
-/// sides.
+/// Whether [`body`] always reads and writes the caller's arrays as natural
+/// 32-bit words: a plan that packs 8-bit elements into words itself (its
+/// first `Pack` stage of width 8), with at least [`PUN_MIN_ELEMS`]
+/// elements (whole words) on both sides. (16-bit plans that pack the
+/// elements themselves read words where the element form takes no other
+/// path, [`synth::plan::WordsRule::Folded`].)
 pub(crate) fn word_pun(plan: &Plan) -> bool {
     synth::plan::byte_words_in_natural_order(plan)
 }

@@ -195,7 +195,11 @@ impl HeldWords {
 /// elements, one register each, exceed the launch bounds' limit less 16
 /// ([`register_limit`]; [`WordsRule::Over`]: `prmt` reorder the words) or
 /// where the plan's stores choose their registers by lane
-/// ([`WordsRule::Split`]); element by element otherwise.
+/// ([`WordsRule::Split`]); where none of these holds but the plan packs
+/// the elements into words itself ([`words_in_natural_order`]), both
+/// arrays, not through the packed form: its first and last selects fold
+/// into the `prmt` that build its words ([`WordsRule::Folded`]); element by
+/// element otherwise.
 ///
 /// Why 8 bytes (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; inferred from the PTX of a
 /// model loop, `results/runs/2026-11-27-h200-words-in-pairs-e882d04/local/nvvm_pairs.md`): NVVM's
@@ -238,6 +242,14 @@ pub enum WordsRule {
     /// 8-bit data through the packed form or the plan's own byte packing:
     /// both arrays.
     Bytes,
+    /// 16-bit data of a plan that packs the elements into words itself
+    /// ([`words_in_natural_order`], the `/words` shuffle plans) where no
+    /// rule above applies (it would be [`WordsRule::None`]): both arrays,
+    /// read and written two natural words at a time; the plan's words are
+    /// built from them by `prmt` with lane-dependent selectors that fold
+    /// its first and last word selects (not through the packed form, so
+    /// the caller's `warpforge::words` choice does not apply).
+    Folded,
     /// 16-bit data whose packed words are the natural pairs on both sides
     /// (no `prmt` reorders them): both arrays.
     Natural,
@@ -260,15 +272,28 @@ impl WordsRule {
     pub fn held(self) -> HeldWords {
         match self {
             WordsRule::None => HeldWords::NONE,
-            WordsRule::Bytes | WordsRule::Natural | WordsRule::Over | WordsRule::Split => {
-                HeldWords::BOTH
-            }
+            WordsRule::Bytes
+            | WordsRule::Folded
+            | WordsRule::Natural
+            | WordsRule::Over
+            | WordsRule::Split => HeldWords::BOTH,
         }
     }
 }
 
 /// The rule [`element_form_words`] applies ([`WordsRule`]).
 pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
+    match through_packed_rule(plan, bits, threads) {
+        WordsRule::None if bits == 16 && words_in_natural_order(plan) == Some(16) => {
+            WordsRule::Folded
+        }
+        rule => rule,
+    }
+}
+
+/// [`element_form_rule`] before [`WordsRule::Folded`]: the rules of
+/// element forms through the packed form, else element by element.
+fn through_packed_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
     let moves = matches!(plan.kind, Kind::Shuffle | Kind::Shared);
     if plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS {
         return WordsRule::None;
@@ -345,14 +370,56 @@ pub fn element_form_holds_words(plan: &Plan, bits: u32, threads: u32) -> bool {
 /// reads and writes the caller's arrays as natural 32-bit words and builds
 /// the plan's words from them by `prmt` (`kernels`' `word_pun`).
 pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
-    let first_pack = plan.stages.iter().find_map(|s| match s {
-        super::Stage::Pack { width, .. } => Some(*width),
-        _ => None,
-    });
-    first_pack == Some(8)
-        && plan.src_regs.is_multiple_of(4)
-        && plan.dst_regs.is_multiple_of(4)
-        && plan.src_regs.min(plan.dst_regs) >= WORDS_MIN_ELEMS
+    words_in_natural_order(plan) == Some(8)
+}
+
+/// The element width (8 or 16) whose caller's arrays `plan`'s element form
+/// reads and writes as natural 32-bit words and builds the plan's own
+/// words from by `prmt` (`kernels`' `word_pun`): the width of its first
+/// [`super::Stage::Pack`] where that is 8 or 16 bits, with whole words
+/// (`32 / width` elements) and at least [`WORDS_MIN_ELEMS`] elements per
+/// thread on both sides; `None` otherwise. A plan that packs elements
+/// itself (the `/words` shuffle plans) selects and shuffles words; read as
+/// natural words, the pack and the lane-dependent select after it fold into
+/// one `prmt` with a lane-dependent selector, and the last select into the
+/// `prmt` that builds each destination word, as Triton's transpositions do
+/// (`getTranspositionSelectors`). At 16 bits only where that saves work:
+/// the pack is followed by a word select (which folds into it) or packs
+/// the natural pairs themselves (no `prmt` at all); a 16-bit pack of other
+/// pairs straight into a shuffle stays element by element, where NVVM
+/// folds the caller's per-element work and copies of broadcast registers
+/// (`c2d_d2b2_mma2_1x64_f16` of Triton's layout tests: PRMT 7 -> 28 and
+/// LOP3 8 -> 24 in h2h's loop compiled as words, ptxas 13.0).
+pub fn words_in_natural_order(plan: &Plan) -> Option<u32> {
+    let at = plan
+        .stages
+        .iter()
+        .position(|s| matches!(s, super::Stage::Pack { .. }))?;
+    let super::Stage::Pack { width, groups } = &plan.stages[at] else {
+        return None;
+    };
+    let first_pack = *width;
+    let per = match first_pack {
+        8 => 4,
+        16 => 2,
+        _ => return None,
+    };
+    if first_pack == 16 {
+        let natural = groups
+            .iter()
+            .all(|g| g.len() == 2 && g[0] % 2 == 0 && g[1] == g[0] + 1);
+        let select_next = plan.stages[at + 1..]
+            .iter()
+            .find(|s| !matches!(s, super::Stage::RegRename { .. }))
+            .is_some_and(|s| matches!(s, super::Stage::Select { .. }));
+        if !natural && !select_next {
+            return None;
+        }
+    }
+    (plan.src_regs.is_multiple_of(per)
+        && plan.dst_regs.is_multiple_of(per)
+        && plan.src_regs.min(plan.dst_regs) >= WORDS_MIN_ELEMS)
+        .then_some(first_pack)
 }
 
 /// The predicted register peak of `plan`'s element form for `bits`-bit

@@ -63,7 +63,8 @@ pub use budget::{
     byte_words_in_natural_order, capped_register_limit, ctas_per_sm_by_registers, data_registers,
     element_form_holds_words, element_form_peak, element_form_rule, element_form_store_bytes,
     element_form_words, peak_registers, peak_registers_held, preferred_peak, register_limit,
-    resident_ctas_by_form, HeldWords, RegisterPeak, WordsRule, WORDS_MIN_ELEMS,
+    resident_ctas_by_form, words_in_natural_order, HeldWords, RegisterPeak, WordsRule,
+    WORDS_MIN_ELEMS,
 };
 pub use ir::{
     AddrMap, BarrierScope, ClusterInst, ClusterLoad, ClusterMap, ClusterStore, ClusterVariant,
