@@ -388,8 +388,8 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 /// the natural pairs themselves (no `prmt` at all); a 16-bit pack of other
 /// pairs straight into a shuffle stays element by element, where NVVM
 /// folds the caller's per-element work and copies of broadcast registers
-/// (`c2d_d2b2_mma2_1x64_f16` of Triton's layout tests: PRMT 7 -> 28 and
-/// LOP3 8 -> 24 in h2h's loop compiled as words, ptxas 13.0).
+/// (`c2d_d2b2_mma2_1x64_f16` of Triton's layout tests took more `prmt` and
+/// `lop3` as words; `results/runs/2026-11-28-h200-halves-fold-9889471/`).
 pub fn words_in_natural_order(plan: &Plan) -> Option<u32> {
     let at = plan
         .stages
