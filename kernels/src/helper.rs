@@ -333,7 +333,13 @@ fn element_forms(
     };
     for (bits, ch) in variants {
         let auto = element_via_packed(&conv.name, ident, *bits, &ch.plan, any_smem, threads)?;
-        let auto_words = auto.as_ref().map_or(synth::plan::HeldWords::NONE, |a| a.2);
+        let fold = folded(&ch.plan, *bits, threads);
+        let auto_words = match &auto {
+            Some(a) => a.2,
+            // both arrays as natural words, the plan's own words built by `prmt`
+            None if fold => synth::plan::HeldWords::BOTH,
+            None => synth::plan::HeldWords::NONE,
+        };
         let mut b = match auto {
             Some((b, prmt, held)) => {
                 forms.element_words.push((*bits, held));
@@ -342,11 +348,17 @@ fn element_forms(
                     .push(via_packed_note(ident, *bits, &ch.plan, threads, prmt, held));
                 b
             }
-            None => body_kir(&conv.name, &ch.plan)?,
+            None => {
+                if fold {
+                    forms.element_words.push((*bits, auto_words));
+                    forms.form_notes.push(folded_note(*bits));
+                }
+                body_kir(&conv.name, &ch.plan)?
+            }
         };
-        if let Some(choice) = element_word_choices(
-            &conv.name, ident, *bits, &ch.plan, any_smem, threads, &b, auto_words,
-        )? {
+        if let Some(choice) =
+            element_word_choices(&conv.name, ident, *bits, &ch.plan, any_smem, &b, auto_words)?
+        {
             forms.word_choices.push((*bits, auto_words.name()));
             b = choice;
         }
@@ -702,7 +714,8 @@ fn over_limit(plan: &synth::plan::Plan, own_bits: u32, threads: u32) -> Option<O
 /// `bits` is 8 (both arrays), or 16 where
 /// [`synth::plan::element_form_words`] holds either array as words (both,
 /// two natural words at a time, for 8-bit data and for 16-bit data through
-/// the packed form); `None` otherwise (the element-by-element body).
+/// the packed form); `None` otherwise (the element-by-element body, or for
+/// [`folded`] widths the body on natural words with folded selects).
 ///
 /// Measured on an H100 (`results/runs/2026-11-23-h100-h2h-before-after-c974b82/`, `results/runs/2026-11-23-h100-words16-15129ee/`): 8-bit words, in the
 /// reference harness h2h, take fewer loop registers and less time
@@ -745,9 +758,18 @@ fn element_via_packed(
 /// `threads`) reads the caller's arrays as natural words and folds the
 /// plan's first and last selects into the `prmt` that build its words
 /// ([`synth::plan::WordsRule::Folded`]): [`body_kir`], not through the packed
-/// form, and no `warpforge::words` choice.
+/// form; `automatic` is `both` ([`element_word_choices`] then offers the
+/// other choices through the packed form).
 fn folded(plan: &synth::plan::Plan, bits: u32, threads: u32) -> bool {
     synth::plan::element_form_rule(plan, bits, threads) == synth::plan::WordsRule::Folded
+}
+
+/// The header note for `bits`-bit elements whose element form folds the
+/// plan's selects into the `prmt` that build its words ([`folded`]).
+fn folded_note(bits: u32) -> String {
+    format!(
+        "{bits}-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy (the caller's per-element work on them folds into 32-bit operations); the plan's own words are built from them by prmt with lane-dependent selectors that fold its first and last selects (not through the packed form)"
+    )
 }
 
 /// Whether the element form of `plan` for `bits`-bit elements can go
@@ -820,18 +842,16 @@ fn through_packed(
 /// where holding the other array, or both, made them slower; a helper
 /// cannot tell which array that is, since the same helper is the forward
 /// call of one loop and the reverse call of another.
-#[allow(clippy::too_many_arguments)] // the helper's own choice and how it was made
 fn element_word_choices(
     name: &str,
     ident: &str,
     bits: u32,
     plan: &synth::plan::Plan,
     smem: bool,
-    threads: u32,
     auto_body: &Body,
     auto_words: synth::plan::HeldWords,
 ) -> Result<Option<Body>, EmitError> {
-    if !goes_through_packed(name, plan, bits)? || folded(plan, bits, threads) {
+    if !goes_through_packed(name, plan, bits)? {
         return Ok(None);
     }
     let via = |w: Words| via_packed(ident, bits, plan, smem, w).0;

@@ -132,6 +132,8 @@ fn plans_that_pack_halves_before_a_select_hold_natural_words() {
     for (name, folded) in [
         ("c2d_mma3_d3a1_64x128_f16", true),
         ("wl_s1x1t32x1_s1x1t16x2_32x32_f16", true),
+        // packs the natural pairs straight into a shuffle: no prmt at all
+        ("wl_s1x1t1x32_s1x4t1x32_32x32_f16", true),
         ("c2d_d2b2_mma2_1x64_f16", false),
     ] {
         let (plan, threads) = chosen("tests/data/triton_lowerings.ttgir", name);

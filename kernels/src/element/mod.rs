@@ -242,8 +242,13 @@ pub fn body(name: &str, plan: &Plan) -> Result<Vec<String>, EmitError> {
 }
 
 /// The element-form helper body for `plan`: the caller's `T src[]` into
-/// `T dst[]` (or, for 8-bit plans that pack bytes, [`word_pun`], the
-/// arrays as natural 32-bit words) through the plan's stages. Errors with
+/// `T dst[]` through the plan's stages, or, for plans that pack 8- or
+/// 16-bit elements into words themselves
+/// ([`synth::plan::words_in_natural_order`]), the arrays as natural 32-bit
+/// words with the plan's words built from them by `prmt`. The helper prints
+/// it for 16-bit data only where the element form takes no path through the
+/// packed form ([`synth::plan::WordsRule::Folded`]); [`body_kir_with`]
+/// keeps 16-bit elements element by element. Errors with
 /// [`EmitError::Unsupported`] on a stage kind the element form cannot emit.
 pub fn body_kir(name: &str, plan: &Plan) -> Result<Body, EmitError> {
     body_kir_with(name, plan, true)
@@ -276,8 +281,8 @@ fn unsupported(name: &str, si: usize, kind: &'static str) -> EmitError {
 /// The state [`body_kir`] threads through the stages of a plan: the body
 /// so far, the value of each register (an element of type `T`, or a 32-bit
 /// word between a `Pack` and an `Unpack`), and, with natural words
-/// ([`word_pun`]), where the bytes live and which words a later stage may
-/// fold.
+/// ([`synth::plan::words_in_natural_order`]), where the elements live and
+/// which words a later stage may fold.
 struct ElementBody<'a> {
     /// The conversion's name (for errors).
     name: &'a str,
@@ -288,7 +293,7 @@ struct ElementBody<'a> {
     /// The value of each register of the current stage.
     names: Vec<Expr>,
     /// Whether the caller's arrays are read and written as natural 32-bit
-    /// words ([`word_pun`]).
+    /// words ([`synth::plan::words_in_natural_order`]).
     pun: bool,
     /// With natural words: the element width they hold (8 or 16 bits,
     /// [`synth::plan::words_in_natural_order`]); 0 without.
@@ -322,8 +327,9 @@ struct ElementBody<'a> {
 
 impl<'a> ElementBody<'a> {
     /// The body's opening for `plan`: `lane` and `warp`, and the source
-    /// registers as `src[i]`, or, with natural words, as bytes of the words
-    /// `src_w[i / 4]` loaded from the caller's array.
+    /// registers as `src[i]`, or, with natural words of `p` elements each,
+    /// as elements of the words `src_w[i / p]` loaded from the caller's
+    /// array (`fold16` false: 16-bit elements stay element by element).
     fn new(name: &'a str, plan: &Plan, fold16: bool) -> Self {
         let mut b = Body::default();
         let ids = Ids::open(&mut b, plan.lanes);

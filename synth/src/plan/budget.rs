@@ -237,7 +237,8 @@ pub enum WordsRule {
     /// Element by element: 32/64-bit data, fewer than [`WORDS_MIN_ELEMS`]
     /// elements per thread on a side, a plan that moves nothing or has no
     /// packed form, or 16-bit data whose words `prmt` reorder and whose
-    /// arrays fit the limit less 16.
+    /// arrays fit the limit less 16 (unless the plan packs the halves
+    /// itself: [`WordsRule::Folded`]).
     None,
     /// 8-bit data through the packed form or the plan's own byte packing:
     /// both arrays.
@@ -247,8 +248,8 @@ pub enum WordsRule {
     /// rule above applies (it would be [`WordsRule::None`]): both arrays,
     /// read and written two natural words at a time; the plan's words are
     /// built from them by `prmt` with lane-dependent selectors that fold
-    /// its first and last word selects (not through the packed form, so
-    /// the caller's `warpforge::words` choice does not apply).
+    /// its first and last word selects (not through the packed form; a
+    /// caller's other `warpforge::words` choice goes through it).
     Folded,
     /// 16-bit data whose packed words are the natural pairs on both sides
     /// (no `prmt` reorders them): both arrays.
@@ -375,7 +376,7 @@ pub fn byte_words_in_natural_order(plan: &Plan) -> bool {
 
 /// The element width (8 or 16) whose caller's arrays `plan`'s element form
 /// reads and writes as natural 32-bit words and builds the plan's own
-/// words from by `prmt` (`kernels`' `word_pun`): the width of its first
+/// words from by `prmt` (`kernels`' `body_kir`): the width of its first
 /// [`super::Stage::Pack`] where that is 8 or 16 bits, with whole words
 /// (`32 / width` elements) and at least [`WORDS_MIN_ELEMS`] elements per
 /// thread on both sides; `None` otherwise. A plan that packs elements
