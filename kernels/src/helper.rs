@@ -332,8 +332,12 @@ fn element_forms(
         word_choices: Vec::new(),
     };
     for (bits, ch) in variants {
-        let auto = element_via_packed(&conv.name, ident, *bits, &ch.plan, any_smem, threads)?;
         let fold = folded(&ch.plan, *bits, threads);
+        let auto = if fold {
+            None
+        } else {
+            element_via_packed(&conv.name, ident, *bits, &ch.plan, any_smem, threads)?
+        };
         let auto_words = match &auto {
             Some(a) => a.2,
             // both arrays as natural words, the plan's own words built by `prmt`
@@ -714,8 +718,9 @@ fn over_limit(plan: &synth::plan::Plan, own_bits: u32, threads: u32) -> Option<O
 /// `bits` is 8 (both arrays), or 16 where
 /// [`synth::plan::element_form_words`] holds either array as words (both,
 /// two natural words at a time, for 8-bit data and for 16-bit data through
-/// the packed form); `None` otherwise (the element-by-element body, or for
-/// [`folded`] widths the body on natural words with folded selects).
+/// the packed form); `None` otherwise (the element-by-element body). Not
+/// asked for [`folded`] widths, whose rule holds both arrays as words
+/// without the packed form.
 ///
 /// Measured on an H100 (`results/runs/2026-11-23-h100-h2h-before-after-c974b82/`, `results/runs/2026-11-23-h100-words16-15129ee/`): 8-bit words, in the
 /// reference harness h2h, take fewer loop registers and less time
@@ -736,9 +741,6 @@ fn element_via_packed(
     smem: bool,
     threads: u32,
 ) -> Result<Option<(Body, usize, synth::plan::HeldWords)>, EmitError> {
-    if folded(plan, bits, threads) {
-        return Ok(None);
-    }
     let held = if bits == 8 {
         synth::plan::HeldWords::BOTH
     } else {
