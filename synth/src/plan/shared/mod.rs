@@ -125,9 +125,11 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 ///
 /// A CTA of one warp first gets the plans within [`ONE_WARP_ROUND_BYTES`]
 /// (or `opt.max_smem` when smaller), in rounds, and the fewest bytes is
-/// then `None` (plans were found); only where no plan fits that does it get
-/// the plans `opt` allows. Plans that cannot go in 2 KB rounds are then
-/// not scored against those that can.
+/// then `None` (plans were found); where no plan fits that, the plans
+/// within the fewest bytes any plan reaches (the most rounds the tile
+/// allows, when below `opt.max_smem`); only where those are the whole tile
+/// does it get the plans `opt` allows. Plans of more bytes are then not
+/// scored against those of fewer.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
     // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
@@ -136,9 +138,24 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
             max_smem: Some(ONE_WARP_ROUND_BYTES),
             ..*opt
         };
-        let out = shared_plans_inner(an, &small, &mut None, false);
+        let mut least = None;
+        let out = shared_plans_inner(an, &small, &mut least, false);
         if !out.is_empty() {
             return (out, None);
+        }
+        // No plan goes in 2 KB rounds (a 32-bit 64x64 tile has two register
+        // bits common to both layouts: four rounds of 4 KB at most): the
+        // plans at the most rounds the tile allows, as Triton 3.6 sizes such
+        // scratch, rather than the whole tile in one round.
+        if let Some(fewest) = least.filter(|&b| opt.max_smem.is_none_or(|m| b < m)) {
+            let most_rounds = SharedOptions {
+                max_smem: Some(fewest),
+                ..*opt
+            };
+            let out = shared_plans_inner(an, &most_rounds, &mut None, false);
+            if !out.is_empty() {
+                return (out, None);
+            }
         }
     }
     let mut min_bytes = None;
