@@ -285,7 +285,8 @@ pub(crate) struct Input {
     /// Default: the --sm target's per-block limit (sm_80 163 KB, sm_86/sm_89
     /// 99 KB, sm_90 227 KB), which also caps any value given here. One-warp
     /// CTAs go in rounds of at most 2 KB wherever a plan fits them, else in
-    /// the most rounds the tile allows, whatever this says above that.
+    /// the most rounds the tile allows, whatever this says above that; a plan
+    /// of more scratch only where it scores below 0.8 of those.
     #[arg(long, allow_negative_numbers = true, value_name = "BYTES")]
     pub max_smem: Option<u64>,
     /// Most predicted register peak per thread (in the form to use: packed

@@ -226,6 +226,7 @@ pub fn consider_proving(
     // the packed lowering is walked once per candidate (`width_form`):
     // its cost, form and register peak serve the ranking and the result
     let counts = crate::plan::pack::NetworkCounts::default();
+    let round_bytes = crate::plan::shared::one_warp_round_bytes(&an, opt, &cands);
     let mut scored: Vec<Scored> = cands
         .into_par_iter()
         .map(|p| {
@@ -245,6 +246,21 @@ pub fn consider_proving(
             }
         })
         .collect();
+    if let Some(rb) = round_bytes {
+        // one warp: plans of more scratch than the rounds only where they
+        // score well below the best in rounds (`ONE_WARP_MORE_SCRATCH`)
+        let bytes = |p: &Plan| p.smem_elems * opt.elem_bits.max(8) as u64 / 8;
+        let shared = |p: &Plan| p.kind == crate::plan::Kind::Shared;
+        let best = scored
+            .iter()
+            .filter(|s| shared(&s.plan) && bytes(&s.plan) <= rb)
+            .map(|s| s.rank.score)
+            .fold(f64::INFINITY, f64::min);
+        if best.is_finite() {
+            let most = crate::plan::shared::ONE_WARP_MORE_SCRATCH * best;
+            scored.retain(|s| !shared(&s.plan) || bytes(&s.plan) <= rb || s.rank.score < most);
+        }
+    }
     scored.sort_by(|a, b| a.rank.order(&b.rank));
     let mut shared_kept = 0;
     scored.retain(|s| {

@@ -5,7 +5,7 @@
 use synth::parse::parse_ttgir;
 use synth::plan::shared::ONE_WARP_ROUND_BYTES;
 use synth::plan::{Conversion, Kind, SharedOptions, Strategy, StrategyChoice};
-use synth::search::{consider, plan_width, Weights};
+use synth::search::{consider, plan_conversion, plan_width, Weights};
 
 fn conversions(text: &str) -> Vec<Conversion> {
     parse_ttgir(text)
@@ -170,5 +170,57 @@ module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.th
                 ),
             }
         }
+    }
+}
+
+/// Where the 2 KB rounds force narrow accesses, a plan of more scratch that
+/// scores below `ONE_WARP_MORE_SCRATCH` of the best in rounds is chosen: the
+/// one-warp 8-bit transposes of `tl.trans` (32x128, 64x64 and 128x32, 4 KB)
+/// went through 16-bit stores in two rounds or 320 selects of a shuffle
+/// plan, and take the whole tile with `stmatrix` and 16-byte loads (as
+/// Triton does, with `ldmatrix`) at 0.60-0.72x the time on an H200
+/// (results/runs/2026-11-28-h200-fresh-kernels-*/whole_tile/); the 32-bit
+/// ones, whose whole tile scores 0.89-0.95 of the rounds, keep the rounds.
+#[test]
+fn one_warp_plans_of_more_scratch_win_only_well_below_the_rounds() {
+    let transpose = |shape: &str, ty: &str| {
+        let text = format!(
+            r#"
+#src = #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [0, 1]}}>
+#dst = #ttg.blocked<{{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}}>
+module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32, ttg.target = "cuda:90"}} {{
+  tt.func @transpose(%x: tensor<{shape}x{ty}, #src>) {{
+    %0 = ttg.convert_layout %x : tensor<{shape}x{ty}, #src> -> tensor<{shape}x{ty}, #dst>
+    tt.return
+  }}
+}}
+"#
+        );
+        conversions(&text).remove(0)
+    };
+    for shape in ["32x128", "64x64", "128x32"] {
+        let c = transpose(shape, "i8");
+        let ch = plan_conversion(&c, StrategyChoice::Auto, &Weights::default()).unwrap();
+        assert_eq!(
+            ch.plan.kind,
+            Kind::Shared,
+            "i8 {shape}: {}",
+            ch.plan.strategy
+        );
+        assert_eq!(
+            (ch.plan.smem_elems, ch.plan.rounds.get()),
+            (4096, 1),
+            "i8 {shape}: {}",
+            ch.plan.strategy
+        );
+        // against the best plan in 2 KB rounds
+        let rounds: Vec<_> = shared_scratch(&c, Some(ONE_WARP_ROUND_BYTES));
+        assert!(
+            rounds.iter().all(|(b, r, _)| *b <= 2048 && *r == 2),
+            "{rounds:?}"
+        );
+        let c32 = transpose(shape, "f32");
+        let ch = plan_conversion(&c32, StrategyChoice::Auto, &Weights::default()).unwrap();
+        assert_eq!(ch.plan.rounds.get(), 4, "f32 {shape}: {}", ch.plan.strategy);
     }
 }

@@ -97,6 +97,39 @@ pub fn smem_limit(sm: u32) -> u64 {
 /// phase, and smaller rounds shorten that tail.
 pub const ONE_WARP_ROUND_BYTES: u64 = 2048;
 
+/// A one-warp CTA's shared-memory plan of more scratch than its rounds
+/// (a whole tile, or fewer rounds) is kept by the search only where its
+/// score is below this fraction of the best plan in rounds
+/// ([`one_warp_round_bytes`], `crate::search`): rounds cost barriers and
+/// can force narrower accesses (an 8-bit 128x32 transpose in 2 KB rounds
+/// stores 16-bit pieces where the whole 4 KB tile takes `stmatrix`), while
+/// at equal instructions the rounds run faster. Measured on an H200 with
+/// h2h, rounds against the whole tile over the 49 one-warp conversions of
+/// the corpus, stress, test and fresh-kernel files whose plan the rounds
+/// change (results/runs/2026-11-28-h200-fresh-kernels-*/whole_tile/):
+/// the plans of more scratch scoring at most 0.78 of the rounds ran at
+/// 0.60-1.01x the rounds' time (geomean 0.82, ten conversions), those
+/// scoring 0.89 or more at 1.03-1.06x, except four at 0.98 (0.85x).
+pub const ONE_WARP_MORE_SCRATCH: f64 = 0.8;
+
+/// The scratch bytes that the shared-memory plans of a one-warp CTA go in
+/// rounds of ([`shared_plans_report`]): [`ONE_WARP_ROUND_BYTES`], or the
+/// fewest bytes of `plans` where that is more; `None` for CTAs of more
+/// warps, AMD targets, or a cap (`opt.max_smem`) at or below 2 KB.
+pub fn one_warp_round_bytes(an: &Analysis, opt: &SharedOptions, plans: &[Plan]) -> Option<u64> {
+    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
+    if !one_warp || opt.max_smem.is_some_and(|m| m <= ONE_WARP_ROUND_BYTES) {
+        return None;
+    }
+    let bits = opt.elem_bits.max(8) as u64;
+    plans
+        .iter()
+        .filter(|p| p.kind == crate::plan::Kind::Shared)
+        .map(|p| p.smem_elems * bits / 8)
+        .min()
+        .map(|least| least.max(ONE_WARP_ROUND_BYTES))
+}
+
 /// Round bits (log2 of the rounds) that bring `full_bytes` of scratch within
 /// `cap` bytes (0 when it fits).
 fn rounds_for(full_bytes: u64, cap: u64) -> usize {
@@ -127,9 +160,10 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// (or `opt.max_smem` when smaller), in rounds, and the fewest bytes is
 /// then `None` (plans were found); where no plan fits that, the plans
 /// within the fewest bytes any plan reaches (the most rounds the tile
-/// allows, when below `opt.max_smem`); only where those are the whole tile
-/// does it get the plans `opt` allows. Plans of more bytes are then not
-/// scored against those of fewer.
+/// allows, when below `opt.max_smem`). Either way the plans of more scratch
+/// that `opt` allows follow them, for the search to keep only where they
+/// score below [`ONE_WARP_MORE_SCRATCH`] of the best in rounds; where no
+/// round exists, the plans `opt` allows.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
     // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
@@ -139,23 +173,36 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
             ..*opt
         };
         let mut least = None;
-        let out = shared_plans_inner(an, &small, &mut least, false);
-        if !out.is_empty() {
-            return (out, None);
-        }
+        let mut out = shared_plans_inner(an, &small, &mut least, false);
+        let mut cap = ONE_WARP_ROUND_BYTES;
         // No plan goes in 2 KB rounds (a 32-bit 64x64 tile has two register
         // bits common to both layouts: four rounds of 4 KB at most): the
         // plans at the most rounds the tile allows, as Triton 3.6 sizes such
         // scratch, rather than the whole tile in one round.
-        if let Some(fewest) = least.filter(|&b| opt.max_smem.is_none_or(|m| b < m)) {
-            let most_rounds = SharedOptions {
-                max_smem: Some(fewest),
-                ..*opt
-            };
-            let out = shared_plans_inner(an, &most_rounds, &mut None, false);
-            if !out.is_empty() {
-                return (out, None);
+        if out.is_empty() {
+            if let Some(fewest) = least.filter(|&b| opt.max_smem.is_none_or(|m| b < m)) {
+                let most_rounds = SharedOptions {
+                    max_smem: Some(fewest),
+                    ..*opt
+                };
+                out = shared_plans_inner(an, &most_rounds, &mut None, false);
+                cap = fewest;
             }
+        }
+        if !out.is_empty() && out.iter().all(|p| p.rounds.get() <= 1) {
+            // the whole tile fits the cap: these are its plans
+            return (out, None);
+        }
+        if !out.is_empty() {
+            // and the plans of more scratch, which the search keeps only
+            // where they score well below these (`ONE_WARP_MORE_SCRATCH`)
+            let bits = opt.elem_bits.max(8) as u64;
+            out.extend(
+                shared_plans_inner(an, opt, &mut None, false)
+                    .into_iter()
+                    .filter(|p| p.smem_elems * bits / 8 > cap),
+            );
+            return (out, None);
         }
     }
     let mut min_bytes = None;
