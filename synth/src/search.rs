@@ -246,20 +246,31 @@ pub fn consider_proving(
             }
         })
         .collect();
+    // One warp: plans of more scratch than the rounds compete only where
+    // they score below `ONE_WARP_MORE_SCRATCH` of the best plan in rounds
+    // on the same side of the register cap; the others are proven only if
+    // no kept candidate passes the simulator.
+    let mut dropped: Vec<Scored> = Vec::new();
     if let Some(rb) = round_bytes {
-        // one warp: plans of more scratch than the rounds only where they
-        // score well below the best in rounds (`ONE_WARP_MORE_SCRATCH`)
         let bytes = |p: &Plan| p.smem_elems * opt.elem_bits.max(8) as u64 / 8;
         let shared = |p: &Plan| p.kind == crate::plan::Kind::Shared;
-        let best = scored
-            .iter()
-            .filter(|s| shared(&s.plan) && bytes(&s.plan) <= rb)
-            .map(|s| s.rank.score)
-            .fold(f64::INFINITY, f64::min);
-        if best.is_finite() {
-            let most = crate::plan::shared::ONE_WARP_MORE_SCRATCH * best;
-            scored.retain(|s| !shared(&s.plan) || bytes(&s.plan) <= rb || s.rank.score < most);
-        }
+        let best = |over_too: bool| {
+            scored
+                .iter()
+                .filter(|s| shared(&s.plan) && bytes(&s.plan) <= rb && (over_too || !s.rank.over))
+                .map(|s| s.rank.score)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (within, any) = (best(false), best(true));
+        let (keep, more): (Vec<Scored>, Vec<Scored>) = scored.into_iter().partition(|s| {
+            if !shared(&s.plan) || bytes(&s.plan) <= rb {
+                return true;
+            }
+            let b = if s.rank.over { any } else { within };
+            !b.is_finite() || s.rank.score < crate::plan::shared::ONE_WARP_MORE_SCRATCH * b
+        });
+        scored = keep;
+        dropped = more;
     }
     scored.sort_by(|a, b| a.rank.order(&b.rank));
     let mut shared_kept = 0;
@@ -333,6 +344,13 @@ pub fn consider_proving(
             }
             done
         }
+    };
+    let results = if !dropped.is_empty() && !results.iter().any(|p| p.outcome.is_ok()) {
+        let mut all = results;
+        all.extend(dropped.into_par_iter().map(prove_one).collect::<Vec<_>>());
+        all
+    } else {
+        results
     };
     let mut failures = Vec::new();
     let mut proven = Vec::new();

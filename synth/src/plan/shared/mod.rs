@@ -114,8 +114,12 @@ pub const ONE_WARP_MORE_SCRATCH: f64 = 0.8;
 
 /// The scratch bytes that the shared-memory plans of a one-warp CTA go in
 /// rounds of ([`shared_plans_report`]): [`ONE_WARP_ROUND_BYTES`], or the
-/// fewest bytes of `plans` where that is more; `None` for CTAs of more
-/// warps, AMD targets, or a cap (`opt.max_smem`) at or below 2 KB.
+/// fewest bytes of `plans` where that is more (the most rounds, or the
+/// whole tile where no round exists); `None` for CTAs of more warps, AMD
+/// targets, or a cap (`opt.max_smem`) at or below 2 KB. It is the cap
+/// [`shared_plans_report`] used because each enumeration under one cap
+/// yields plans of one scratch size (the fewest rounds that fit,
+/// `chunk_plans`), and the plans of more scratch come from a larger cap.
 pub fn one_warp_round_bytes(an: &Analysis, opt: &SharedOptions, plans: &[Plan]) -> Option<u64> {
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
     if !one_warp || opt.max_smem.is_some_and(|m| m <= ONE_WARP_ROUND_BYTES) {
@@ -160,10 +164,10 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// (or `opt.max_smem` when smaller), in rounds, and the fewest bytes is
 /// then `None` (plans were found); where no plan fits that, the plans
 /// within the fewest bytes any plan reaches (the most rounds the tile
-/// allows, when below `opt.max_smem`). Either way the plans of more scratch
-/// that `opt` allows follow them, for the search to keep only where they
-/// score below [`ONE_WARP_MORE_SCRATCH`] of the best in rounds; where no
-/// round exists, the plans `opt` allows.
+/// allows, when below `opt.max_smem`). Where those go in more than one
+/// round, the plans of more scratch that `opt` allows follow them, for the
+/// search to keep only where they score below [`ONE_WARP_MORE_SCRATCH`] of
+/// the best in rounds; where no round exists, the plans `opt` allows.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
     // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
@@ -193,7 +197,7 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
             // the whole tile fits the cap: these are its plans
             return (out, None);
         }
-        if !out.is_empty() {
+        if !out.is_empty() && opt.max_smem.is_none_or(|m| m > cap) {
             // and the plans of more scratch, which the search keeps only
             // where they score well below these (`ONE_WARP_MORE_SCRATCH`)
             let bits = opt.elem_bits.max(8) as u64;
