@@ -216,7 +216,7 @@ pub fn consider_proving(
             detail,
         });
     }
-    let n = cands.len();
+    let mut n = cands.len();
     let limit = shared_limit.unwrap_or(SHARED_CANDIDATES_PROVEN);
     // Keep every non-shared candidate and the best-scored shared ones.
     let cap = register_cap(conv, opt);
@@ -227,25 +227,23 @@ pub fn consider_proving(
     // its cost, form and register peak serve the ranking and the result
     let counts = crate::plan::pack::NetworkCounts::default();
     let round_bytes = crate::plan::shared::one_warp_round_bytes(&an, opt, &cands);
-    let mut scored: Vec<Scored> = cands
-        .into_par_iter()
-        .map(|p| {
-            let form = p.width_form_with(opt.elem_bits, Some(&counts));
-            let packed = form.1 && opt.elem_bits < 32;
-            let peak = crate::plan::peak_registers(&p, opt.elem_bits, packed).peak;
-            let (score, throughput) = w.score_with(&p, form, opt.elem_bits, cap, conv.num_warps);
-            Scored {
-                rank: Rank {
-                    over: peak > cap,
-                    score,
-                    throughput,
-                },
-                cost: form.0,
-                peak,
-                plan: p,
-            }
-        })
-        .collect();
+    let score_one = |p: Plan| {
+        let form = p.width_form_with(opt.elem_bits, Some(&counts));
+        let packed = form.1 && opt.elem_bits < 32;
+        let peak = crate::plan::peak_registers(&p, opt.elem_bits, packed).peak;
+        let (score, throughput) = w.score_with(&p, form, opt.elem_bits, cap, conv.num_warps);
+        Scored {
+            rank: Rank {
+                over: peak > cap,
+                score,
+                throughput,
+            },
+            cost: form.0,
+            peak,
+            plan: p,
+        }
+    };
+    let mut scored: Vec<Scored> = cands.into_par_iter().map(score_one).collect();
     // One warp: plans of more scratch than the rounds compete only where
     // they score below `ONE_WARP_MORE_SCRATCH` of the best plan in rounds
     // on the same side of the register cap; the others are proven only if
@@ -262,6 +260,30 @@ pub fn consider_proving(
                 .fold(f64::INFINITY, f64::min)
         };
         let (within, any) = (best(false), best(true));
+        // The plans of more scratch, enumerated only where one could score
+        // below the threshold: none can go below the lower bound's 16-byte
+        // accesses and wavefronts (`plan::lower_bound`), each access at the
+        // cheaper of a shared-memory instruction and a `stmatrix`.
+        let lb = crate::plan::lower_bound(&an, opt.elem_bits, w);
+        let floor =
+            w.smem.min(w.stsm) * lb.smem_accesses as f64 + w.wavefront * lb.smem_wavefronts as f64;
+        let in_rounds = scored
+            .iter()
+            .any(|s| shared(&s.plan) && s.plan.rounds.get() > 1);
+        // (a plan within the register cap is measured against the best in
+        // rounds within it, which scores at least `any`)
+        if in_rounds
+            && (!within.is_finite() || floor < crate::plan::shared::ONE_WARP_MORE_SCRATCH * within)
+        {
+            let mut more = crate::plan::shared::one_warp_more_scratch_plans(&an, opt, rb);
+            if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
+                for p in &mut more {
+                    p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
+                }
+            }
+            n += more.len();
+            scored.extend(more.into_par_iter().map(score_one).collect::<Vec<_>>());
+        }
         let (keep, more): (Vec<Scored>, Vec<Scored>) = scored.into_iter().partition(|s| {
             if !shared(&s.plan) || bytes(&s.plan) <= rb {
                 return true;

@@ -119,7 +119,7 @@ pub const ONE_WARP_MORE_SCRATCH: f64 = 0.8;
 /// targets, or a cap (`opt.max_smem`) at or below 2 KB. It is the cap
 /// [`shared_plans_report`] used because each enumeration under one cap
 /// yields plans of one scratch size (the fewest rounds that fit,
-/// `chunk_plans`), and the plans of more scratch come from a larger cap.
+/// `chunk_plans`).
 pub fn one_warp_round_bytes(an: &Analysis, opt: &SharedOptions, plans: &[Plan]) -> Option<u64> {
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
     if !one_warp || opt.max_smem.is_some_and(|m| m <= ONE_WARP_ROUND_BYTES) {
@@ -152,6 +152,21 @@ fn dedup(v: &mut Vec<Vec<u64>>) {
     v.retain(|x| seen.insert(x.clone()));
 }
 
+/// The shared-memory plans of a one-warp CTA with more scratch than the
+/// `cap` its rounds went in ([`one_warp_round_bytes`]): those `opt` allows
+/// (the whole tile, or fewer rounds). The search scores them against the
+/// rounds and keeps those below [`ONE_WARP_MORE_SCRATCH`] of the best.
+pub fn one_warp_more_scratch_plans(an: &Analysis, opt: &SharedOptions, cap: u64) -> Vec<Plan> {
+    if opt.max_smem.is_some_and(|m| m <= cap) {
+        return vec![];
+    }
+    let bits = opt.elem_bits.max(8) as u64;
+    shared_plans_inner(an, opt, &mut None, false)
+        .into_iter()
+        .filter(|p| p.smem_elems * bits / 8 > cap)
+        .collect()
+}
+
 /// Every feasible shared-memory plan for `an` under `opt`.
 pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
     shared_plans_report(an, opt).0
@@ -164,10 +179,10 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// (or `opt.max_smem` when smaller), in rounds, and the fewest bytes is
 /// then `None` (plans were found); where no plan fits that, the plans
 /// within the fewest bytes any plan reaches (the most rounds the tile
-/// allows, when below `opt.max_smem`). Where those go in more than one
-/// round, the plans of more scratch that `opt` allows follow them, for the
-/// search to keep only where they score below [`ONE_WARP_MORE_SCRATCH`] of
-/// the best in rounds; where no round exists, the plans `opt` allows.
+/// allows, when below `opt.max_smem`); where no round exists, the plans
+/// `opt` allows. The search adds the plans of more scratch
+/// ([`one_warp_more_scratch_plans`]) where they could score below
+/// [`ONE_WARP_MORE_SCRATCH`] of the best in rounds.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
     // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
     let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
@@ -178,7 +193,6 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
         };
         let mut least = None;
         let mut out = shared_plans_inner(an, &small, &mut least, false);
-        let mut cap = ONE_WARP_ROUND_BYTES;
         // No plan goes in 2 KB rounds (a 32-bit 64x64 tile has two register
         // bits common to both layouts: four rounds of 4 KB at most): the
         // plans at the most rounds the tile allows, as Triton 3.6 sizes such
@@ -190,22 +204,9 @@ pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Op
                     ..*opt
                 };
                 out = shared_plans_inner(an, &most_rounds, &mut None, false);
-                cap = fewest;
             }
         }
-        if !out.is_empty() && out.iter().all(|p| p.rounds.get() <= 1) {
-            // the whole tile fits the cap: these are its plans
-            return (out, None);
-        }
-        if !out.is_empty() && opt.max_smem.is_none_or(|m| m > cap) {
-            // and the plans of more scratch, which the search keeps only
-            // where they score well below these (`ONE_WARP_MORE_SCRATCH`)
-            let bits = opt.elem_bits.max(8) as u64;
-            out.extend(
-                shared_plans_inner(an, opt, &mut None, false)
-                    .into_iter()
-                    .filter(|p| p.smem_elems * bits / 8 > cap),
-            );
+        if !out.is_empty() {
             return (out, None);
         }
     }
