@@ -185,11 +185,15 @@ pub fn consider_proving(
         return Err(e);
     }
     let mut cands = candidates(&an, choice, opt);
-    if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
-        for p in &mut cands {
-            p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
+    let packing = crate::plan::pack::pack_maps(&an, opt.elem_bits);
+    let set_packing = |plans: &mut Vec<Plan>| {
+        if let Some((ps, pd)) = &packing {
+            for p in plans {
+                p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
+            }
         }
-    }
+    };
+    set_packing(&mut cands);
     if cands.is_empty() && choice != StrategyChoice::Shuffle && !choice.is_cluster() {
         if let (Some(max), (_, Some(need))) = (opt.max_smem, shared_plans_report(&an, opt)) {
             return Err(PlanError::SmemTooLarge {
@@ -250,7 +254,7 @@ pub fn consider_proving(
     // no kept candidate passes the simulator.
     let mut dropped: Vec<Scored> = Vec::new();
     if let Some(rb) = round_bytes {
-        let bytes = |p: &Plan| p.smem_elems * opt.elem_bits.max(8) as u64 / 8;
+        let bytes = |p: &Plan| p.smem_bytes(opt.elem_bits);
         let shared = |p: &Plan| p.kind == crate::plan::Kind::Shared;
         let best = |over_too: bool| {
             scored
@@ -276,11 +280,7 @@ pub fn consider_proving(
             && (!within.is_finite() || floor < crate::plan::shared::ONE_WARP_MORE_SCRATCH * within)
         {
             let mut more = crate::plan::shared::one_warp_more_scratch_plans(&an, opt, rb);
-            if let Some((ps, pd)) = crate::plan::pack::pack_maps(&an, opt.elem_bits) {
-                for p in &mut more {
-                    p.pack = Some((opt.elem_bits, ps.clone(), pd.clone()));
-                }
-            }
+            set_packing(&mut more);
             n += more.len();
             scored.extend(more.into_par_iter().map(score_one).collect::<Vec<_>>());
         }

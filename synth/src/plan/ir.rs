@@ -826,6 +826,11 @@ impl Serialize for Rounds {
 }
 
 impl Plan {
+    /// Shared-memory scratch in bytes for `bits`-bit elements (0 without
+    /// scratch).
+    pub fn smem_bytes(&self, bits: u32) -> u64 {
+        self.smem_elems * bits as u64 / 8
+    }
     /// Whether the helper form to use for elements of `bits` is the packed
     /// one (32-bit words in registers, `super::pack`): for 8- and 16-bit
     /// shared-memory plans whose register arrays fill whole words, and for

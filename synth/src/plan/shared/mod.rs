@@ -121,15 +121,13 @@ pub const ONE_WARP_MORE_SCRATCH: f64 = 0.8;
 /// yields plans of one scratch size (the fewest rounds that fit,
 /// `chunk_plans`).
 pub fn one_warp_round_bytes(an: &Analysis, opt: &SharedOptions, plans: &[Plan]) -> Option<u64> {
-    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
-    if !one_warp || opt.max_smem.is_some_and(|m| m <= ONE_WARP_ROUND_BYTES) {
+    if !one_warp_rounds(an, opt) {
         return None;
     }
-    let bits = opt.elem_bits.max(8) as u64;
     plans
         .iter()
         .filter(|p| p.kind == crate::plan::Kind::Shared)
-        .map(|p| p.smem_elems * bits / 8)
+        .map(|p| p.smem_bytes(opt.elem_bits))
         .min()
         .map(|least| least.max(ONE_WARP_ROUND_BYTES))
 }
@@ -160,11 +158,21 @@ pub fn one_warp_more_scratch_plans(an: &Analysis, opt: &SharedOptions, cap: u64)
     if opt.max_smem.is_some_and(|m| m <= cap) {
         return vec![];
     }
-    let bits = opt.elem_bits.max(8) as u64;
     shared_plans_inner(an, opt, &mut None, false)
         .into_iter()
-        .filter(|p| p.smem_elems * bits / 8 > cap)
+        .filter(|p| p.smem_bytes(opt.elem_bits) > cap)
         .collect()
+}
+
+/// Whether `an`'s shared-memory plans go in one-warp rounds
+/// ([`ONE_WARP_ROUND_BYTES`]): a CTA of one warp on NVIDIA (measured on an
+/// H100; AMD one-wave plans take the whole tile) whose cap
+/// (`opt.max_smem`) is above 2 KB.
+fn one_warp_rounds(an: &Analysis, opt: &SharedOptions) -> bool {
+    an.src.hw.warp == 0
+        && an.dst.hw.warp == 0
+        && opt.amd.is_none()
+        && opt.max_smem.is_none_or(|m| m > ONE_WARP_ROUND_BYTES)
 }
 
 /// Every feasible shared-memory plan for `an` under `opt`.
@@ -184,9 +192,7 @@ pub fn shared_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// ([`one_warp_more_scratch_plans`]) where they could score below
 /// [`ONE_WARP_MORE_SCRATCH`] of the best in rounds.
 pub fn shared_plans_report(an: &Analysis, opt: &SharedOptions) -> (Vec<Plan>, Option<u64>) {
-    // measured on NVIDIA (H100); AMD one-wave plans take the whole tile
-    let one_warp = an.src.hw.warp == 0 && an.dst.hw.warp == 0 && opt.amd.is_none();
-    if one_warp && opt.max_smem.is_none_or(|m| m > ONE_WARP_ROUND_BYTES) {
+    if one_warp_rounds(an, opt) {
         let small = SharedOptions {
             max_smem: Some(ONE_WARP_ROUND_BYTES),
             ..*opt
