@@ -25,14 +25,18 @@ test:
 	 grep -o 'GPU-TEST SKIPPED.*' $(OUT)/test.log | sed -n 1p; \
 	 exit $$(cat $(OUT)/test.rc)
 	@echo "GPU check of the bundled pairs (skipped, and said so, without a GPU):"
-	$(CARGO) run -q -- verify --ttgir corpus/pairs.mlir > /dev/null
+	@# the binary the tests ran: `cargo run` would build it again (40 s on 2
+	@# cores), with the dependency features of a build without tests
+	target/debug/warpforge verify --ttgir corpus/pairs.mlir > /dev/null
 	@./scripts/verify_resources.sh target/debug/warpforge $(OUT) $(RESOURCES_TEST)
 	@./scripts/verify_hip.sh target/debug/warpforge $(OUT) $(AMD_TEST)
 
 # No GPU needed: every corpus, stress, Triton-test (tests/data/triton_lowerings.ttgir)
 # and random (tests/data/random_s*.ttgir, scripts/random_conversions.py) helper's
 # check and loop kernels compiled by NVRTC 13.0 for sm_90
-# (`verify --compile-only`, one process per file, JOBS at a time), failing a
+# (`verify --compile-only`, one process per file, JOBS at a time, each
+# compiling its module in parallel parts; the files that take longest, the
+# stress and Triton-test files, first), failing a
 # helper whose loop body or one-shot kernel spills where its data leaves room
 # (unless ptxas spilled by choice and the kernel has no spill under
 # `__launch_bounds__(threads, 1)`) or whose scratch exceeds the target's. Fetches NVIDIA's NVRTC, header, cuobjdump
@@ -41,14 +45,14 @@ test:
 # `make test` checks the corpus and the stress files (about 1,500 cases) with
 # the debug binary it has just built; `make verify-resources` and `make
 # check-all` add Triton's layout tests and the random files (about 7,600).
-RESOURCES_TEST := $(CORPUS) $(wildcard tests/data/stress_w*.ttgir)
+RESOURCES_TEST := $(wildcard tests/data/stress_w*.ttgir) $(CORPUS)
 # AMD: every helper of the generated AMD corpus (gfx942, gfx950, gfx1100; 400
 # conversions) compiled as HIP for its target by clang (the ziglang wheel,
 # fetched into $(OUT)/hip-tools once; without network, a visible skip):
 # scripts/verify_hip.sh. `make check-all` adds Triton's AMD layout tests.
 AMD_TEST := $(wildcard corpus/real/amd/*/*.ttgir)
 AMD_ALL := $(AMD_TEST) $(wildcard tests/data/triton_tests/amd/*.ttgir)
-RESOURCES_ALL := tests/data/triton_lowerings.ttgir $(RESOURCES_TEST) $(wildcard tests/data/random_s*.ttgir)
+RESOURCES_ALL := tests/data/triton_lowerings.ttgir $(wildcard tests/data/random_s*.ttgir) $(RESOURCES_TEST)
 verify-resources: build
 	@mkdir -p $(OUT)
 	@./scripts/verify_resources.sh $(BIN) $(OUT) $(RESOURCES_ALL)

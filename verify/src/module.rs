@@ -1,6 +1,6 @@
 //! The check module: the forms a helper is checked in ([`Form`]), its check
 //! and loop kernels' names, the CUDA source of every kernel of a run
-//! ([`module_source`]) and its compile ([`compile_module`]).
+//! ([`case_kernels`]) and its compile in parallel parts ([`compile_module`]).
 
 use crate::compile::{compile_cubin_logged, cuda_include_dirs, ptxas_resources, PtxasResources};
 use crate::dtype::{ctype, vector_ctype};
@@ -11,6 +11,7 @@ use kernels::{
     emit_test_kernel_packed_inplace, emit_test_kernel_vector, emit_test_kernel_words,
     EmittedHelper,
 };
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// What a form's arrays hold.
@@ -173,21 +174,10 @@ pub(crate) fn loop_cap(max_registers: Option<u32>, threads: u32) -> Option<u32> 
     max_registers.map(|_| synth::plan::capped_register_limit(max_registers, threads))
 }
 
-/// The CUDA module that checks every case for every dtype: `header`, then
-/// per case, dtype and form ([`forms`]) a one-shot check kernel and a
-/// register-budget loop kernel. `half`: f16 as `__half` (with
-/// `cuda_fp16.h`), else as its 16-bit payload. Cluster cases are left out
-/// below sm_90 (their PTX would fail the whole module). Loop kernels are
-/// compiled under `__maxnreg__` with `max_registers`, else under their
-/// launch bounds.
-pub(crate) fn module_source(
-    header: &str,
-    cases: &[GpuCase],
-    dtypes: &[DType],
-    max_registers: Option<u32>,
-    sm: (i32, i32),
-    half: bool,
-) -> Result<String, VerifyError> {
+/// What every part of a check module starts with: `cuda_fp16.h` where
+/// `half`, the cluster contract check where a case runs on a cluster, and
+/// `header`.
+fn module_prelude(header: &str, cases: &[GpuCase], half: bool) -> String {
     let mut src = String::new();
     if half {
         src.push_str("#include <cuda_fp16.h>\n");
@@ -197,49 +187,120 @@ pub(crate) fn module_source(
         src.push_str("#define WARPFORGE_CHECK_CLUSTER 1\n");
     }
     src.push_str(header);
-    for c in cases
-        .iter()
-        .filter(|c| cluster_ctas(c.analysis) == 1 || sm.0 >= 9)
-    {
-        for &d in dtypes {
-            let ct = ctype(d, half);
-            for f in forms(c.helper, d) {
-                let name = kernel_name(c.helper, d, f);
-                let k = check_kernel(c.helper, d, ct, f, &name)?;
-                src.push_str(&k.unwrap_or_default());
-                let bits = (f.arrays == Arrays::Packed).then_some(d.bits());
-                let name = loop_kernel_name(c.helper, d, f);
-                let cap = loop_cap(max_registers, c.helper.threads);
-                let k = if f.arrays == Arrays::Vector {
-                    let vt = vector_ctype(ct);
-                    emit_loop_kernel_vector(c.helper, d.bits(), vt, &name, f.inplace, cap)?
-                } else if let Some(w) = f.words {
-                    emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
-                } else if f.inplace {
-                    emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
-                } else {
-                    emit_loop_kernel(c.helper, ct, bits, &name, cap)?
-                };
-                src.push_str(&k.unwrap_or_default());
+    src
+}
+
+/// The kernels of the check module, one string per case (in the order of
+/// `cases`): per dtype and form ([`forms`]) a one-shot check kernel and a
+/// register-budget loop kernel. `half`: f16 as `__half` (with
+/// `cuda_fp16.h` in [`module_prelude`]), else as its 16-bit payload.
+/// Loop kernels are compiled under `__maxnreg__` with `max_registers`,
+/// else under their launch bounds. A cluster case has none below sm_90
+/// (its PTX would fail the module).
+fn case_kernels(
+    cases: &[GpuCase],
+    dtypes: &[DType],
+    max_registers: Option<u32>,
+    sm: (i32, i32),
+    half: bool,
+) -> Result<Vec<String>, VerifyError> {
+    let mut out = Vec::with_capacity(cases.len());
+    for c in cases {
+        let mut src = String::new();
+        if cluster_ctas(c.analysis) == 1 || sm.0 >= 9 {
+            for &d in dtypes {
+                let ct = ctype(d, half);
+                for f in forms(c.helper, d) {
+                    let name = kernel_name(c.helper, d, f);
+                    let k = check_kernel(c.helper, d, ct, f, &name)?;
+                    src.push_str(&k.unwrap_or_default());
+                    let bits = (f.arrays == Arrays::Packed).then_some(d.bits());
+                    let name = loop_kernel_name(c.helper, d, f);
+                    let cap = loop_cap(max_registers, c.helper.threads);
+                    let k = if f.arrays == Arrays::Vector {
+                        let vt = vector_ctype(ct);
+                        emit_loop_kernel_vector(c.helper, d.bits(), vt, &name, f.inplace, cap)?
+                    } else if let Some(w) = f.words {
+                        emit_loop_kernel_words(c.helper, ct, d.bits(), &name, w, cap)?
+                    } else if f.inplace {
+                        emit_loop_kernel_inplace(c.helper, ct, bits, &name, cap)?
+                    } else {
+                        emit_loop_kernel(c.helper, ct, bits, &name, cap)?
+                    };
+                    src.push_str(&k.unwrap_or_default());
+                }
             }
         }
+        out.push(src);
     }
-    Ok(src)
+    Ok(out)
+}
+
+/// The check module cut into at most `parts` modules
+/// that NVRTC compiles in parallel (ptxas compiles one module on one
+/// core): each is `prelude` and the kernels of some cases, a case's
+/// kernels all in one part, the parts balanced by the length of their
+/// kernels' source (longest case first, each to the part with the least
+/// so far: Graham's LPT rule, within 4/3 of the best balance). Within a
+/// part the cases keep their order. No part for a case without kernels;
+/// one part (the prelude alone) where no case has any.
+fn module_parts(prelude: &str, kernels: &[String], parts: usize) -> Vec<String> {
+    let mut order: Vec<usize> = (0..kernels.len())
+        .filter(|&i| !kernels[i].is_empty())
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(kernels[i].len()));
+    let n = parts.clamp(1, order.len().max(1));
+    let mut load = vec![0usize; n];
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in order {
+        let p = (0..n).min_by_key(|&p| (load[p], p)).unwrap_or(0);
+        load[p] += kernels[i].len();
+        members[p].push(i);
+    }
+    let mut out: Vec<String> = members
+        .into_iter()
+        .filter(|m| !m.is_empty())
+        .map(|mut m| {
+            m.sort_unstable();
+            let mut src = prelude.to_string();
+            for i in m {
+                src.push_str(&kernels[i]);
+            }
+            src
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(prelude.to_string());
+    }
+    out
+}
+
+/// One NVRTC module of a check module ([`module_parts`]): its source and
+/// CUBIN.
+pub(crate) struct ModulePart {
+    pub(crate) source: String,
+    pub(crate) cubin: Vec<u8>,
 }
 
 /// A compiled check module ([`compile_module`]).
 pub(crate) struct CompiledModule {
+    /// The whole module's source: the prelude and every case's kernels
+    /// ([`case_kernels`]), for reports and for compiling kernels again.
     pub(crate) source: String,
-    pub(crate) cubin: Vec<u8>,
+    /// The modules it was compiled as; every kernel is in exactly one.
+    pub(crate) parts: Vec<ModulePart>,
     /// f16 as `__half` (else as its 16-bit payload).
     pub(crate) half: bool,
-    /// ptxas's report per kernel ([`ptxas_resources`]).
+    /// ptxas's report per kernel ([`ptxas_resources`]), of every part.
     pub(crate) ptxas: BTreeMap<String, PtxasResources>,
 }
 
-/// Compile [`module_source`] with NVRTC for `sm`, with `cuda_fp16.h` when
+/// Compile the module that checks every case for every dtype
+/// ([`module_prelude`], [`case_kernels`]) with NVRTC for `sm`, with `cuda_fp16.h` when
 /// `dtypes` has f16 and it compiles here (else f16 as its 16-bit payload,
-/// with a note).
+/// with a note): in parts ([`module_parts`], as many as rayon has threads:
+/// `RAYON_NUM_THREADS`, else the cores), compiled in parallel. Errors: a
+/// part that does not compile (the first in part order).
 pub(crate) fn compile_module(
     header: &str,
     cases: &[GpuCase],
@@ -249,30 +310,41 @@ pub(crate) fn compile_module(
     notes: &mut Vec<String>,
 ) -> Result<CompiledModule, VerifyError> {
     let includes = cuda_include_dirs();
-    let build = |half: bool| module_source(header, cases, dtypes, max_registers, sm, half);
-    let want_half = dtypes.contains(&DType::F16);
-    match build(want_half).and_then(|s| compile_cubin_logged(&s, sm, &includes).map(|c| (s, c))) {
-        Ok((source, (cubin, log))) => Ok(CompiledModule {
+    let build = |half: bool| -> Result<CompiledModule, VerifyError> {
+        let kernels = case_kernels(cases, dtypes, max_registers, sm, half)?;
+        let prelude = module_prelude(header, cases, half);
+        let sources = module_parts(&prelude, &kernels, rayon::current_num_threads());
+        let compiled: Vec<(String, Vec<u8>, String)> = sources
+            .into_par_iter()
+            .map(|s| compile_cubin_logged(&s, sm, &includes).map(|(c, log)| (s, c, log)))
+            .collect::<Result<_, _>>()?;
+        let mut ptxas = BTreeMap::new();
+        let mut parts = Vec::with_capacity(compiled.len());
+        for (source, cubin, log) in compiled {
+            ptxas.extend(ptxas_resources(&log));
+            parts.push(ModulePart { source, cubin });
+        }
+        let mut source = prelude;
+        for k in &kernels {
+            source.push_str(k);
+        }
+        Ok(CompiledModule {
             source,
-            cubin,
-            half: want_half,
-            ptxas: ptxas_resources(&log),
-        }),
+            parts,
+            half,
+            ptxas,
+        })
+    };
+    let want_half = dtypes.contains(&DType::F16);
+    match build(want_half) {
         Err(e) if want_half => {
             notes.push(format!(
                 "f16 checked as its 16-bit payload (unsigned short): cuda_fp16.h did not compile here ({})",
                 e.to_string().lines().filter(|l| l.contains("error")).take(2).collect::<Vec<_>>().join(" / ")
             ));
-            let s = build(false)?;
-            let (cubin, log) = compile_cubin_logged(&s, sm, &includes)?;
-            Ok(CompiledModule {
-                source: s,
-                cubin,
-                half: false,
-                ptxas: ptxas_resources(&log),
-            })
+            build(false)
         }
-        Err(e) => Err(e),
+        r => r,
     }
 }
 
@@ -353,5 +425,38 @@ mod tests {
         assert!(emit_test_kernel_words(&h, "int", 32, "k", "src")
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn module_parts_hold_every_case_once_balanced_and_in_order() {
+        let kernels: Vec<String> = [
+            "a".repeat(90),
+            String::new(),
+            "b".repeat(50),
+            "c".repeat(40),
+            "d".repeat(10),
+        ]
+        .into_iter()
+        .collect();
+        // LPT: 90 | 50, then 40 to the lighter part (90 | 90), then 10 to the
+        // first of the tied; cases keep their order in a part
+        let p = module_parts("P;", &kernels, 2);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0], format!("P;{}{}", "a".repeat(90), "d".repeat(10)));
+        assert_eq!(p[1], format!("P;{}{}", "b".repeat(50), "c".repeat(40)));
+        // never more parts than cases with kernels, never none
+        assert_eq!(module_parts("P;", &kernels, 16).len(), 4);
+        assert_eq!(module_parts("P;", &kernels, 0).len(), 1);
+        assert_eq!(
+            module_parts("P;", &[String::new()], 4),
+            vec!["P;".to_string()]
+        );
+        // every kernel once over all parts
+        let all: String = module_parts("", &kernels, 3).concat();
+        let mut got: Vec<char> = all.chars().collect();
+        let mut want: Vec<char> = kernels.concat().chars().collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 }

@@ -29,7 +29,7 @@ pub struct MinBlocksRecheck {
 }
 
 /// The CUDA text of kernel `name` in a module `source` built by
-/// [`module_source`](crate::module::module_source) (from its `extern "C"` line to the next kernel's),
+/// [`compile_module`](crate::module::compile_module) (its whole source, from its `extern "C"` line to the next kernel's),
 /// with its `__launch_bounds__(threads)` made `__launch_bounds__(threads,
 /// 1)`. `None`: no such kernel under those launch bounds (a loop kernel
 /// under `__maxnreg__`).

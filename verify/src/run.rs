@@ -8,7 +8,7 @@ use crate::dtype::ctype;
 use crate::launch::{device_smem_optin, driver_err, launch_refusal};
 use crate::module::{
     compile_module, data_registers, dtype_forms, kernel_name, loop_cap, loop_kernel_name,
-    CompiledModule, Form,
+    CompiledModule, Form, ModulePart,
 };
 use crate::occupancy::recheck_min_blocks;
 use crate::{
@@ -74,20 +74,27 @@ pub fn verify_on_gpu_for(
     let t0 = std::time::Instant::now();
     let CompiledModule {
         source: src,
-        cubin,
+        parts,
         half,
         ..
     } = compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
-    let image = module_image(&src, &cubin, sm, gpu.sm, &mut notes)?;
+    let images = parts
+        .iter()
+        .map(|p| module_image(&p.source, &p.cubin, sm, gpu.sm, &mut notes))
+        .collect::<Result<Vec<_>, _>>()?;
     let compile_seconds = t0.elapsed().as_secs_f64();
-    let sass = sass_of(&cubin);
+    let sass = sass_of_parts(&parts);
     if sass.is_none() {
         notes.push("cuobjdump not found or failed: no SASS counts".into());
     }
     let ctx = CudaContext::new(0).map_err(driver_err)?;
+    let modules = images
+        .into_iter()
+        .map(|i| ctx.load_module(i).map_err(driver_err))
+        .collect::<Result<Vec<_>, _>>()?;
     let run = GpuRun {
         stream: ctx.default_stream(),
-        module: ctx.load_module(image).map_err(driver_err)?,
+        modules,
         max_smem: device_smem_optin(&ctx)?,
         sm: gpu.sm,
         half,
@@ -111,10 +118,10 @@ pub fn verify_on_gpu_for(
     })
 }
 
-/// What the driver loads for a module compiled for `sm` on a GPU of
-/// `gpu_sm`: its CUBIN when they are the same, else (with a note) the
-/// module `src` compiled again as `compute_<sm>` PTX, which the driver
-/// compiles for this GPU.
+/// What the driver loads for a module (one part of a check module)
+/// compiled for `sm` on a GPU of `gpu_sm`: its CUBIN when they are the
+/// same, else (with a note, once) the module `src` compiled again as
+/// `compute_<sm>` PTX, which the driver compiles for this GPU.
 fn module_image(
     src: &str,
     cubin: &[u8],
@@ -125,18 +132,36 @@ fn module_image(
     if sm == gpu_sm {
         return Ok(Ptx::from_binary(cubin.to_vec()));
     }
-    notes.push(format!(
+    let note = format!(
         "compiled for sm_{}{} (SASS counts and registers of that target) and run on this sm_{}{} GPU as compute_{}{} PTX",
         sm.0, sm.1, gpu_sm.0, gpu_sm.1, sm.0, sm.1
-    ));
+    );
+    if !notes.contains(&note) {
+        notes.push(note);
+    }
     Ok(Ptx::from_src(nvrtc_ptx(src, sm, &cuda_include_dirs())?))
 }
 
-/// A check module loaded on the GPU, with what every case's result of the
-/// run takes from it.
+/// `cuobjdump -sass` of every part ([`sass_of`], in parallel): the texts
+/// one after another and the counts of every kernel; `None` where any part
+/// has none.
+fn sass_of_parts(parts: &[ModulePart]) -> Sass {
+    use rayon::prelude::*;
+    let each: Vec<Sass> = parts.par_iter().map(|p| sass_of(&p.cubin)).collect();
+    let mut text = String::new();
+    let mut counts = BTreeMap::new();
+    for (t, c) in each.into_iter().collect::<Option<Vec<_>>>()? {
+        text.push_str(&t);
+        counts.extend(c);
+    }
+    Some((text, counts))
+}
+
+/// A check module loaded on the GPU (its parts, [`CompiledModule::parts`]),
+/// with what every case's result of the run takes from it.
 struct GpuRun<'a> {
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    modules: Vec<Arc<CudaModule>>,
     /// Dynamic shared memory a block may opt in to ([`device_smem_optin`]).
     max_smem: u64,
     /// The GPU's compute capability.
@@ -189,10 +214,7 @@ impl GpuRun<'_> {
         if let Some(why) = launch_refusal(smem, self.max_smem, cluster, self.sm, "the device") {
             return Err(why);
         }
-        let f = self
-            .module
-            .load_function(kn)
-            .map_err(|e| driver_err(e).to_string())?;
+        let f = self.function(kn).map_err(|e| driver_err(e).to_string())?;
         if smem > 48 * 1024 {
             f.set_attribute(
                 cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -230,10 +252,28 @@ impl GpuRun<'_> {
         }
     }
 
+    /// Kernel `name` from the part that has it. Errors: no part has it
+    /// (the last part's error).
+    fn function(
+        &self,
+        name: &str,
+    ) -> Result<cudarc::driver::CudaFunction, cudarc::driver::DriverError> {
+        let mut last = None;
+        for m in &self.modules {
+            match m.load_function(name) {
+                Ok(f) => return Ok(f),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or(cudarc::driver::DriverError(
+            cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND,
+        )))
+    }
+
     /// Registers per thread of kernel `name` (`CU_FUNC_ATTRIBUTE_NUM_REGS`);
     /// `None` where the module has no such kernel.
     fn registers(&self, name: &str) -> Option<i32> {
-        self.module.load_function(name).ok().and_then(|f| {
+        self.function(name).ok().and_then(|f| {
             f.get_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
                 .ok()
         })
@@ -275,12 +315,12 @@ pub fn compile_only(
     let t0 = std::time::Instant::now();
     let CompiledModule {
         source: src,
-        cubin,
+        parts,
         half,
         ptxas,
     } = compile_module(header, cases, dtypes, max_registers, sm, &mut notes)?;
     let compile_seconds = t0.elapsed().as_secs_f64();
-    let sass = sass_of(&cubin);
+    let sass = sass_of_parts(&parts);
     if sass.is_none() {
         notes.push(
             "cuobjdump not found or failed: no SASS counts, and a loop kernel's spills all count as in its loop body".into(),
