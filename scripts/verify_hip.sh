@@ -27,8 +27,10 @@ if [ -z "${WARPFORGE_HIP_CLANG:-}" ]; then
       exit 0
     fi
   fi
-  export PYTHONPATH="$tools${PYTHONPATH:+:$PYTHONPATH}"
-  export WARPFORGE_HIP_CLANG="python3 -m ziglang clang"
+  # the wheel's zig itself (what `python3 -m ziglang` execs): no Python
+  # start, no version-manager shims, twice per file (0.5 s of 1.0 s a file
+  # on the 2-core CI machine)
+  export WARPFORGE_HIP_CLANG="$(cd "$tools" && pwd)/ziglang/zig clang"
 fi
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export wf out
