@@ -5,7 +5,8 @@ bench` times warpforge's helpers (shipped inside the warpforge binary; run by
 
 usage: triton_peer.py CASES.json START ITERS RUNS CTAS OUTDIR
 
-For each case from index START of CASES.json (a list of {id, shape [M, N],
+For each case from index START of CASES.json (a list of {id, shape (any rank:
+a 1-D tensor is timed as [1, N], a rank above 2 with its last dims folded, as_2d),
 warps, bits, ctas, src, dst}, layouts as {register, lane, warp, block}
 bases; `ctas` > 1: the tensor spans the CTAs of a cluster, compiled with
 `num_ctas`), builds
@@ -56,13 +57,40 @@ def loop(x_ptr, y_ptr, M: ttgl.constexpr, N: ttgl.constexpr, src: ttgl.constexpr
     ttgl.store(y_ptr + pid * M * N + om * N + on, x)
 
 
-def as_2d(bases, rank):
-    return [[0, b[0]] if rank == 1 else list(b) for b in bases]
+def as_2d(bases, shape):
+    """Bases of a layout of `shape` (any rank) as bases of the 2-D harness tensor `shape_2d`:
+    [N] -> [1, N]; a rank above 2 folds its last two dims into one while it is above 2
+    ([.., P, Q] -> [.., P * Q], coordinate (.., p, q) -> (.., p * Q + q)): with power-of-two
+    dims the row-major offset is linear over GF(2), so the folded layout moves the same
+    elements between the same registers, lanes and warps."""
+    out = []
+    for b in bases:
+        v, dims = list(b), list(shape)
+        if len(v) == 1:
+            v = [0, v[0]]
+        while len(v) > 2:
+            *head, p, q = v
+            *hd, _, dq = dims
+            v, dims = head + [p * dq + q], hd + [dims[-2] * dq]
+        out.append(v)
+    return out
 
 
-def layout(side, shape, rank):
-    return ttgl.DistributedLinearLayout(as_2d(side["register"], rank), as_2d(side["lane"], rank),
-                                        as_2d(side["warp"], rank), as_2d(side.get("block", []), rank), shape)
+def shape_2d(shape):
+    """The 2-D harness shape of a tensor of `shape` ([`as_2d`])."""
+    if len(shape) == 1:
+        return [1, shape[0]]
+    dims = list(shape)
+    while len(dims) > 2:
+        *head, p, q = dims
+        dims = head + [p * q]
+    return dims
+
+
+def layout(side, shape):
+    return ttgl.DistributedLinearLayout(as_2d(side["register"], shape), as_2d(side["lane"], shape),
+                                        as_2d(side["warp"], shape), as_2d(side.get("block", []), shape),
+                                        shape_2d(shape))
 
 
 def median_ms(f, runs):
@@ -105,9 +133,8 @@ def launch_info(k):
 
 
 def run(c, iters, runs, ctas, outdir):
-    rank = len(c["shape"])
-    M, N = (1, c["shape"][0]) if rank == 1 else c["shape"]
-    src, dst = layout(c["src"], [M, N], rank), layout(c["dst"], [M, N], rank)
+    M, N = shape_2d(c["shape"])
+    src, dst = layout(c["src"], c["shape"]), layout(c["dst"], c["shape"])
     dt, nw = DT[c["bits"]], c["warps"]
     # a cluster case: Triton's multi-CTA compile (it may refuse the conversion)
     kw = {"num_ctas": c["ctas"]} if c.get("ctas", 1) > 1 else {}
