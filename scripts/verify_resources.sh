@@ -36,9 +36,11 @@ export CUDA_HOME="$root"
 # a fresh clone (CI) starts empty. WARPFORGE_NVRTC_CACHE= (empty) turns it off.
 export WARPFORGE_NVRTC_CACHE="${WARPFORGE_NVRTC_CACHE-$out/nvrtc-cache}"
 mkdir -p "$out/resources"
-# one process per file, $JOBS at a time (default: the cores; NVRTC compiles
-# one module on one core), reported in the order given
+# one process per file, $JOBS at a time (default: the cores), reported in the
+# order given; each process compiles its module in RAYON_NUM_THREADS parts at
+# once (default here 2: with JOBS processes, about twice the cores compiling)
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-2}"
 export wf out
 status=0
 for f in "$@"; do

@@ -424,7 +424,8 @@ fn by_target(
     all.ok_or_else(|| anyhow!("no conversion was served: nothing to check on the GPU"))
 }
 
-/// Compile every helper into one NVRTC module and check each element type.
+/// Compile every helper into one check module (NVRTC, in parallel parts)
+/// and check each element type.
 /// With `max_registers`, the register-budget loop kernels are compiled
 /// under that cap (`verify::verify_on_gpu`).
 fn on_gpu(

@@ -313,11 +313,37 @@ pub(crate) fn compile_module(
     let build = |half: bool| -> Result<CompiledModule, VerifyError> {
         let kernels = case_kernels(cases, dtypes, max_registers, sm, half)?;
         let prelude = module_prelude(header, cases, half);
-        let sources = module_parts(&prelude, &kernels, rayon::current_num_threads());
-        let compiled: Vec<(String, Vec<u8>, String)> = sources
-            .into_par_iter()
-            .map(|s| compile_cubin_logged(&s, sm, &includes).map(|(c, log)| (s, c, log)))
-            .collect::<Result<_, _>>()?;
+        let threads = rayon::current_num_threads();
+        let sources = module_parts(&prelude, &kernels, threads);
+        let n = sources.len();
+        // NVRTC on threads of its own with the main thread's 8 MiB stacks
+        // (rayon's default is 2 MiB; a part can hold a large tile's kernels)
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.min(n).max(1))
+            .stack_size(8 << 20)
+            .build()
+            .map_err(|e| VerifyError::Compile(format!("no compile threads: {e}")))?;
+        let results: Vec<Result<(String, Vec<u8>, String), VerifyError>> = pool.install(|| {
+            sources
+                .into_par_iter()
+                .map(|s| compile_cubin_logged(&s, sm, &includes).map(|(c, log)| (s, c, log)))
+                .collect()
+        });
+        let mut compiled = Vec::with_capacity(n);
+        for (i, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(c) => compiled.push(c),
+                // the first failing part in part order, named (its line
+                // numbers are of that part's source)
+                Err(VerifyError::Compile(e)) if n > 1 => {
+                    return Err(VerifyError::Compile(format!(
+                        "part {} of {n} of the check module: {e}",
+                        i + 1
+                    )))
+                }
+                Err(e) => return Err(e),
+            }
+        }
         let mut ptxas = BTreeMap::new();
         let mut parts = Vec::with_capacity(compiled.len());
         for (source, cubin, log) in compiled {

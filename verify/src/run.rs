@@ -32,7 +32,8 @@ pub struct GpuCase<'a> {
     pub analysis: &'a Analysis,
 }
 
-/// Compile every case for every dtype into one module, run, compare. With
+/// Compile every case for every dtype into one check module (in parallel
+/// parts, [`compile_module`]), run, compare. With
 /// `max_registers = Some(n)` the register-budget loop kernels are compiled
 /// under `__maxnreg__(n)` (the limit of a kernel that keeps registers of
 /// its own) instead of their launch bounds, and their spills are judged
@@ -252,22 +253,23 @@ impl GpuRun<'_> {
         }
     }
 
-    /// Kernel `name` from the part that has it. Errors: no part has it
-    /// (the last part's error).
+    /// Kernel `name` from the part that has it. Errors: the first driver
+    /// error other than "not found", else not found.
     fn function(
         &self,
         name: &str,
     ) -> Result<cudarc::driver::CudaFunction, cudarc::driver::DriverError> {
-        let mut last = None;
+        use cudarc::driver::{sys::CUresult, DriverError};
+        let mut err = DriverError(CUresult::CUDA_ERROR_NOT_FOUND);
         for m in &self.modules {
             match m.load_function(name) {
                 Ok(f) => return Ok(f),
-                Err(e) => last = Some(e),
+                // a real driver error outranks "not in this part"
+                Err(e) if err.0 == CUresult::CUDA_ERROR_NOT_FOUND => err = e,
+                Err(_) => {}
             }
         }
-        Err(last.unwrap_or(cudarc::driver::DriverError(
-            cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND,
-        )))
+        Err(err)
     }
 
     /// Registers per thread of kernel `name` (`CU_FUNC_ATTRIBUTE_NUM_REGS`);
