@@ -103,6 +103,9 @@ pub struct CandidateCase {
     /// where [`synth::plan::Plan::packed_form`] holds and it was timed,
     /// else the element form).
     pub ranked: bool,
+    /// The plan's fingerprint ([`pipeline::measured::plan_fingerprint`]):
+    /// what `--measured` matches a timed candidate by.
+    pub fingerprint: String,
 }
 
 /// One conversion with its candidates and the chosen backward helper.
@@ -114,6 +117,9 @@ pub struct BenchCase {
     pub file: String,
     pub name: String,
     pub conv: Conversion,
+    /// The conversion's key ([`pipeline::measured::conversion_key`] of its
+    /// own width and the target): what `--measured` matches rows by.
+    pub key: String,
     /// Element width timed (the conversion's own), and the CUDA type.
     pub bits: u32,
     pub ctype: &'static str,
@@ -301,6 +307,7 @@ pub fn build_cases(
                 continue;
             }
             seen.push(body);
+            let fingerprint = pipeline::measured::plan_fingerprint(&cand.plan)?;
             let conv_k = renamed(c, &format!("{id}_k{k}"));
             let helper = emit_helper(&conv_k, &chosen_of(an, cand))?;
             let (bwd, bwd_strategy) = reverse_of(cand.plan.kind)?;
@@ -369,6 +376,7 @@ pub fn build_cases(
                     form,
                     plan: k,
                     ranked: form == ranked_form,
+                    fingerprint: fingerprint.clone(),
                 });
             }
         }
@@ -468,6 +476,7 @@ pub fn build_cases(
             file: file.clone(),
             name: c.name.clone(),
             conv: c.clone(),
+            key: pipeline::measured::conversion_key(c, bits, opt.shared.sm),
             bits,
             ctype,
             bwd_strategy: bwd_plan.plan.strategy,

@@ -54,6 +54,11 @@ pub struct CandidateRow {
     /// it is not the row's `bwd` (`warpforge bench --pair same-family`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bwd: Option<String>,
+    /// The plan's fingerprint (`pipeline::measured::plan_fingerprint`, 16
+    /// hex digits): what `plan`/`emit`/`verify --measured` match it by;
+    /// absent in rows written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 impl CandidateRow {
@@ -112,6 +117,11 @@ pub struct Pick {
 pub struct Row {
     pub file: String,
     pub name: String,
+    /// The conversion's key (`pipeline::measured::conversion_key`, 16 hex
+    /// digits): what `--measured` matches the row by; absent in rows
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     pub shape: Vec<i64>,
     pub dtype: String,
     pub bits: u32,
@@ -232,6 +242,7 @@ pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult,
                 .map(|s| serde_json::to_value(s).expect("sass serializes")),
             error: m.as_ref().err().cloned(),
             bwd: (k.bwd_strategy != c.bwd_strategy).then(|| k.bwd_strategy.to_string()),
+            fingerprint: Some(k.fingerprint.clone()),
         })
         .collect();
     let mut candidates = candidates;
@@ -324,6 +335,7 @@ pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult,
         ratio_chosen_over_global,
         file: c.file.clone(),
         name: c.name.clone(),
+        key: Some(c.key.clone()),
         shape: c.conv.shape.clone(),
         dtype: c.conv.elem.name.clone(),
         bits: c.bits,

@@ -72,6 +72,7 @@
 pub mod diag;
 pub mod layout_args;
 pub mod load;
+pub mod measured;
 mod names;
 
 pub use diag::SourceError;
@@ -87,7 +88,7 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use synth::parse::Span;
 use synth::plan::SharedOptions;
-use synth::search::{plan_all_widths, plan_conversion_with, plan_width};
+use synth::search::{plan_conversion_with, plan_width};
 pub use synth::target::AmdArch;
 
 /// Warps per CTA when neither `--warps` nor a layout fixes them.
@@ -210,7 +211,7 @@ impl Target {
 }
 
 /// How conversions are planned.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Which strategies the search may use.
     pub strategy: StrategyChoice,
@@ -242,6 +243,10 @@ pub struct Options {
     /// 64 bits), as `plan`, `emit` and `verify` need; `false`: only the
     /// conversion's own width, as `draw` shows.
     pub all_widths: bool,
+    /// `--measured FILE`: `warpforge bench` rows whose timings choose among
+    /// the proven candidates of each conversion they timed, in place of the
+    /// cost model ([`measured`]). `None`: the cost model alone.
+    pub measured: Option<std::sync::Arc<measured::Measurements>>,
 }
 
 impl Default for Options {
@@ -256,6 +261,7 @@ impl Default for Options {
             max_smem: None,
             max_registers: None,
             all_widths: true,
+            measured: None,
         }
     }
 }
@@ -284,6 +290,9 @@ pub struct Planned {
     /// earlier in the same run (same layouts, shape, element width, warps
     /// and target limits).
     pub reused: bool,
+    /// What `--measured` rows decided for it (`None`: no row timed it, or
+    /// no `--measured`).
+    pub measured: Option<measured::MeasuredChoice>,
 }
 
 /// The planned conversions of one input.
@@ -436,7 +445,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                 Ok::<_, anyhow::Error>((t, r))
             });
         match planned {
-            Ok((target, (conv, chosen, variants))) => out.push(Planned {
+            Ok((target, (conv, chosen, variants, measured))) => out.push(Planned {
                 file,
                 op,
                 conv,
@@ -445,6 +454,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                 target,
                 seconds: started.elapsed().as_secs_f64(),
                 reused: memo.len() == known,
+                measured,
             }),
             Err(e) => {
                 let full = loaded.in_user_terms(&e.to_string());
@@ -537,8 +547,14 @@ pub fn conversions_each(loaded: &Loaded) -> (Vec<(String, Conversion)>, Vec<Refu
     (convs, refused)
 }
 
-/// An op's conversion, the plan of its own width, and the plans per width.
-type OpPlans = (Conversion, Chosen, Vec<(u32, Chosen)>);
+/// An op's conversion, the plan of its own width, the plans per width, and
+/// what `--measured` rows decided.
+type OpPlans = (
+    Conversion,
+    Chosen,
+    Vec<(u32, Chosen)>,
+    Option<measured::MeasuredChoice>,
+);
 
 /// The predicted register peak of a planned conversion's own width in the
 /// form a caller should use (packed for 8/16-bit elements where a packed
@@ -589,7 +605,7 @@ fn plan_op(
         max_smem: shared.max_smem,
         max_registers: shared.max_registers,
     };
-    if let Some((chosen, variants)) = memo.get(&key) {
+    if let Some((chosen, variants, m)) = memo.get(&key) {
         let rename = |ch: &Chosen| {
             let mut ch = ch.clone();
             ch.analysis.name = c.name.clone();
@@ -597,10 +613,10 @@ fn plan_op(
         };
         let chosen = rename(chosen);
         let variants = variants.iter().map(|(b, ch)| (*b, rename(ch))).collect();
-        return Ok((c, chosen, variants));
+        return Ok((c, chosen, variants, m.clone()));
     }
     let r = plan_op_uncached(c, opts, shared)?;
-    memo.insert(key, (r.1.clone(), r.2.clone()));
+    memo.insert(key, (r.1.clone(), r.2.clone(), r.3.clone()));
     Ok(r)
 }
 
@@ -624,7 +640,14 @@ struct MemoKey {
 }
 
 /// Plans of the conversions planned so far in one [`plan`] call.
-type Memo = std::collections::HashMap<MemoKey, (Chosen, Vec<(u32, Chosen)>)>;
+type Memo = std::collections::HashMap<
+    MemoKey,
+    (
+        Chosen,
+        Vec<(u32, Chosen)>,
+        Option<measured::MeasuredChoice>,
+    ),
+>;
 
 fn plan_op_uncached(
     c: Conversion,
@@ -637,20 +660,110 @@ fn plan_op_uncached(
         None => opts.weights,
     }
     .at_warps(c.num_warps);
-    if opts.all_widths {
-        let v = plan_all_widths(&c, opts.strategy, &weights, shared)?;
-        let ch = v
-            .iter()
-            .find(|x| x.0 == own)
-            .expect("own width planned")
-            .1
-            .clone();
-        Ok((c, ch, v))
-    } else {
-        let opt = SharedOptions {
-            elem_bits: own,
-            ..*shared
-        };
-        plan_conversion_with(&c, opts.strategy, &weights, &opt).map(|ch| (c, ch, vec![]))
+    let own_opt = SharedOptions {
+        elem_bits: own,
+        ..*shared
+    };
+    let mut chosen = plan_conversion_with(&c, opts.strategy, &weights, &own_opt)?;
+    // `--measured`: bench rows of this GPU may choose another proven
+    // candidate of the own width (NVIDIA targets: bench times no AMD helper)
+    let timed = opts
+        .measured
+        .as_deref()
+        .filter(|_| shared.amd.is_none())
+        .map(|m| m.plans(&measured::conversion_key(&c, own, shared.sm)))
+        .filter(|p| !p.is_empty());
+    let mut choice = None;
+    if let Some(timed) = timed {
+        let (ch, why) = measured_choice(&c, opts.strategy, &weights, &own_opt, chosen, timed);
+        chosen = ch;
+        choice = Some(why);
     }
+    if !opts.all_widths {
+        return Ok((c, chosen, vec![], choice));
+    }
+    let v = synth::search::plan_all_widths_from(&c, opts.strategy, &weights, shared, chosen.clone());
+    Ok((c, chosen, v, choice))
+}
+
+/// The own width's plan under `--measured` rows (`timed`: the candidates
+/// they timed for this conversion): the model's choice `model`, or the
+/// proven candidate that ran more than [`measured::MARGIN`] faster
+/// ([`measured::pick`]), with a note in its plan saying so; and what was
+/// decided. A candidate list that cannot be proven again or fingerprinted
+/// keeps the model's choice, the reason in [`measured::MeasuredChoice`].
+fn measured_choice(
+    c: &Conversion,
+    strategy: StrategyChoice,
+    weights: &Weights,
+    opt: &SharedOptions,
+    model: Chosen,
+    timed: &[measured::MeasuredPlan],
+) -> (Chosen, measured::MeasuredChoice) {
+    let kept = |model: Chosen, why: String| {
+        let m = measured::MeasuredChoice {
+            replaced: false,
+            strategy: model.plan.strategy.to_string(),
+            ns: None,
+            model_strategy: model.plan.strategy.to_string(),
+            model_ns: None,
+            kept_because: Some(why),
+        };
+        (model, m)
+    };
+    let model_fp = match measured::plan_fingerprint(&model.plan) {
+        Ok(f) => f,
+        Err(e) => return kept(model, format!("its plan has no fingerprint: {e}")),
+    };
+    let considered = match synth::search::consider(c, strategy, weights, opt, None) {
+        Ok(x) => x,
+        Err(e) => return kept(model, format!("its candidates: {e}")),
+    };
+    // the model's choice first, then every other proven candidate
+    let mut fps = vec![model_fp.clone()];
+    let mut strategies = vec![model.plan.strategy.to_string()];
+    let mut others = Vec::new();
+    for k in considered.proven {
+        match measured::plan_fingerprint(&k.plan) {
+            Ok(f) if f != model_fp && !fps.contains(&f) => {
+                fps.push(f);
+                strategies.push(k.plan.strategy.to_string());
+                others.push(k);
+            }
+            Ok(_) => {}
+            Err(e) => return kept(model, format!("a candidate has no fingerprint: {e}")),
+        }
+    }
+    let Some((i, why)) = measured::pick(&fps, &strategies, timed) else {
+        return kept(
+            model,
+            format!(
+                "none of the {} candidate(s) its rows timed is among this planner's {} proven ones (rows of another warpforge version, or timed with more shared-memory candidates than the 8 proven here): run `warpforge bench` again",
+                timed.len(),
+                fps.len()
+            ),
+        );
+    };
+    if i == 0 {
+        return (model, why);
+    }
+    let k = others.swap_remove(i - 1);
+    let mut plan = k.plan;
+    plan.notes.push(format!(
+        "chosen by measurement (--measured): {:.0} ns a round trip in `warpforge bench`, the cost model's choice {} {}",
+        why.ns.unwrap_or(0.0),
+        why.model_strategy,
+        why.model_ns
+            .map_or("was not timed".to_string(), |t| format!("{t:.0} ns"))
+    ));
+    let chosen = Chosen {
+        analysis: considered.analysis,
+        plan,
+        cost: k.cost,
+        score: k.score,
+        candidates: considered.enumerated,
+        verified_candidates: fps.len(),
+        sim: k.sim,
+    };
+    (chosen, why)
 }

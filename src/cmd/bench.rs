@@ -121,7 +121,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<i32> {
         ("--md", a.md.as_deref()),
         ("--svg", a.svg.as_deref()),
     ];
-    check_outputs_against(&outs, &loaded, &a.model, &a.source)?;
+    check_outputs_against(&outs, &loaded, &a.model, &a.source, None)?;
     if a.compile_only && outs.iter().any(|o| o.1.is_some()) {
         bail!("--compile-only times nothing: --json, --md and --svg have nothing to write");
     }

@@ -132,6 +132,7 @@ pub(crate) fn run(a: DrawArgs) -> Result<i32> {
             &loaded,
             &a.input.model,
             &a.input.source,
+            a.input.measured.as_deref(),
         )?;
         let origin = loaded.origin.clone();
         if loaded.ops.is_empty() {

@@ -64,6 +64,7 @@ pub(crate) fn run(a: EmitArgs) -> Result<i32> {
         &loaded,
         &a.input.model,
         &a.input.source,
+        a.input.measured.as_deref(),
     )?;
     let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit_api(&a.naming.prefix, a.api.into())?;

@@ -302,6 +302,16 @@ pub(crate) struct Input {
     pub max_registers: Option<u32>,
     #[command(flatten)]
     pub model: Model,
+    /// `warpforge bench --json` rows of the GPU to plan for: each conversion
+    /// they timed gets the proven candidate plan that ran fastest there
+    /// (the least time of its forms), where it beat the cost model's choice
+    /// by more than 2%; the header and `plan` say so. Conversions are
+    /// matched by their layouts, shape, element width, warps and target,
+    /// not by name, so rows of one file serve every file with the same
+    /// conversions. Rows of another warpforge version may time none of
+    /// this planner's candidates: `plan` says so per conversion.
+    #[arg(long, value_name = "FILE")]
+    pub measured: Option<PathBuf>,
 }
 
 impl Input {
@@ -321,6 +331,12 @@ impl Input {
             max_smem: self.max_smem,
             max_registers: self.max_registers,
             all_widths,
+            measured: match &self.measured {
+                Some(p) => Some(std::sync::Arc::new(
+                    pipeline::measured::Measurements::read(p)?,
+                )),
+                None => None,
+            },
         })
     }
 
@@ -338,12 +354,14 @@ impl Input {
 }
 
 /// Refuse output paths that are an input (a --ttgir file, the cost model,
-/// a `@FILE` of `--src`/`--dst`) or one another, before any work.
+/// the `--measured` rows, a `@FILE` of `--src`/`--dst`) or one another,
+/// before any work.
 pub(crate) fn check_outputs_against(
     outs: &[(&str, Option<&Path>)],
     loaded: &Loaded,
     model: &Model,
     source: &Source,
+    measured: Option<&Path>,
 ) -> Result<()> {
     let mut flags: Vec<(&str, Option<&str>)> = vec![
         ("--src", source.src.as_deref()),
@@ -352,12 +370,15 @@ pub(crate) fn check_outputs_against(
     if let Some(c) = &model.cost_model {
         flags.push(("--cost-model", c.to_str()));
     }
+    if let Some(m) = measured {
+        flags.push(("--measured", m.to_str()));
+    }
     check_outputs_of(outs, &loaded.paths, &flags)
 }
 
 /// Refuse output paths that are one of `ttgir` (the `--ttgir` files) or a
 /// file that a flag value names (`@FILE` of a layout flag; the whole value
-/// of `--cost-model`), through symlinks and hard links, or one another.
+/// of `--cost-model` and `--measured`), through symlinks and hard links, or one another.
 pub(crate) fn check_outputs_of(
     outs: &[(&str, Option<&Path>)],
     ttgir: &[PathBuf],
@@ -371,7 +392,7 @@ pub(crate) fn check_outputs_of(
         .iter()
         .filter_map(|(f, v)| {
             let v = (*v)?;
-            let path = if *f == "--cost-model" {
+            let path = if *f == "--cost-model" || *f == "--measured" {
                 v
             } else {
                 v.trim_start_matches('\u{feff}')

@@ -102,6 +102,10 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
         "register_limit": limit,
         "over_register_limit": preferred.peak > limit,
     });
+    // `--measured`: what the bench rows decided (absent where none timed it)
+    if let (Some(m), Some(o)) = (&p.measured, v.as_object_mut()) {
+        o.insert("measured".into(), serde_json::to_value(m).expect("serializes"));
+    }
     // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA moves
     // across CTAs (stores into or loads from other CTAs, the most over the
     // cluster's CTAs), the cluster barriers and which plan (`store_remote`
@@ -155,6 +159,28 @@ fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Resu
         ch.candidates,
         ch.verified_candidates
     )?;
+    if let Some(m) = &p.measured {
+        let ns = |t: Option<f64>| t.map_or("not timed".to_string(), |t| format!("{t:.0} ns"));
+        if m.replaced {
+            writeln!(
+                out,
+                "{:<28} measured: {} at {} a round trip, the cost model's {} at {}",
+                "",
+                m.strategy,
+                ns(m.ns),
+                m.model_strategy,
+                ns(m.model_ns)
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{:<28} measured: the cost model's choice kept ({}): {}",
+                "",
+                ns(m.model_ns),
+                m.kept_because.as_deref().unwrap_or("")
+            )?;
+        }
+    }
     if !verbose {
         return Ok(());
     }

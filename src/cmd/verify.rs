@@ -117,7 +117,13 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
         ("--report", a.report.as_deref()),
         ("--junit", a.junit.as_deref()),
     ];
-    check_outputs_against(&outs, &loaded, &a.input.model, &a.input.source)?;
+    check_outputs_against(
+        &outs,
+        &loaded,
+        &a.input.model,
+        &a.input.source,
+        a.input.measured.as_deref(),
+    )?;
     let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit(&a.naming.prefix)?;
     if let Some(path) = &a.output {

@@ -533,14 +533,28 @@ pub fn plan_all_widths(
     w: &Weights,
     base: &SharedOptions,
 ) -> Result<Vec<(u32, Chosen)>, PlanError> {
-    let own = plan_width(conv);
     let opt = SharedOptions {
-        elem_bits: own,
+        elem_bits: plan_width(conv),
         ..*base
     };
     let first = plan_conversion_with(conv, choice, w, &opt)?;
+    Ok(plan_all_widths_from(conv, choice, w, base, first))
+}
+
+/// [`plan_all_widths`] with the conversion's own width already planned
+/// (`first`, the plan of [`plan_width`] bits: the cost model's choice, or
+/// one chosen by measurement): every width gets `first` where it works for
+/// any width, else each other width is planned on its own.
+pub fn plan_all_widths_from(
+    conv: &Conversion,
+    choice: StrategyChoice,
+    w: &Weights,
+    base: &SharedOptions,
+    first: Chosen,
+) -> Vec<(u32, Chosen)> {
+    let own = plan_width(conv);
     if first.plan.elem_bits == 0 {
-        return Ok(WIDTHS.iter().map(|&b| (b, first.clone())).collect());
+        return WIDTHS.iter().map(|&b| (b, first.clone())).collect();
     }
     let others: Vec<(u32, Chosen)> = WIDTHS
         .par_iter()
@@ -558,5 +572,5 @@ pub fn plan_all_widths(
     let mut all = vec![(own, first)];
     all.extend(others);
     all.sort_by_key(|x| x.0);
-    Ok(all)
+    all
 }
