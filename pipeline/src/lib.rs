@@ -704,9 +704,8 @@ fn measured_choice(
         let m = measured::MeasuredChoice {
             replaced: false,
             strategy: model.plan.strategy.to_string(),
-            ns: None,
             model_strategy: model.plan.strategy.to_string(),
-            model_ns: None,
+            ratios: Vec::new(),
             kept_because: Some(why),
         };
         (model, m)
@@ -738,7 +737,7 @@ fn measured_choice(
         return kept(
             model,
             format!(
-                "none of the {} candidate(s) its rows timed is among this planner's {} proven ones (rows of another warpforge version, or timed with more shared-memory candidates than the 8 proven here): run `warpforge bench` again",
+                "none of the {} candidate(s) its rows timed in a round trip of their own family is among this planner's {} proven ones (rows of another warpforge version, or timed with more shared-memory candidates than the 8 proven here): run `warpforge bench` again",
                 timed.len(),
                 fps.len()
             ),
@@ -750,11 +749,9 @@ fn measured_choice(
     let k = others.swap_remove(i - 1);
     let mut plan = k.plan;
     plan.notes.push(format!(
-        "chosen by measurement (--measured): {:.0} ns a round trip in `warpforge bench`, the cost model's choice {} {}",
-        why.ns.unwrap_or(0.0),
-        why.model_strategy,
-        why.model_ns
-            .map_or("was not timed".to_string(), |t| format!("{t:.0} ns"))
+        "chosen by measurement (--measured): `warpforge bench` timed it at {} the time of the cost model's choice {}",
+        why.ratios_text(),
+        why.model_strategy
     ));
     let chosen = Chosen {
         analysis: considered.analysis,

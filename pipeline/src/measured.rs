@@ -60,13 +60,28 @@ pub fn plan_fingerprint(plan: &Plan) -> Result<String> {
 }
 
 /// One timed candidate plan of a conversion: its fingerprint, strategy and
-/// the least time of its forms (element, packed, carried, vector), in ns a
-/// round trip as `bench` timed it.
+/// time per form (`elements`, `carried`, `packed`, `vector`: the least over
+/// its rows), in ns a round trip as `bench` timed it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeasuredPlan {
     pub fingerprint: String,
     pub strategy: String,
-    pub ns: f64,
+    pub forms: Vec<(String, f64)>,
+}
+
+impl MeasuredPlan {
+    /// Its time in `form`, where timed.
+    pub fn ns(&self, form: &str) -> Option<f64> {
+        self.forms.iter().find(|f| f.0 == form).map(|f| f.1)
+    }
+}
+
+/// The family of a strategy name: what comes before its first `/`
+/// (`shuffle`, `shared`, `cluster-store`, ...): plans of one family load
+/// the same pipes of an SM (the shuffle unit and ALU, or the load/store
+/// unit and shared memory).
+pub fn family(strategy: &str) -> &str {
+    strategy.split('/').next().unwrap_or(strategy)
 }
 
 /// The bench rows of `--measured FILE`, by conversion key.
@@ -75,6 +90,9 @@ pub struct Measurements {
     /// The file they came from, as given.
     pub source: String,
     by_key: HashMap<String, Vec<MeasuredPlan>>,
+    /// Timings left out because the candidate's round trip returned through
+    /// a reverse plan of another family ([`Measurements::parse`]).
+    pub mixed: usize,
 }
 
 /// What a row of `bench --json` must hold to be read back (every other
@@ -84,6 +102,9 @@ struct RowKeys {
     #[serde(default)]
     key: Option<String>,
     name: String,
+    /// The reverse plan of every candidate's round trip, but those whose
+    /// own `bwd` says otherwise.
+    bwd: String,
     candidates: Vec<CandidateKeys>,
 }
 
@@ -91,8 +112,12 @@ struct RowKeys {
 struct CandidateKeys {
     strategy: String,
     #[serde(default)]
+    form: String,
+    #[serde(default)]
     fingerprint: Option<String>,
     ns: Option<f64>,
+    #[serde(default)]
+    bwd: Option<String>,
 }
 
 impl Measurements {
@@ -100,10 +125,20 @@ impl Measurements {
     /// line) from `path`, bounded as every input is
     /// ([`synth::input::read_input_file`]). A conversion timed in several
     /// rows (several files, or the same layouts at several places) keeps
-    /// each candidate's least time. Errors name the file and line: a line
-    /// that is not a bench row, a time that is not a finite positive
-    /// number, or a file none of whose rows carries a conversion key (rows
-    /// of a `bench` older than `--measured`: run `warpforge bench` again).
+    /// each candidate form's least time.
+    ///
+    /// Only round trips of one family are kept: a candidate timed through
+    /// a reverse plan of another family ([`family`]) is left out (counted
+    /// in [`Measurements::mixed`]), because the two directions then load
+    /// different pipes and overlap, and its time says little of the
+    /// candidate in a round trip of its own kind
+    /// (results/runs/2026-11-28-h200-one-warp-choice-5a3d102/). Rows of
+    /// `warpforge bench --pair same-family` time every candidate so.
+    ///
+    /// Errors name the file and line: a line that is not a bench row, a
+    /// time that is not a finite positive number, or a file none of whose
+    /// rows carries a conversion key (rows of a `bench` older than
+    /// `--measured`: run `warpforge bench` again).
     pub fn read(path: &Path) -> Result<Measurements> {
         let text =
             synth::input::read_input_file(path).map_err(|e| anyhow!("--measured {e}"))?;
@@ -114,7 +149,7 @@ impl Measurements {
     pub fn parse(text: &str, source: &str) -> Result<Measurements> {
         let mut m = Measurements {
             source: source.to_string(),
-            by_key: HashMap::new(),
+            ..Measurements::default()
         };
         let (mut rows, mut keyed) = (0usize, 0usize);
         for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -135,14 +170,26 @@ impl Measurements {
                 if !(ns.is_finite() && ns > 0.0) {
                     bail!("{at}: candidate `{}` of `{}` has time {ns} ns, not a positive number", k.strategy, r.name);
                 }
-                match plans.iter_mut().find(|p| p.fingerprint == fp) {
-                    Some(p) if ns < p.ns => p.ns = ns,
-                    Some(_) => {}
-                    None => plans.push(MeasuredPlan {
-                        fingerprint: fp,
-                        strategy: k.strategy,
-                        ns,
-                    }),
+                let reverse = k.bwd.as_deref().unwrap_or(&r.bwd);
+                if family(reverse) != family(&k.strategy) {
+                    m.mixed += 1;
+                    continue;
+                }
+                let form = if k.form.is_empty() { "elements".to_string() } else { k.form };
+                let p = match plans.iter_mut().position(|p| p.fingerprint == fp) {
+                    Some(i) => &mut plans[i],
+                    None => {
+                        plans.push(MeasuredPlan {
+                            fingerprint: fp,
+                            strategy: k.strategy,
+                            forms: Vec::new(),
+                        });
+                        plans.last_mut().expect("pushed")
+                    }
+                };
+                match p.forms.iter_mut().find(|f| f.0 == form) {
+                    Some(f) => f.1 = f.1.min(ns),
+                    None => p.forms.push((form, ns)),
                 }
             }
         }
@@ -155,7 +202,7 @@ impl Measurements {
     }
 
     /// The timed candidates of the conversion with key `key` (none where no
-    /// row timed it).
+    /// row timed it in a round trip of its own family).
     pub fn plans(&self, key: &str) -> &[MeasuredPlan] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
     }
@@ -174,75 +221,112 @@ impl Measurements {
 /// What measurement decided for one conversion that its rows timed.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MeasuredChoice {
-    /// Whether the measured candidate replaced the model's choice.
+    /// Whether a measured candidate replaced the model's choice.
     pub replaced: bool,
-    /// The strategy and time (ns a round trip, least of its forms) of the
-    /// candidate used: the measured one where `replaced`, else the model's.
+    /// The strategy of the plan used.
     pub strategy: String,
-    pub ns: Option<f64>,
-    /// The model's choice and its time, where its rows timed it.
+    /// The model's choice.
     pub model_strategy: String,
-    pub model_ns: Option<f64>,
+    /// Per form timed for both (`elements`, `carried`, `packed`,
+    /// `vector`): the plan used's time over the model's choice's; empty
+    /// where the model's choice was kept.
+    pub ratios: Vec<(String, f64)>,
     /// Why the model's choice was kept, where it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept_because: Option<String>,
 }
 
-/// Pick among `proven` (fingerprinted as [`plan_fingerprint`]; the model's
-/// choice first) by `measured`: the index of the fastest timed candidate
-/// where it is more than [`MARGIN`] faster than the model's choice (or the
-/// model's choice was not timed), else 0; and the [`MeasuredChoice`] that
-/// says so. `None` where no candidate was timed.
+impl MeasuredChoice {
+    /// The ratios as text: `0.81x (packed), 0.93x (elements)`.
+    pub fn ratios_text(&self) -> String {
+        self.ratios
+            .iter()
+            .map(|(f, r)| format!("{r:.2}x ({f})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Pick among proven candidates (`fingerprints` and `strategies`, the
+/// model's choice first) by `measured`: a candidate replaces the model's
+/// choice only where both were timed in some form and it is more than
+/// [`MARGIN`] faster in every form timed for both, so that no form a
+/// caller may use gets slower; among those, the one whose slowest form
+/// relative to the model's choice is fastest. Returns its index (0: the
+/// model's choice kept) and the [`MeasuredChoice`] that says why; `None`
+/// where no candidate was timed.
 pub fn pick(
     fingerprints: &[String],
     strategies: &[String],
     measured: &[MeasuredPlan],
 ) -> Option<(usize, MeasuredChoice)> {
-    let time = |fp: &str| measured.iter().find(|m| m.fingerprint == fp).map(|m| m.ns);
-    let timed: Vec<(usize, f64)> = fingerprints
-        .iter()
-        .enumerate()
-        .filter_map(|(i, fp)| time(fp).map(|t| (i, t)))
-        .collect();
-    let &(best, best_ns) = timed.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))?;
-    let model_ns = fingerprints.first().and_then(|fp| time(fp));
+    let timed = |i: usize| measured.iter().find(|m| m.fingerprint == fingerprints[i]);
+    let any = (0..fingerprints.len()).filter(|&i| timed(i).is_some()).count();
+    if any == 0 {
+        return None;
+    }
     let model_strategy = strategies.first().cloned().unwrap_or_default();
-    let replace = best != 0
-        && match model_ns {
-            Some(m) => best_ns < (1.0 - MARGIN) * m,
-            None => true,
+    let keep = |why: String| {
+        Some((
+            0,
+            MeasuredChoice {
+                replaced: false,
+                strategy: model_strategy.clone(),
+                model_strategy: model_strategy.clone(),
+                ratios: Vec::new(),
+                kept_because: Some(why),
+            },
+        ))
+    };
+    let Some(model) = timed(0) else {
+        return keep(format!(
+            "its rows timed {any} other candidate(s) but not it in a round trip of its own family: time it with `warpforge bench --pair same-family`"
+        ));
+    };
+    // each other timed candidate: its time over the model's per common form
+    let mut best: Option<(usize, f64, Vec<(String, f64)>)> = None;
+    for i in 1..fingerprints.len() {
+        let Some(c) = timed(i) else { continue };
+        let ratios: Vec<(String, f64)> = c
+            .forms
+            .iter()
+            .filter_map(|(f, ns)| model.ns(f).map(|m| (f.clone(), ns / m)))
+            .collect();
+        let Some(worst) = ratios.iter().map(|r| r.1).max_by(f64::total_cmp) else {
+            continue;
         };
-    let kept_because = (!replace).then(|| match model_ns {
-        Some(_) if best == 0 => format!("the fastest of the {} timed", timed.len()),
-        Some(m) => format!(
-            "the fastest timed ({}, {best_ns:.0} ns) is within {:.0}% of it ({m:.0} ns)",
-            strategies[best],
+        if worst < 1.0 - MARGIN && best.as_ref().is_none_or(|b| worst < b.1) {
+            best = Some((i, worst, ratios));
+        }
+    }
+    match best {
+        Some((i, _, ratios)) => Some((
+            i,
+            MeasuredChoice {
+                replaced: true,
+                strategy: strategies[i].clone(),
+                model_strategy,
+                ratios,
+                kept_because: None,
+            },
+        )),
+        None => keep(format!(
+            "none of the {} other timed candidate(s) is more than {:.0}% faster in every form timed for both",
+            any - 1,
             MARGIN * 100.0
-        ),
-        None => unreachable!("a model choice not timed is replaced"),
-    });
-    Some((
-        if replace { best } else { 0 },
-        MeasuredChoice {
-            replaced: replace,
-            strategy: strategies[if replace { best } else { 0 }].clone(),
-            ns: if replace { Some(best_ns) } else { model_ns },
-            model_strategy,
-            model_ns,
-            kept_because,
-        },
-    ))
+        )),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn mp(fp: &str, ns: f64) -> MeasuredPlan {
+    fn mp(fp: &str, forms: &[(&str, f64)]) -> MeasuredPlan {
         MeasuredPlan {
             fingerprint: fp.into(),
             strategy: format!("s_{fp}"),
-            ns,
+            forms: forms.iter().map(|(f, t)| (f.to_string(), *t)).collect(),
         }
     }
 
@@ -251,41 +335,60 @@ mod tests {
     }
 
     #[test]
-    fn pick_replaces_only_beyond_the_margin() {
+    fn pick_replaces_only_when_every_common_form_is_faster_beyond_the_margin() {
         let fps = strs(&["a", "b", "c"]);
         let st = strs(&["sa", "sb", "sc"]);
+        let e = |t: f64| [("elements", t)];
         // b is 5% faster than the model's a: replaced
-        let (i, c) = pick(&fps, &st, &[mp("a", 100.0), mp("b", 95.0), mp("c", 120.0)]).unwrap();
+        let (i, c) = pick(&fps, &st, &[mp("a", &e(100.0)), mp("b", &e(95.0)), mp("c", &e(120.0))]).unwrap();
         assert_eq!((i, c.replaced, c.strategy.as_str()), (1, true, "sb"));
-        assert_eq!((c.ns, c.model_ns), (Some(95.0), Some(100.0)));
+        assert_eq!(c.ratios, vec![("elements".to_string(), 0.95)]);
         // b is 1% faster: within the margin, the model's choice stays
-        let (i, c) = pick(&fps, &st, &[mp("a", 100.0), mp("b", 99.0)]).unwrap();
+        let (i, c) = pick(&fps, &st, &[mp("a", &e(100.0)), mp("b", &e(99.0))]).unwrap();
         assert_eq!((i, c.replaced), (0, false));
-        assert!(c.kept_because.unwrap().contains("within 2%"));
-        // the model's choice is the fastest
-        let (i, c) = pick(&fps, &st, &[mp("a", 90.0), mp("b", 99.0)]).unwrap();
+        assert!(c.kept_because.unwrap().contains("more than 2% faster in every form"));
+        // faster packed, slower element form: kept
+        let both = |el: f64, pk: f64| [("elements", el), ("packed", pk)];
+        let (i, _) = pick(&fps, &st, &[mp("a", &both(100.0, 80.0)), mp("b", &both(110.0, 60.0))]).unwrap();
+        assert_eq!(i, 0);
+        // both faster: the one whose worse form gains most (c: 0.9 worst, b: 0.95)
+        let (i, c) = pick(
+            &fps,
+            &st,
+            &[mp("a", &both(100.0, 80.0)), mp("b", &both(95.0, 40.0)), mp("c", &both(90.0, 70.0))],
+        )
+        .unwrap();
+        assert_eq!((i, c.strategy.as_str()), (2, "sc"));
+        // the model's choice not timed: kept, and told how to time it
+        let (i, c) = pick(&fps, &st, &[mp("c", &e(90.0)), mp("b", &e(99.0))]).unwrap();
         assert_eq!((i, c.replaced), (0, false));
-        // the model's choice not timed: the fastest timed one
-        let (i, c) = pick(&fps, &st, &[mp("c", 90.0), mp("b", 99.0)]).unwrap();
-        assert_eq!((i, c.replaced, c.model_ns), (2, true, None));
+        assert!(c.kept_because.unwrap().contains("--pair same-family"));
         // nothing timed
-        assert!(pick(&fps, &st, &[mp("z", 1.0)]).is_none());
+        assert!(pick(&fps, &st, &[mp("z", &e(1.0))]).is_none());
     }
 
     #[test]
-    fn parse_keeps_each_candidate_least_time_and_refuses_bad_rows() {
+    fn parse_keeps_least_times_drops_mixed_round_trips_and_refuses_bad_rows() {
         let row = |key: &str, ns: f64| {
             format!(
-                r#"{{"name":"f:1","key":"{key}","candidates":[{{"strategy":"s","fingerprint":"00000000000000aa","ns":{ns}}},{{"strategy":"t","ns":5.0}}]}}"#
+                r#"{{"name":"f:1","key":"{key}","bwd":"shared/v4+v4/swz-st","candidates":[{{"strategy":"shared/v4","form":"packed","fingerprint":"00000000000000aa","ns":{ns}}},{{"strategy":"shuffle/idx","fingerprint":"00000000000000bb","ns":1.0}},{{"strategy":"shuffle/bfly","fingerprint":"00000000000000cc","ns":2.0,"bwd":"shuffle/idx"}},{{"strategy":"t","ns":5.0}}]}}"#
             )
         };
         let k = "0123456789abcdef";
         let m = Measurements::parse(&format!("{}\n\n{}\n", row(k, 10.0), row(k, 8.0)), "b.jsonl").unwrap();
-        assert_eq!(m.plans(k), &[MeasuredPlan { fingerprint: "00000000000000aa".into(), strategy: "s".into(), ns: 8.0 }]);
+        assert_eq!(
+            m.plans(k),
+            &[
+                MeasuredPlan { fingerprint: "00000000000000aa".into(), strategy: "shared/v4".into(), forms: vec![("packed".into(), 8.0)] },
+                MeasuredPlan { fingerprint: "00000000000000cc".into(), strategy: "shuffle/bfly".into(), forms: vec![("elements".into(), 2.0)] },
+            ]
+        );
+        // the shuffle candidate that returned through the shared reverse, once a row
+        assert_eq!(m.mixed, 2);
         assert!(m.plans("ffffffffffffffff").is_empty());
-        let e = Measurements::parse("{\"name\":\"f:1\",\"candidates\":[]}\nnot json\n", "b.jsonl").unwrap_err();
+        let e = Measurements::parse("{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\nnot json\n", "b.jsonl").unwrap_err();
         assert!(e.to_string().contains("b.jsonl:2: not a `warpforge bench --json` row"), "{e}");
-        let e = Measurements::parse("{\"name\":\"f:1\",\"candidates\":[]}\n", "b.jsonl").unwrap_err();
+        let e = Measurements::parse("{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\n", "b.jsonl").unwrap_err();
         assert!(e.to_string().contains("none of its 1 row(s) carries a conversion `key`"), "{e}");
         let e = Measurements::parse(&row("xyz", 1.0), "b.jsonl").unwrap_err();
         assert!(e.to_string().contains("b.jsonl:1: `key` of `f:1`"), "{e}");

@@ -21,13 +21,15 @@ fn pair() -> Pair {
     }
 }
 
-/// One bench row timing `cands` (fingerprint, strategy, ns) of `key`.
+/// One bench row timing `cands` (fingerprint, strategy, ns) of `key`, each
+/// round trip through a reverse of the candidate's own family (as `bench
+/// --pair same-family` times them).
 fn row(key: &str, cands: &[(String, String, f64)]) -> String {
     let c: Vec<serde_json::Value> = cands
         .iter()
-        .map(|(f, s, ns)| serde_json::json!({"strategy": s, "fingerprint": f, "ns": ns, "form": "elements"}))
+        .map(|(f, s, ns)| serde_json::json!({"strategy": s, "fingerprint": f, "ns": ns, "form": "elements", "bwd": s}))
         .collect();
-    serde_json::json!({"name": "t", "key": key, "candidates": c}).to_string()
+    serde_json::json!({"name": "t", "key": key, "bwd": "shared/v4+v4/swz-st", "pair": "same-family", "candidates": c}).to_string()
 }
 
 #[test]
@@ -76,12 +78,15 @@ fn measured_rows_choose_the_fastest_candidate_beyond_the_margin() {
     let q = &got.conversions[0];
     let m = q.measured.as_ref().unwrap();
     assert!(m.replaced);
-    assert_eq!((m.ns, m.model_ns), (Some(90.0), Some(100.0)));
+    assert_eq!(m.ratios, vec![("elements".to_string(), 0.9)]);
     assert_eq!(plan_fingerprint(&q.chosen.plan).unwrap(), other_fp);
     let own = q.variants.iter().find(|(b, _)| *b == bits).unwrap();
     assert_eq!(plan_fingerprint(&own.1.plan).unwrap(), other_fp);
     let emitted = got.emit("wf_").unwrap();
-    assert!(emitted.header.contains("chosen by measurement (--measured): 90 ns"), "the header says why");
+    assert!(
+        emitted.header.contains("chosen by measurement (--measured): `warpforge bench` timed it at 0.90x (elements)"),
+        "the header says why"
+    );
     // within the margin: the model's choice stays
     let got = run(100.0, 100.0 * (1.0 - MARGIN / 2.0));
     let q = &got.conversions[0];
@@ -114,6 +119,6 @@ fn rows_timing_no_candidate_of_this_planner_keep_the_model_choice_and_say_why() 
     let q = &got.conversions[0];
     let m = q.measured.as_ref().unwrap();
     assert!(!m.replaced);
-    assert!(m.kept_because.as_ref().unwrap().contains("none of the 1 candidate(s) its rows timed"));
+    assert!(m.kept_because.as_ref().unwrap().contains("none of the 1 candidate(s) its rows timed in a round trip of their own family"));
     assert_eq!(q.chosen.plan.strategy, p.chosen.plan.strategy);
 }

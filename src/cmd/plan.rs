@@ -160,23 +160,20 @@ fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Resu
         ch.verified_candidates
     )?;
     if let Some(m) = &p.measured {
-        let ns = |t: Option<f64>| t.map_or("not timed".to_string(), |t| format!("{t:.0} ns"));
         if m.replaced {
             writeln!(
                 out,
-                "{:<28} measured: {} at {} a round trip, the cost model's {} at {}",
+                "{:<28} measured: {} at {} the time of the cost model's {}",
                 "",
                 m.strategy,
-                ns(m.ns),
-                m.model_strategy,
-                ns(m.model_ns)
+                m.ratios_text(),
+                m.model_strategy
             )?;
         } else {
             writeln!(
                 out,
-                "{:<28} measured: the cost model's choice kept ({}): {}",
+                "{:<28} measured: the cost model's choice kept: {}",
                 "",
-                ns(m.model_ns),
                 m.kept_because.as_deref().unwrap_or("")
             )?;
         }
