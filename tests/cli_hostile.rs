@@ -992,3 +992,79 @@ fn errors_name_the_flag_or_field() {
         )],
     );
 }
+
+/// `--measured FILE` is an input: a bad row is an error naming the file and
+/// line, rows without conversion keys are refused, `/dev/zero` stops at
+/// once, and no output may be the rows file; rows of other conversions
+/// change no plan.
+#[test]
+fn measured_rows_are_checked_and_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = dir.path().join("rows.jsonl");
+    let plan = |rows: &str| {
+        run(&[
+            "plan",
+            "--src",
+            B8X4,
+            "--dst",
+            B4X8T,
+            "--shape",
+            "32x16",
+            "--measured",
+            rows,
+        ])
+    };
+    std::fs::write(
+        &rows,
+        "\n{\"name\": \"f:1\", \"bwd\": \"x\", \"candidates\": []}\n[1, 2]\n",
+    )
+    .unwrap();
+    let r = plan(rows.to_str().unwrap());
+    expect_error(
+        &r,
+        &[&format!(
+            "--measured {}:3: not a `warpforge bench --json` row",
+            rows.display()
+        )],
+    );
+    std::fs::write(
+        &rows,
+        "{\"name\": \"f:1\", \"bwd\": \"x\", \"candidates\": []}\n",
+    )
+    .unwrap();
+    expect_error(
+        &plan(rows.to_str().unwrap()),
+        &[
+            "none of its 1 row(s) carries a conversion `key`",
+            "run `warpforge bench --json FILE` again",
+        ],
+    );
+    expect_error(
+        &plan("/dev/zero"),
+        &["--measured", "not text (a NUL byte at offset"],
+    );
+    let other = "{\"name\": \"f:1\", \"key\": \"0123456789abcdef\", \"bwd\": \"shared/v4\", \"candidates\": [{\"strategy\": \"shared/v4\", \"fingerprint\": \"00000000000000aa\", \"ns\": 1.0}]}\n";
+    std::fs::write(&rows, other).unwrap();
+    let r = plan(rows.to_str().unwrap());
+    assert!(r.status.success(), "{}", stderr(&r));
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        !out.contains("measured:"),
+        "rows of another conversion: {out}"
+    );
+    let r = run(&[
+        "emit",
+        "--src",
+        B8X4,
+        "--dst",
+        B4X8T,
+        "--shape",
+        "32x16",
+        "--measured",
+        rows.to_str().unwrap(),
+        "-o",
+        rows.to_str().unwrap(),
+    ]);
+    expect_error(&r, &["--measured", "refusing to overwrite"]);
+    assert_eq!(std::fs::read_to_string(&rows).unwrap(), other);
+}

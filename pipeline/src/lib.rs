@@ -642,11 +642,7 @@ struct MemoKey {
 /// Plans of the conversions planned so far in one [`plan`] call.
 type Memo = std::collections::HashMap<
     MemoKey,
-    (
-        Chosen,
-        Vec<(u32, Chosen)>,
-        Option<measured::MeasuredChoice>,
-    ),
+    (Chosen, Vec<(u32, Chosen)>, Option<measured::MeasuredChoice>),
 >;
 
 fn plan_op_uncached(
@@ -682,7 +678,8 @@ fn plan_op_uncached(
     if !opts.all_widths {
         return Ok((c, chosen, vec![], choice));
     }
-    let v = synth::search::plan_all_widths_from(&c, opts.strategy, &weights, shared, chosen.clone());
+    let v =
+        synth::search::plan_all_widths_from(&c, opts.strategy, &weights, shared, chosen.clone());
     Ok((c, chosen, v, choice))
 }
 

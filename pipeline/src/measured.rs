@@ -140,8 +140,7 @@ impl Measurements {
     /// rows carries a conversion key (rows of a `bench` older than
     /// `--measured`: run `warpforge bench` again).
     pub fn read(path: &Path) -> Result<Measurements> {
-        let text =
-            synth::input::read_input_file(path).map_err(|e| anyhow!("--measured {e}"))?;
+        let text = synth::input::read_input_file(path).map_err(|e| anyhow!("--measured {e}"))?;
         Measurements::parse(&text, &path.display().to_string())
     }
 
@@ -152,7 +151,11 @@ impl Measurements {
             ..Measurements::default()
         };
         let (mut rows, mut keyed) = (0usize, 0usize);
-        for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (i, l) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let at = format!("--measured {source}:{}", i + 1);
             let r: RowKeys = serde_json::from_str(l)
                 .map_err(|e| anyhow!("{at}: not a `warpforge bench --json` row: {e}"))?;
@@ -168,14 +171,22 @@ impl Measurements {
                     continue;
                 };
                 if !(ns.is_finite() && ns > 0.0) {
-                    bail!("{at}: candidate `{}` of `{}` has time {ns} ns, not a positive number", k.strategy, r.name);
+                    bail!(
+                        "{at}: candidate `{}` of `{}` has time {ns} ns, not a positive number",
+                        k.strategy,
+                        r.name
+                    );
                 }
                 let reverse = k.bwd.as_deref().unwrap_or(&r.bwd);
                 if family(reverse) != family(&k.strategy) {
                     m.mixed += 1;
                     continue;
                 }
-                let form = if k.form.is_empty() { "elements".to_string() } else { k.form };
+                let form = if k.form.is_empty() {
+                    "elements".to_string()
+                } else {
+                    k.form
+                };
                 let p = match plans.iter_mut().position(|p| p.fingerprint == fp) {
                     Some(i) => &mut plans[i],
                     None => {
@@ -261,7 +272,9 @@ pub fn pick(
     measured: &[MeasuredPlan],
 ) -> Option<(usize, MeasuredChoice)> {
     let timed = |i: usize| measured.iter().find(|m| m.fingerprint == fingerprints[i]);
-    let any = (0..fingerprints.len()).filter(|&i| timed(i).is_some()).count();
+    let any = (0..fingerprints.len())
+        .filter(|&i| timed(i).is_some())
+        .count();
     if any == 0 {
         return None;
     }
@@ -340,22 +353,39 @@ mod tests {
         let st = strs(&["sa", "sb", "sc"]);
         let e = |t: f64| [("elements", t)];
         // b is 5% faster than the model's a: replaced
-        let (i, c) = pick(&fps, &st, &[mp("a", &e(100.0)), mp("b", &e(95.0)), mp("c", &e(120.0))]).unwrap();
+        let (i, c) = pick(
+            &fps,
+            &st,
+            &[mp("a", &e(100.0)), mp("b", &e(95.0)), mp("c", &e(120.0))],
+        )
+        .unwrap();
         assert_eq!((i, c.replaced, c.strategy.as_str()), (1, true, "sb"));
         assert_eq!(c.ratios, vec![("elements".to_string(), 0.95)]);
         // b is 1% faster: within the margin, the model's choice stays
         let (i, c) = pick(&fps, &st, &[mp("a", &e(100.0)), mp("b", &e(99.0))]).unwrap();
         assert_eq!((i, c.replaced), (0, false));
-        assert!(c.kept_because.unwrap().contains("more than 2% faster in every form"));
+        assert!(c
+            .kept_because
+            .unwrap()
+            .contains("more than 2% faster in every form"));
         // faster packed, slower element form: kept
         let both = |el: f64, pk: f64| [("elements", el), ("packed", pk)];
-        let (i, _) = pick(&fps, &st, &[mp("a", &both(100.0, 80.0)), mp("b", &both(110.0, 60.0))]).unwrap();
+        let (i, _) = pick(
+            &fps,
+            &st,
+            &[mp("a", &both(100.0, 80.0)), mp("b", &both(110.0, 60.0))],
+        )
+        .unwrap();
         assert_eq!(i, 0);
         // both faster: the one whose worse form gains most (c: 0.9 worst, b: 0.95)
         let (i, c) = pick(
             &fps,
             &st,
-            &[mp("a", &both(100.0, 80.0)), mp("b", &both(95.0, 40.0)), mp("c", &both(90.0, 70.0))],
+            &[
+                mp("a", &both(100.0, 80.0)),
+                mp("b", &both(95.0, 40.0)),
+                mp("c", &both(90.0, 70.0)),
+            ],
         )
         .unwrap();
         assert_eq!((i, c.strategy.as_str()), (2, "sc"));
@@ -375,21 +405,46 @@ mod tests {
             )
         };
         let k = "0123456789abcdef";
-        let m = Measurements::parse(&format!("{}\n\n{}\n", row(k, 10.0), row(k, 8.0)), "b.jsonl").unwrap();
+        let m = Measurements::parse(&format!("{}\n\n{}\n", row(k, 10.0), row(k, 8.0)), "b.jsonl")
+            .unwrap();
         assert_eq!(
             m.plans(k),
             &[
-                MeasuredPlan { fingerprint: "00000000000000aa".into(), strategy: "shared/v4".into(), forms: vec![("packed".into(), 8.0)] },
-                MeasuredPlan { fingerprint: "00000000000000cc".into(), strategy: "shuffle/bfly".into(), forms: vec![("elements".into(), 2.0)] },
+                MeasuredPlan {
+                    fingerprint: "00000000000000aa".into(),
+                    strategy: "shared/v4".into(),
+                    forms: vec![("packed".into(), 8.0)]
+                },
+                MeasuredPlan {
+                    fingerprint: "00000000000000cc".into(),
+                    strategy: "shuffle/bfly".into(),
+                    forms: vec![("elements".into(), 2.0)]
+                },
             ]
         );
         // the shuffle candidate that returned through the shared reverse, once a row
         assert_eq!(m.mixed, 2);
         assert!(m.plans("ffffffffffffffff").is_empty());
-        let e = Measurements::parse("{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\nnot json\n", "b.jsonl").unwrap_err();
-        assert!(e.to_string().contains("b.jsonl:2: not a `warpforge bench --json` row"), "{e}");
-        let e = Measurements::parse("{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\n", "b.jsonl").unwrap_err();
-        assert!(e.to_string().contains("none of its 1 row(s) carries a conversion `key`"), "{e}");
+        let e = Measurements::parse(
+            "{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\nnot json\n",
+            "b.jsonl",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("b.jsonl:2: not a `warpforge bench --json` row"),
+            "{e}"
+        );
+        let e = Measurements::parse(
+            "{\"name\":\"f:1\",\"bwd\":\"x\",\"candidates\":[]}\n",
+            "b.jsonl",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("none of its 1 row(s) carries a conversion `key`"),
+            "{e}"
+        );
         let e = Measurements::parse(&row("xyz", 1.0), "b.jsonl").unwrap_err();
         assert!(e.to_string().contains("b.jsonl:1: `key` of `f:1`"), "{e}");
         let e = Measurements::parse(&row(k, -1.0), "b.jsonl").unwrap_err();

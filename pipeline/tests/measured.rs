@@ -62,7 +62,11 @@ fn measured_rows_choose_the_fastest_candidate_beyond_the_margin() {
         let rows = row(
             &key,
             &[
-                (model_fp.clone(), p.chosen.plan.strategy.to_string(), model_ns),
+                (
+                    model_fp.clone(),
+                    p.chosen.plan.strategy.to_string(),
+                    model_ns,
+                ),
                 (other_fp.clone(), other.plan.strategy.to_string(), other_ns),
             ],
         );
@@ -84,7 +88,9 @@ fn measured_rows_choose_the_fastest_candidate_beyond_the_margin() {
     assert_eq!(plan_fingerprint(&own.1.plan).unwrap(), other_fp);
     let emitted = got.emit("wf_").unwrap();
     assert!(
-        emitted.header.contains("chosen by measurement (--measured): `warpforge bench` timed it at 0.90x (elements)"),
+        emitted.header.contains(
+            "chosen by measurement (--measured): `warpforge bench` timed it at 0.90x (elements)"
+        ),
         "the header says why"
     );
     // within the margin: the model's choice stays
@@ -94,14 +100,21 @@ fn measured_rows_choose_the_fastest_candidate_beyond_the_margin() {
     assert_eq!(plan_fingerprint(&q.chosen.plan).unwrap(), model_fp);
     // rows of another conversion change nothing
     let f = dir.path().join("other.jsonl");
-    std::fs::write(&f, row("0123456789abcdef", &[(other_fp.clone(), "s".into(), 1.0)])).unwrap();
+    std::fs::write(
+        &f,
+        row("0123456789abcdef", &[(other_fp.clone(), "s".into(), 1.0)]),
+    )
+    .unwrap();
     let opts = Options {
         measured: Some(Arc::new(Measurements::read(&f).unwrap())),
         ..Options::default()
     };
     let got = plan(&loaded, &opts).unwrap();
     assert!(got.conversions[0].measured.is_none());
-    assert_eq!(plan_fingerprint(&got.conversions[0].chosen.plan).unwrap(), model_fp);
+    assert_eq!(
+        plan_fingerprint(&got.conversions[0].chosen.plan).unwrap(),
+        model_fp
+    );
 }
 
 #[test]
@@ -110,7 +123,11 @@ fn rows_timing_no_candidate_of_this_planner_keep_the_model_choice_and_say_why() 
     let model = plan(&loaded, &Options::default()).unwrap();
     let p = &model.conversions[0];
     let key = conversion_key(&p.conv, plan_width(&p.conv), p.target.sm);
-    let m = Measurements::parse(&row(&key, &[("00000000deadbeef".into(), "old".into(), 1.0)]), "b.jsonl").unwrap();
+    let m = Measurements::parse(
+        &row(&key, &[("00000000deadbeef".into(), "old".into(), 1.0)]),
+        "b.jsonl",
+    )
+    .unwrap();
     let opts = Options {
         measured: Some(Arc::new(m)),
         ..Options::default()
@@ -119,6 +136,10 @@ fn rows_timing_no_candidate_of_this_planner_keep_the_model_choice_and_say_why() 
     let q = &got.conversions[0];
     let m = q.measured.as_ref().unwrap();
     assert!(!m.replaced);
-    assert!(m.kept_because.as_ref().unwrap().contains("none of the 1 candidate(s) its rows timed in a round trip of their own family"));
+    assert!(m
+        .kept_because
+        .as_ref()
+        .unwrap()
+        .contains("none of the 1 candidate(s) its rows timed in a round trip of their own family"));
     assert_eq!(q.chosen.plan.strategy, p.chosen.plan.strategy);
 }

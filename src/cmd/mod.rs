@@ -332,9 +332,9 @@ impl Input {
             max_registers: self.max_registers,
             all_widths,
             measured: match &self.measured {
-                Some(p) => Some(std::sync::Arc::new(
-                    pipeline::measured::Measurements::read(p)?,
-                )),
+                Some(p) => Some(std::sync::Arc::new(pipeline::measured::Measurements::read(
+                    p,
+                )?)),
                 None => None,
             },
         })

@@ -104,7 +104,10 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
     });
     // `--measured`: what the bench rows decided (absent where none timed it)
     if let (Some(m), Some(o)) = (&p.measured, v.as_object_mut()) {
-        o.insert("measured".into(), serde_json::to_value(m).expect("serializes"));
+        o.insert(
+            "measured".into(),
+            serde_json::to_value(m).expect("serializes"),
+        );
     }
     // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA moves
     // across CTAs (stores into or loads from other CTAs, the most over the
