@@ -1052,6 +1052,38 @@ fn measured_rows_are_checked_and_never_overwritten() {
         !out.contains("measured:"),
         "rows of another conversion: {out}"
     );
+    assert!(
+        stderr(&r).contains("0 of the 1 conversion(s) planned here (sm_90) have rows"),
+        "{}",
+        stderr(&r)
+    );
+    // a row of this conversion (its key and the model's fingerprint, as
+    // `plan --json` gives them) is read and matched
+    let j = run(&[
+        "plan", "--src", B8X4, "--dst", B4X8T, "--shape", "32x16", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    let (key, fp, st) = (
+        v["key"].as_str().unwrap(),
+        v["fingerprint"].as_str().unwrap(),
+        v["strategy"].as_str().unwrap(),
+    );
+    let own = serde_json::json!({"name": "x:1", "key": key, "bwd": st,
+        "candidates": [{"strategy": st, "fingerprint": fp, "ns": 5.0}]});
+    let own_rows = dir.path().join("own.jsonl");
+    std::fs::write(&own_rows, format!("{own}\n")).unwrap();
+    let r = plan(own_rows.to_str().unwrap());
+    assert!(r.status.success(), "{}", stderr(&r));
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        out.contains("measured: the cost model's choice kept"),
+        "{out}"
+    );
+    assert!(
+        stderr(&r).contains("1 of the 1 conversion(s) planned here (sm_90) have rows"),
+        "{}",
+        stderr(&r)
+    );
     let r = run(&[
         "emit",
         "--src",

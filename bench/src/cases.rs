@@ -149,10 +149,32 @@ pub struct BenchCase {
     pub limit_missing: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
+    /// The helpers of the header, in its order.
+    pub helpers: Vec<EmittedHelper>,
+    /// What `source` starts with before the header (`#include
+    /// <cuda_fp16.h>` where the vector forms hold `__half2`), and the
+    /// header's origin line: a module of some kernels is this, the header
+    /// of their helpers alone, and the kernels ([`crate::gpu::compile_all`]).
+    pub includes: String,
+    pub origin: String,
+    /// Each timing kernel (candidates, the global baseline, the limit
+    /// kernels), in order.
+    pub spans: Vec<KernelSpan>,
     /// The register cap its kernels are ranked and compiled under
     /// (`__maxnreg__`: [`SharedOptions::max_registers`], at most the launch
     /// bounds' limit, [`register_cap`]); `None`: the launch bounds'.
     pub max_registers: Option<u32>,
+}
+
+/// One timing kernel of a case's source.
+#[derive(Clone, Debug)]
+pub struct KernelSpan {
+    /// The kernel's name.
+    pub name: String,
+    /// Its text's byte range in [`BenchCase::source`].
+    pub range: std::ops::Range<usize>,
+    /// The helpers it calls (indices into [`BenchCase::helpers`]).
+    pub helpers: Vec<usize>,
 }
 
 /// A conversion not timed, and why.
@@ -394,35 +416,53 @@ pub fn build_cases(
         // NVRTC finds it, else natural words (the same SASS: NVVM keeps both
         // as one 32-bit register, where it splits `ushort2` into halves)
         let half2 = bits == 16 && !verify::cuda_include_dirs().is_empty();
-        let mut source = String::new();
-        if half2 {
-            source.push_str("#include <cuda_fp16.h>\n");
-        }
-        source.push_str(&emit_header(&helpers, &format!("warpforge bench: {file}"))?);
+        let includes = if half2 {
+            "#include <cuda_fp16.h>\n".to_string()
+        } else {
+            String::new()
+        };
+        let origin = format!("warpforge bench: {file}");
+        let mut source = includes.clone();
+        source.push_str(&emit_header(&helpers, &origin)?);
+        // each timing kernel's name, byte range in `source` and helpers
+        let mut spans: Vec<KernelSpan> = Vec::new();
+        let mut push_kernel =
+            |source: &mut String, name: &str, text: &str, calls: &[&EmittedHelper]| {
+                let start = source.len();
+                source.push_str(text);
+                let calls = calls
+                    .iter()
+                    .filter_map(|h| helpers.iter().position(|x| x.ident == h.ident))
+                    .collect();
+                spans.push(KernelSpan {
+                    name: name.to_string(),
+                    range: start..source.len(),
+                    helpers: calls,
+                });
+            };
         for x in &cands {
             if x.form == "packed" {
                 let k = emit_bench_kernel_packed(
                     &x.helper, &x.bwd, bits, ctype, &x.kernel, maxnreg,
                 )?
                 .ok_or_else(|| anyhow!("{}: no packed form of the reverse helper", c.name))?;
-                source.push_str(&k);
+                push_kernel(&mut source, &x.kernel, &k, &[&x.helper, &x.bwd]);
             } else if x.form == "vector" {
                 let vt = if half2 { "__half2" } else { "unsigned" };
                 let k = kernels::emit_bench_kernel_vector(
                     &x.helper, &x.bwd, bits, ctype, vt, &x.kernel, maxnreg,
                 )?
                 .ok_or_else(|| anyhow!("{}: no vector form of the reverse helper", c.name))?;
-                source.push_str(&k);
+                push_kernel(&mut source, &x.kernel, &k, &[&x.helper, &x.bwd]);
             } else if x.form == "carried" {
                 let k = kernels::emit_bench_kernel_carried(
                     &x.helper, &x.bwd, bits, ctype, &x.kernel, maxnreg,
                 )?
                 .ok_or_else(|| anyhow!("{}: neither helper takes warpforge::words", c.name))?;
-                source.push_str(&k);
+                push_kernel(&mut source, &x.kernel, &k, &[&x.helper, &x.bwd]);
             } else {
-                source.push_str(&emit_bench_kernel(
-                    &x.helper, &x.bwd, ctype, &x.kernel, maxnreg,
-                )?);
+                let k = emit_bench_kernel(&x.helper, &x.bwd, ctype, &x.kernel, maxnreg)?;
+                push_kernel(&mut source, &x.kernel, &k, &[&x.helper, &x.bwd]);
             }
         }
         // a cluster plan (docs/ARCHITECTURE.md 4.7) runs in clusters of the
@@ -430,7 +470,8 @@ pub fn build_cases(
         let ctas = verify::cluster_ctas(an);
         let global_kernel = if ctas > 1 {
             let k = format!("wf_bench_{id}_global");
-            source.push_str(&kernels::emit_bench_kernel_global(an, ctype, &k, maxnreg)?);
+            let text = kernels::emit_bench_kernel_global(an, ctype, &k, maxnreg)?;
+            push_kernel(&mut source, &k, &text, &[]);
             Some(k)
         } else {
             None
@@ -456,7 +497,8 @@ pub fn build_cases(
                         bits,
                         32 * c.num_warps,
                     );
-                    source.push_str(&k.source(maxnreg)?);
+                    let text = k.source(maxnreg)?;
+                    push_kernel(&mut source, &k.name, &text, &[]);
                     v.push(k);
                 }
             }
@@ -490,6 +532,10 @@ pub fn build_cases(
             limits,
             limit_missing,
             source,
+            helpers,
+            includes,
+            origin,
+            spans,
             max_registers: maxnreg,
         });
     }

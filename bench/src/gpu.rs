@@ -39,39 +39,142 @@ pub struct Measured {
     pub sass: Option<SassCounts>,
 }
 
-/// A compiled module of one case.
+/// A case's compiled modules: its timing kernels split into modules that
+/// NVRTC compiled in parallel ([`compile_all`]).
 pub struct Compiled {
-    pub cubin: Vec<u8>,
-    /// SASS counts per kernel, and the whole `cuobjdump -sass` text (empty
-    /// when cuobjdump is missing).
+    /// One CUBIN per module.
+    pub cubins: Vec<Vec<u8>>,
+    /// The module (index into `cubins`) of each timing kernel.
+    pub module_of: BTreeMap<String, usize>,
+    /// SASS counts per kernel, and the whole `cuobjdump -sass` text of
+    /// every module, in order (empty when cuobjdump is missing).
     pub sass: BTreeMap<String, SassCounts>,
     pub sass_text: String,
 }
 
-/// Compile every case's module for the GPU of `sm` (in parallel), calling
-/// `tick` after each. Errors name the case.
+/// Compile every case's timing kernels for the GPU of `sm`, calling `tick`
+/// after each case. A case's kernels go into up to as many modules as its
+/// share of all cases' source gives it of rayon's threads (each module the
+/// case's header and some of its kernels, balanced by length:
+/// [`verify::part_members`]), and every module of every case compiles in
+/// parallel, so that one large case (a one-warp tile with many candidates)
+/// does not compile on one core while the others wait. Errors name the case
+/// (and the module, where it has several).
 pub fn compile_all(
     cases: &[BenchCase],
     sm: (i32, i32),
     tick: &(dyn Fn() + Sync),
 ) -> Vec<Result<Compiled>> {
-    cases
-        .par_iter()
+    let threads = rayon::current_num_threads().max(1);
+    let total: usize = cases.iter().map(|c| c.source.len()).sum::<usize>().max(1);
+    // per case: the kernel indices of each module
+    let members: Vec<Vec<Vec<usize>>> = cases
+        .iter()
         .map(|c| {
-            let r = verify::compile_cubin(&c.source, sm, &verify::cuda_include_dirs())
-                .map_err(|e| anyhow!("{} ({}): {e}", c.name, c.file))
-                .map(|cubin| {
-                    let (sass_text, sass) = verify::sass_of(&cubin).unwrap_or_default();
-                    Compiled {
-                        cubin,
-                        sass,
-                        sass_text,
-                    }
-                });
-            tick();
-            r
+            let share = (threads * c.source.len()).div_ceil(total);
+            let texts: Vec<String> = c
+                .spans
+                .iter()
+                .map(|k| c.source[k.range.clone()].to_string())
+                .collect();
+            verify::part_members(&texts, share.clamp(1, threads))
         })
-        .collect()
+        .collect();
+    // every (case, module): a case's only module is its whole source; one
+    // of several holds the header of its kernels' helpers alone (a one-warp
+    // tile's hundred candidates make a header of megabytes that every
+    // module would parse again), the longest first
+    let mut jobs: Vec<(usize, usize, Result<String>)> = Vec::new();
+    for (ci, (c, ms)) in cases.iter().zip(&members).enumerate() {
+        for (mi, m) in ms.iter().enumerate() {
+            if ms.len() == 1 {
+                jobs.push((ci, mi, Ok(c.source.clone())));
+                continue;
+            }
+            let mut used: Vec<usize> = m.iter().flat_map(|&k| c.spans[k].helpers.clone()).collect();
+            used.sort_unstable();
+            used.dedup();
+            let helpers: Vec<kernels::EmittedHelper> =
+                used.iter().map(|&h| c.helpers[h].clone()).collect();
+            let src = kernels::emit_header(&helpers, &c.origin)
+                .map_err(|e| {
+                    anyhow!(
+                        "{} ({}): the header of module {}: {e}",
+                        c.name,
+                        c.file,
+                        mi + 1
+                    )
+                })
+                .map(|header| {
+                    let mut src = c.includes.clone();
+                    src.push_str(&header);
+                    for &k in m {
+                        src.push_str(&c.source[c.spans[k].range.clone()]);
+                    }
+                    src
+                });
+            jobs.push((ci, mi, src));
+        }
+    }
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.2.as_ref().map_or(0, String::len)));
+    let left: Vec<std::sync::atomic::AtomicUsize> = members
+        .iter()
+        .map(|m| std::sync::atomic::AtomicUsize::new(m.len()))
+        .collect();
+    let mut done: Vec<(usize, usize, Result<Vec<u8>>)> = jobs
+        .into_par_iter()
+        .map(|(ci, mi, src)| {
+            let r = src.and_then(|src| {
+                verify::compile_cubin(&src, sm, &verify::cuda_include_dirs()).map_err(|e| {
+                    let c = &cases[ci];
+                    let n = members[ci].len();
+                    if n > 1 {
+                        anyhow!("{} ({}), module {} of {n}: {e}", c.name, c.file, mi + 1)
+                    } else {
+                        anyhow!("{} ({}): {e}", c.name, c.file)
+                    }
+                })
+            });
+            if left[ci].fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                tick();
+            }
+            (ci, mi, r)
+        })
+        .collect();
+    done.sort_by_key(|d| (d.0, d.1));
+    let mut out: Vec<Result<Compiled>> = Vec::with_capacity(cases.len());
+    let mut it = done.into_iter().peekable();
+    for (ci, c) in cases.iter().enumerate() {
+        let mut compiled = Compiled {
+            cubins: Vec::new(),
+            module_of: BTreeMap::new(),
+            sass: BTreeMap::new(),
+            sass_text: String::new(),
+        };
+        let mut err = None;
+        while let Some((_, mi, r)) = it.next_if(|d| d.0 == ci) {
+            match r {
+                Ok(cubin) => {
+                    let (text, sass) = verify::sass_of(&cubin).unwrap_or_default();
+                    compiled.sass.extend(sass);
+                    compiled.sass_text.push_str(&text);
+                    for &k in &members[ci][mi] {
+                        compiled.module_of.insert(c.spans[k].name.clone(), mi);
+                    }
+                    compiled.cubins.push(cubin);
+                }
+                // the first failing module in order is the case's error
+                Err(e) => {
+                    err.get_or_insert(e);
+                }
+            }
+        }
+        out.push(match err {
+            Some(e) => Err(e),
+            None => Ok(compiled),
+        });
+    }
+    out
 }
 
 /// The GPU-wide context: one device, its SM count.
@@ -167,7 +270,11 @@ pub fn time_case(
     triton: Option<&TritonKernel>,
 ) -> Result<CaseTimes> {
     let stream = gpu.ctx.default_stream();
-    let module = gpu.ctx.load_module(Ptx::from_binary(m.cubin.clone()))?;
+    let modules = m
+        .cubins
+        .iter()
+        .map(|c| gpu.ctx.load_module(Ptx::from_binary(c.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
     let bytes = (c.bits / 8) as usize;
     let threads = 32 * c.conv.num_warps;
     // whole clusters: the grid is a multiple of the cluster's CTAs
@@ -228,7 +335,13 @@ pub fn time_case(
                global_bytes: usize,
                expect: Option<Vec<u8>>|
      -> Result<Timed> {
-        let f = module.load_function(name)?;
+        let at = *m.module_of.get(name).ok_or_else(|| {
+            anyhow!(
+                "{}: kernel {name} is in none of its compiled modules",
+                c.name
+            )
+        })?;
+        let f = modules[at].load_function(name)?;
         set_smem(&f, smem)?;
         verify::allow_cluster_size(&f, cluster)?;
         Ok(Timed {

@@ -1,6 +1,8 @@
 //! `warpforge bench --keep DIR`: what was timed, for reading the SASS of
-//! both sides of a ratio. Per case `<id>.cu` (the NVRTC source: header and
-//! one timing kernel per candidate and per limit kernel), `<id>.cubin`, `<id>.sass`, Triton's
+//! both sides of a ratio. Per case `<id>.cu` (the source: header and
+//! one timing kernel per candidate and per limit kernel), `<id>.cubin` (or
+//! `<id>_m<i>.cubin` per module, where the kernels were compiled as several
+//! modules), `<id>.sass` (every module's), Triton's
 //! `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each id's
 //! file, conversion and candidate kernels.
 
@@ -21,7 +23,14 @@ pub fn cases(dir: &Path, cases: &[BenchCase], compiled: &[Result<Compiled>]) -> 
     for (c, m) in cases.iter().zip(compiled) {
         write(&dir.join(format!("{}.cu", c.id)), c.source.as_bytes())?;
         if let Ok(m) = m {
-            write(&dir.join(format!("{}.cubin", c.id)), &m.cubin)?;
+            for (i, cubin) in m.cubins.iter().enumerate() {
+                let name = if m.cubins.len() == 1 {
+                    format!("{}.cubin", c.id)
+                } else {
+                    format!("{}_m{i}.cubin", c.id)
+                };
+                write(&dir.join(name), cubin)?;
+            }
             if !m.sass_text.is_empty() {
                 write(&dir.join(format!("{}.sass", c.id)), m.sass_text.as_bytes())?;
             }

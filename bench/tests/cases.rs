@@ -354,3 +354,64 @@ fn same_family_pairing_times_each_family_both_ways() {
         }
     }
 }
+
+/// A row's `key` and its candidates' `fingerprint`s are what `plan
+/// --measured` matches: the planner's key of the same conversion, and the
+/// fingerprints of plans its search proves, the chosen candidate's that of
+/// the planner's own choice.
+#[test]
+fn rows_name_conversions_and_plans_as_the_planner_does() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/random_s2.ttgir");
+    let name = "sw35_dot2_dot3";
+    let convs: Vec<(String, synth::plan::Conversion)> = bench::conversions_at(&p)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.name.starts_with(name))
+        .map(|c| ("random_s2.ttgir".to_string(), c))
+        .collect();
+    assert_eq!(convs.len(), 1);
+    let opt = CaseOptions {
+        weights: Weights::default(),
+        shared: SharedOptions {
+            sm: 90,
+            max_smem: Some(pipeline::scratch_cap(90, None)),
+            ..SharedOptions::default()
+        },
+        shared_limit: synth::search::SHARED_CANDIDATES_PROVEN,
+        pair: Pairing::SameFamily,
+    };
+    let (cases, _) = build_cases(&convs, &opt).unwrap();
+    let c = &cases[0];
+    // the planner's own width, target and choice (as `pipeline::plan` plans it)
+    let q = &convs[0].1;
+    let bits = synth::search::plan_width(q);
+    assert_eq!(c.key, pipeline::measured::conversion_key(q, bits, 90));
+    let w = Weights::default().at_warps(q.num_warps);
+    let sopt = SharedOptions {
+        elem_bits: bits,
+        ..opt.shared
+    };
+    let model =
+        synth::search::plan_conversion_with(q, synth::plan::StrategyChoice::Auto, &w, &sopt)
+            .unwrap();
+    let proven: std::collections::BTreeSet<String> =
+        synth::search::consider(q, synth::plan::StrategyChoice::Auto, &w, &sopt, None)
+            .unwrap()
+            .proven
+            .iter()
+            .map(|k| pipeline::measured::plan_fingerprint(&k.plan).unwrap())
+            .collect();
+    for k in &c.candidates {
+        assert!(
+            proven.contains(&k.fingerprint),
+            "{}: {}",
+            k.strategy,
+            k.fingerprint
+        );
+    }
+    let chosen = c.candidates.iter().find(|k| k.chosen).unwrap();
+    assert_eq!(
+        chosen.fingerprint,
+        pipeline::measured::plan_fingerprint(&model.plan).unwrap()
+    );
+}

@@ -55,6 +55,7 @@
 //!     max_smem: Some(48 * 1024),          // scratch in rounds of at most 48 KB
 //!     max_registers: Some(128),
 //!     all_widths: true,                   // 8/16/32/64-bit, as `emit` serves
+//!     measured: None,                     // no `warpforge bench` rows
 //! };
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/ttgir/colsum_trans_fp16_32x32_w1_sm80.ttgir");
 //! let planned = plan_file(path, &opts)?;
@@ -715,11 +716,22 @@ fn measured_choice(
         Ok(x) => x,
         Err(e) => return kept(model, format!("its candidates: {e}")),
     };
-    // the model's choice first, then every other proven candidate
+    // the model's choice first, then every other proven candidate; none
+    // over the register cap where the model's choice is within it (the
+    // search ranks those last; `--max-registers` refuses them)
+    let proven = considered.proven.len();
+    let model_over = considered
+        .proven
+        .iter()
+        .find(|k| measured::plan_fingerprint(&k.plan).ok().as_deref() == Some(model_fp.as_str()))
+        .is_some_and(|k| k.over_registers);
     let mut fps = vec![model_fp.clone()];
     let mut strategies = vec![model.plan.strategy.to_string()];
     let mut others = Vec::new();
     for k in considered.proven {
+        if k.over_registers && !model_over {
+            continue;
+        }
         match measured::plan_fingerprint(&k.plan) {
             Ok(f) if f != model_fp && !fps.contains(&f) => {
                 fps.push(f);
@@ -730,13 +742,15 @@ fn measured_choice(
             Err(e) => return kept(model, format!("a candidate has no fingerprint: {e}")),
         }
     }
-    let Some((i, why)) = measured::pick(&fps, &strategies, timed) else {
+    let named: Vec<(String, String)> = fps.iter().cloned().zip(strategies).collect();
+    let Some((i, why)) = measured::pick(&named, timed) else {
         return kept(
             model,
             format!(
-                "none of the {} candidate(s) its rows timed in a round trip of their own family is among this planner's {} proven ones (rows of another warpforge version, or timed with more shared-memory candidates than the 8 proven here): run `warpforge bench` again",
+                "none of the {} candidate(s) its rows timed in a round trip of their own family is among this planner's {} proven ones (rows of another warpforge version, or timed with more shared-memory candidates than the {} proven here): run `warpforge bench` again",
                 timed.len(),
-                fps.len()
+                named.len(),
+                synth::search::SHARED_CANDIDATES_PROVEN
             ),
         );
     };
@@ -756,7 +770,7 @@ fn measured_choice(
         cost: k.cost,
         score: k.score,
         candidates: considered.enumerated,
-        verified_candidates: fps.len(),
+        verified_candidates: proven,
         sim: k.sim,
     };
     (chosen, why)

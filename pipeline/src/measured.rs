@@ -9,9 +9,12 @@
 //! architecture: what a plan depends on, not the op's name or file), and
 //! each timed candidate by [`plan_fingerprint`] (the printed element-form
 //! body of the plan). The planner proves its candidates again
-//! ([`synth::search::consider`]) and takes, among those whose fingerprint
-//! a row timed, the fastest, where it beat the model's own choice by more
-//! than [`MARGIN`]; every other conversion keeps the model's choice.
+//! ([`synth::search::consider`]) and replaces the model's choice by one a
+//! row timed more than [`MARGIN`] faster in every form the model's choice
+//! was timed in, from round trips of one family only ([`pick`],
+//! [`Measurements::parse`]); every other conversion keeps the model's
+//! choice. The key holds no register cap: rows timed under
+//! `bench --max-registers` serve planning without one too.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -90,6 +93,8 @@ pub struct Measurements {
     /// The file they came from, as given.
     pub source: String,
     by_key: HashMap<String, Vec<MeasuredPlan>>,
+    /// Per key, the index of each fingerprint in its list.
+    index: HashMap<String, HashMap<String, usize>>,
     /// Timings left out because the candidate's round trip returned through
     /// a reverse plan of another family ([`Measurements::parse`]).
     pub mixed: usize,
@@ -111,6 +116,10 @@ struct RowKeys {
 #[derive(Deserialize)]
 struct CandidateKeys {
     strategy: String,
+    /// `shuffle`, `shared`, `register` (selects and renames, no data
+    /// movement between threads), `cluster`; absent: from the strategy.
+    #[serde(default)]
+    kind: Option<String>,
     #[serde(default)]
     form: String,
     #[serde(default)]
@@ -161,10 +170,14 @@ impl Measurements {
                 .map_err(|e| anyhow!("{at}: not a `warpforge bench --json` row: {e}"))?;
             rows += 1;
             let Some(key) = r.key else { continue };
-            if key.len() != 16 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
-                bail!("{at}: `key` of `{}` is {key:?}, not 16 hex digits", r.name);
+            if key.len() != 16 || !key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+                bail!(
+                    "{at}: `key` of `{}` is {key:?}, not 16 lowercase hex digits",
+                    r.name
+                );
             }
             keyed += 1;
+            let index = m.index.entry(key.clone()).or_default();
             let plans = m.by_key.entry(key).or_default();
             for k in r.candidates {
                 let (Some(fp), Some(ns)) = (k.fingerprint, k.ns) else {
@@ -178,7 +191,10 @@ impl Measurements {
                     );
                 }
                 let reverse = k.bwd.as_deref().unwrap_or(&r.bwd);
-                if family(reverse) != family(&k.strategy) {
+                let own = k.kind.as_deref().unwrap_or_else(|| family(&k.strategy));
+                // a register plan (selects, no movement between threads)
+                // loads no pipe of its own beside a reverse of either family
+                if own != "register" && own != family(reverse) {
                     m.mixed += 1;
                     continue;
                 }
@@ -187,17 +203,15 @@ impl Measurements {
                 } else {
                     k.form
                 };
-                let p = match plans.iter_mut().position(|p| p.fingerprint == fp) {
-                    Some(i) => &mut plans[i],
-                    None => {
-                        plans.push(MeasuredPlan {
-                            fingerprint: fp,
-                            strategy: k.strategy,
-                            forms: Vec::new(),
-                        });
-                        plans.last_mut().expect("pushed")
-                    }
-                };
+                let i = *index.entry(fp.clone()).or_insert_with(|| {
+                    plans.push(MeasuredPlan {
+                        fingerprint: fp,
+                        strategy: k.strategy,
+                        forms: Vec::new(),
+                    });
+                    plans.len() - 1
+                });
+                let p = &mut plans[i];
                 match p.forms.iter_mut().find(|f| f.0 == form) {
                     Some(f) => f.1 = f.1.min(ns),
                     None => p.forms.push((form, ns)),
@@ -258,27 +272,27 @@ impl MeasuredChoice {
     }
 }
 
-/// Pick among proven candidates (`fingerprints` and `strategies`, the
-/// model's choice first) by `measured`: a candidate replaces the model's
-/// choice only where both were timed in some form and it is more than
-/// [`MARGIN`] faster in every form timed for both, so that no form a
-/// caller may use gets slower; among those, the one whose slowest form
+/// Pick among proven candidates (`candidates`: fingerprint and strategy
+/// of each, the model's choice first) by `measured`: a candidate replaces
+/// the model's choice only where both were timed and it was timed in every
+/// form the model's choice was (but `vector`, which `bench` times for its
+/// chosen plan alone), more than [`MARGIN`] faster in each, so that no form
+/// a caller may use gets slower; among those, the one whose slowest form
 /// relative to the model's choice is fastest. Returns its index (0: the
 /// model's choice kept) and the [`MeasuredChoice`] that says why; `None`
 /// where no candidate was timed.
 pub fn pick(
-    fingerprints: &[String],
-    strategies: &[String],
+    candidates: &[(String, String)],
     measured: &[MeasuredPlan],
 ) -> Option<(usize, MeasuredChoice)> {
-    let timed = |i: usize| measured.iter().find(|m| m.fingerprint == fingerprints[i]);
-    let any = (0..fingerprints.len())
+    let timed = |i: usize| measured.iter().find(|m| m.fingerprint == candidates[i].0);
+    let any = (0..candidates.len())
         .filter(|&i| timed(i).is_some())
         .count();
     if any == 0 {
         return None;
     }
-    let model_strategy = strategies.first().cloned().unwrap_or_default();
+    let model_strategy = candidates[0].1.clone();
     let keep = |why: String| {
         Some((
             0,
@@ -296,15 +310,16 @@ pub fn pick(
             "its rows timed {any} other candidate(s) but not it in a round trip of its own family: time it with `warpforge bench --pair same-family`"
         ));
     };
-    // each other timed candidate: its time over the model's per common form
+    let needed: Vec<&(String, f64)> = model.forms.iter().filter(|f| f.0 != "vector").collect();
+    // each other timed candidate: its time over the model's per form
     let mut best: Option<(usize, f64, Vec<(String, f64)>)> = None;
-    for i in 1..fingerprints.len() {
+    for i in 1..candidates.len() {
         let Some(c) = timed(i) else { continue };
-        let ratios: Vec<(String, f64)> = c
-            .forms
+        let ratios: Option<Vec<(String, f64)>> = needed
             .iter()
-            .filter_map(|(f, ns)| model.ns(f).map(|m| (f.clone(), ns / m)))
+            .map(|(f, m)| c.ns(f).map(|ns| (f.clone(), ns / m)))
             .collect();
+        let Some(ratios) = ratios else { continue };
         let Some(worst) = ratios.iter().map(|r| r.1).max_by(f64::total_cmp) else {
             continue;
         };
@@ -317,14 +332,14 @@ pub fn pick(
             i,
             MeasuredChoice {
                 replaced: true,
-                strategy: strategies[i].clone(),
+                strategy: candidates[i].1.clone(),
                 model_strategy,
                 ratios,
                 kept_because: None,
             },
         )),
         None => keep(format!(
-            "none of the {} other timed candidate(s) is more than {:.0}% faster in every form timed for both",
+            "none of the {} other timed candidate(s) is more than {:.0}% faster in every form the model's choice was timed in",
             any - 1,
             MARGIN * 100.0
         )),
@@ -343,26 +358,24 @@ mod tests {
         }
     }
 
-    fn strs(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    fn named(v: &[&str]) -> Vec<(String, String)> {
+        v.iter().map(|s| (s.to_string(), format!("s{s}"))).collect()
     }
 
     #[test]
     fn pick_replaces_only_when_every_common_form_is_faster_beyond_the_margin() {
-        let fps = strs(&["a", "b", "c"]);
-        let st = strs(&["sa", "sb", "sc"]);
+        let fps = named(&["a", "b", "c"]);
         let e = |t: f64| [("elements", t)];
         // b is 5% faster than the model's a: replaced
         let (i, c) = pick(
             &fps,
-            &st,
             &[mp("a", &e(100.0)), mp("b", &e(95.0)), mp("c", &e(120.0))],
         )
         .unwrap();
         assert_eq!((i, c.replaced, c.strategy.as_str()), (1, true, "sb"));
         assert_eq!(c.ratios, vec![("elements".to_string(), 0.95)]);
         // b is 1% faster: within the margin, the model's choice stays
-        let (i, c) = pick(&fps, &st, &[mp("a", &e(100.0)), mp("b", &e(99.0))]).unwrap();
+        let (i, c) = pick(&fps, &[mp("a", &e(100.0)), mp("b", &e(99.0))]).unwrap();
         assert_eq!((i, c.replaced), (0, false));
         assert!(c
             .kept_because
@@ -372,7 +385,6 @@ mod tests {
         let both = |el: f64, pk: f64| [("elements", el), ("packed", pk)];
         let (i, _) = pick(
             &fps,
-            &st,
             &[mp("a", &both(100.0, 80.0)), mp("b", &both(110.0, 60.0))],
         )
         .unwrap();
@@ -380,7 +392,6 @@ mod tests {
         // both faster: the one whose worse form gains most (c: 0.9 worst, b: 0.95)
         let (i, c) = pick(
             &fps,
-            &st,
             &[
                 mp("a", &both(100.0, 80.0)),
                 mp("b", &both(95.0, 40.0)),
@@ -390,18 +401,18 @@ mod tests {
         .unwrap();
         assert_eq!((i, c.strategy.as_str()), (2, "sc"));
         // the model's choice not timed: kept, and told how to time it
-        let (i, c) = pick(&fps, &st, &[mp("c", &e(90.0)), mp("b", &e(99.0))]).unwrap();
+        let (i, c) = pick(&fps, &[mp("c", &e(90.0)), mp("b", &e(99.0))]).unwrap();
         assert_eq!((i, c.replaced), (0, false));
         assert!(c.kept_because.unwrap().contains("--pair same-family"));
         // nothing timed
-        assert!(pick(&fps, &st, &[mp("z", &e(1.0))]).is_none());
+        assert!(pick(&fps, &[mp("z", &e(1.0))]).is_none());
     }
 
     #[test]
     fn parse_keeps_least_times_drops_mixed_round_trips_and_refuses_bad_rows() {
         let row = |key: &str, ns: f64| {
             format!(
-                r#"{{"name":"f:1","key":"{key}","bwd":"shared/v4+v4/swz-st","candidates":[{{"strategy":"shared/v4","form":"packed","fingerprint":"00000000000000aa","ns":{ns}}},{{"strategy":"shuffle/idx","fingerprint":"00000000000000bb","ns":1.0}},{{"strategy":"shuffle/bfly","fingerprint":"00000000000000cc","ns":2.0,"bwd":"shuffle/idx"}},{{"strategy":"t","ns":5.0}}]}}"#
+                r#"{{"name":"f:1","key":"{key}","bwd":"shared/v4+v4/swz-st","candidates":[{{"strategy":"shared/v4","form":"packed","fingerprint":"00000000000000aa","ns":{ns}}},{{"strategy":"shuffle/idx","fingerprint":"00000000000000bb","ns":1.0}},{{"strategy":"shuffle/bfly","fingerprint":"00000000000000cc","ns":2.0,"bwd":"shuffle/idx"}},{{"strategy":"shuffle/select/own","kind":"register","fingerprint":"00000000000000dd","ns":3.0}},{{"strategy":"t","ns":5.0}}]}}"#
             )
         };
         let k = "0123456789abcdef";
@@ -419,6 +430,12 @@ mod tests {
                     fingerprint: "00000000000000cc".into(),
                     strategy: "shuffle/bfly".into(),
                     forms: vec![("elements".into(), 2.0)]
+                },
+                // a register plan counts beside a reverse of either family
+                MeasuredPlan {
+                    fingerprint: "00000000000000dd".into(),
+                    strategy: "shuffle/select/own".into(),
+                    forms: vec![("elements".into(), 3.0)]
                 },
             ]
         );
@@ -445,6 +462,8 @@ mod tests {
                 .contains("none of its 1 row(s) carries a conversion `key`"),
             "{e}"
         );
+        let e = Measurements::parse(&row("0123456789ABCDEF", 1.0), "b.jsonl").unwrap_err();
+        assert!(e.to_string().contains("not 16 lowercase hex digits"), "{e}");
         let e = Measurements::parse(&row("xyz", 1.0), "b.jsonl").unwrap_err();
         assert!(e.to_string().contains("b.jsonl:1: `key` of `f:1`"), "{e}");
         let e = Measurements::parse(&row(k, -1.0), "b.jsonl").unwrap_err();

@@ -302,14 +302,15 @@ pub(crate) struct Input {
     pub max_registers: Option<u32>,
     #[command(flatten)]
     pub model: Model,
-    /// `warpforge bench --json` rows of the GPU to plan for: each conversion
-    /// they timed gets the proven candidate plan that ran fastest there
-    /// (the least time of its forms), where it beat the cost model's choice
-    /// by more than 2%; the header and `plan` say so. Conversions are
-    /// matched by their layouts, shape, element width, warps and target,
+    /// `warpforge bench --json` rows of the GPU to plan for (best timed with
+    /// `bench --pair same-family`: a candidate timed through a reverse of
+    /// the other family is not counted): a conversion they timed gets the
+    /// proven candidate that ran more than 2% faster than the cost model's
+    /// choice in every form the latter was timed in, where one did; the
+    /// header and `plan` say so. Conversions are matched by their layouts,
+    /// shape, element width, warps and target sm (`key` in `plan --json`),
     /// not by name, so rows of one file serve every file with the same
-    /// conversions. Rows of another warpforge version may time none of
-    /// this planner's candidates: `plan` says so per conversion.
+    /// conversions; a note says when the rows match none of the input.
     #[arg(long, value_name = "FILE")]
     pub measured: Option<PathBuf>,
 }
@@ -344,7 +345,32 @@ impl Input {
     /// refused one (and each input without conversions) is reported on
     /// standard error with its place and reason.
     pub fn plan(&self, loaded: &Loaded, all_widths: bool) -> Result<pipeline::PlannedInput> {
-        let planned = pipeline::plan(loaded, &self.options(all_widths)?)?;
+        let opts = self.options(all_widths)?;
+        let planned = pipeline::plan(loaded, &opts)?;
+        if let Some(m) = &opts.measured {
+            let matched = planned
+                .conversions
+                .iter()
+                .filter(|p| p.measured.is_some())
+                .count();
+            let mut sms: Vec<u32> = planned.conversions.iter().map(|p| p.target.sm).collect();
+            sms.sort_unstable();
+            sms.dedup();
+            let sms: Vec<String> = sms.iter().map(|s| format!("sm_{s}")).collect();
+            note!(
+                "warpforge: --measured {}: rows of {} conversion(s) ({} timing(s) through a reverse of the other family not counted); {matched} of the {} conversion(s) planned here ({}) have rows{}",
+                m.source,
+                m.len(),
+                m.mixed,
+                planned.conversions.len(),
+                sms.join(", "),
+                if matched == 0 && !planned.conversions.is_empty() {
+                    ": rows match by layouts, shape, element width, warps and target sm (`key` in `plan --json`); rows timed on another GPU than these targets, or of other conversions, match none"
+                } else {
+                    ""
+                }
+            );
+        }
         for f in &loaded.empty {
             note!("warpforge: {f}: no ttg.convert_layout: nothing to do for this file");
         }

@@ -102,12 +102,23 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
         "register_limit": limit,
         "over_register_limit": preferred.peak > limit,
     });
-    // `--measured`: what the bench rows decided (absent where none timed it)
-    if let (Some(m), Some(o)) = (&p.measured, v.as_object_mut()) {
-        o.insert(
-            "measured".into(),
-            serde_json::to_value(m).expect("serializes"),
-        );
+    // `--measured`: what the bench rows decided (absent where none timed it);
+    // the conversion's key and the chosen plan's fingerprint, as `bench`
+    // rows name them (NVIDIA targets: bench times no AMD helper)
+    if let Some(o) = v.as_object_mut() {
+        if let Some(m) = &p.measured {
+            o.insert(
+                "measured".into(),
+                serde_json::to_value(m).expect("serializes"),
+            );
+        }
+        if p.target.amd.is_none() {
+            let key = pipeline::measured::conversion_key(&p.conv, bits, p.target.sm);
+            o.insert("key".into(), json!(key));
+            if let Ok(f) = pipeline::measured::plan_fingerprint(&ch.plan) {
+                o.insert("fingerprint".into(), json!(f));
+            }
+        }
     }
     // cluster plans (docs/ARCHITECTURE.md 4.7): the bytes one CTA moves
     // across CTAs (stores into or loads from other CTAs, the most over the

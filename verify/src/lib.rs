@@ -41,6 +41,7 @@ pub use hip::{
     HIP_PRELUDE,
 };
 pub use launch::{allow_cluster_size, cluster_ctas, launch_cluster, probe_gpu, GpuInfo};
+pub use module::part_members;
 pub use occupancy::{compile_min_blocks, MinBlocksRecheck, OCCUPANCY_SLACK};
 pub use report::{form_suffix, CaseResult, GpuReport, LoopCost};
 pub use run::{compile_only, verify_on_gpu, verify_on_gpu_for, GpuCase};

@@ -240,11 +240,35 @@ fn case_kernels(
 /// that NVRTC compiles in parallel (ptxas compiles one module on one
 /// core): each is `prelude` and the kernels of some cases, a case's
 /// kernels all in one part, the parts balanced by the length of their
-/// kernels' source (longest case first, each to the part with the least
-/// so far: Graham's LPT rule, within 4/3 of the best balance). Within a
-/// part the cases keep their order. No part for a case without kernels;
-/// one part (the prelude alone) where no case has any.
+/// kernels' source ([`part_members`]). Within a part the cases keep their
+/// order. No part for a case without kernels; one part (the prelude alone)
+/// where no case has any.
 fn module_parts(prelude: &str, kernels: &[String], parts: usize) -> Vec<String> {
+    let mut out: Vec<String> = part_members(kernels, parts)
+        .into_iter()
+        .map(|m| {
+            let mut src = prelude.to_string();
+            for i in m {
+                src.push_str(&kernels[i]);
+            }
+            src
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(prelude.to_string());
+    }
+    out
+}
+
+/// Which of `kernels` (source texts) go into each of at most `parts`
+/// modules compiled in parallel: the indices of each part, ascending,
+/// the parts balanced by the length of their members' source (longest
+/// first, each to the part with the least so far: Graham's LPT rule,
+/// within 4/3 of the best balance; R. L. Graham, "Bounds on
+/// multiprocessing timing anomalies", SIAM J. Appl. Math. 17(2), 1969).
+/// Empty texts go nowhere; no part is empty; no parts where every text is
+/// empty. `parts` 0 counts as 1.
+pub fn part_members(kernels: &[String], parts: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..kernels.len())
         .filter(|&i| !kernels[i].is_empty())
         .collect();
@@ -257,22 +281,14 @@ fn module_parts(prelude: &str, kernels: &[String], parts: usize) -> Vec<String> 
         load[p] += kernels[i].len();
         members[p].push(i);
     }
-    let mut out: Vec<String> = members
+    members
         .into_iter()
         .filter(|m| !m.is_empty())
         .map(|mut m| {
             m.sort_unstable();
-            let mut src = prelude.to_string();
-            for i in m {
-                src.push_str(&kernels[i]);
-            }
-            src
+            m
         })
-        .collect();
-    if out.is_empty() {
-        out.push(prelude.to_string());
-    }
-    out
+        .collect()
 }
 
 /// One NVRTC module of a check module ([`module_parts`]): its source and
