@@ -1043,19 +1043,21 @@ fn measured_rows_are_checked_and_never_overwritten() {
         &plan("/dev/zero"),
         &["--measured", "not text (a NUL byte at offset"],
     );
+    // plan with `rows` (text): its standard output, after checking that it
+    // succeeded and that the note says how many conversions matched
+    let plan_ok = |path: &std::path::Path, text: &str, matched: usize| -> String {
+        std::fs::write(path, text).unwrap();
+        let r = plan(path.to_str().unwrap());
+        assert!(r.status.success(), "{}", stderr(&r));
+        let note = format!("{matched} of the 1 conversion(s) planned here (sm_90) have rows");
+        assert!(stderr(&r).contains(&note), "{}", stderr(&r));
+        String::from_utf8_lossy(&r.stdout).into_owned()
+    };
     let other = "{\"name\": \"f:1\", \"key\": \"0123456789abcdef\", \"bwd\": \"shared/v4\", \"candidates\": [{\"strategy\": \"shared/v4\", \"fingerprint\": \"00000000000000aa\", \"ns\": 1.0}]}\n";
-    std::fs::write(&rows, other).unwrap();
-    let r = plan(rows.to_str().unwrap());
-    assert!(r.status.success(), "{}", stderr(&r));
-    let out = String::from_utf8_lossy(&r.stdout);
+    let out = plan_ok(&rows, other, 0);
     assert!(
         !out.contains("measured:"),
         "rows of another conversion: {out}"
-    );
-    assert!(
-        stderr(&r).contains("0 of the 1 conversion(s) planned here (sm_90) have rows"),
-        "{}",
-        stderr(&r)
     );
     // a row of this conversion (its key and the model's fingerprint, as
     // `plan --json` gives them) is read and matched
@@ -1070,20 +1072,12 @@ fn measured_rows_are_checked_and_never_overwritten() {
     );
     let own = serde_json::json!({"name": "x:1", "key": key, "bwd": st,
         "candidates": [{"strategy": st, "fingerprint": fp, "ns": 5.0}]});
-    let own_rows = dir.path().join("own.jsonl");
-    std::fs::write(&own_rows, format!("{own}\n")).unwrap();
-    let r = plan(own_rows.to_str().unwrap());
-    assert!(r.status.success(), "{}", stderr(&r));
-    let out = String::from_utf8_lossy(&r.stdout);
+    let out = plan_ok(&dir.path().join("own.jsonl"), &format!("{own}\n"), 1);
     assert!(
         out.contains("measured: the cost model's choice kept"),
         "{out}"
     );
-    assert!(
-        stderr(&r).contains("1 of the 1 conversion(s) planned here (sm_90) have rows"),
-        "{}",
-        stderr(&r)
-    );
+    std::fs::write(&rows, other).unwrap();
     let r = run(&[
         "emit",
         "--src",
