@@ -39,8 +39,8 @@ pub struct Measured {
     pub sass: Option<SassCounts>,
 }
 
-/// A case's compiled modules: its timing kernels split into modules that
-/// NVRTC compiled in parallel ([`compile_all`]).
+/// A case's compiled modules: one per timing kernel, compiled in parallel
+/// ([`compile_all`]).
 pub struct Compiled {
     /// One CUBIN per module.
     pub cubins: Vec<Vec<u8>>,
@@ -53,94 +53,77 @@ pub struct Compiled {
 }
 
 /// Compile every case's timing kernels for the GPU of `sm`, calling `tick`
-/// after each case. A case's kernels go into up to as many modules as its
-/// share of all cases' source gives it of rayon's threads (each module the
-/// case's header and some of its kernels, balanced by length:
-/// [`verify::part_members`]), and every module of every case compiles in
-/// parallel, so that one large case (a one-warp tile with many candidates)
-/// does not compile on one core while the others wait. Errors name the case
-/// (and the module, where it has several).
+/// after each case. Each timing kernel is its own module: the case's
+/// includes, the header of the helpers that kernel calls alone, and the
+/// kernel, as a helper sits in a user's kernel. Its SASS therefore depends
+/// on neither the other candidates of its case nor the host's core count
+/// (NVVM compiles a kernel differently beside other kernels calling the
+/// same helpers), and every module of every case compiles in parallel, so
+/// that one large case (a one-warp tile with a hundred candidates) does not
+/// compile on one core while the others wait. A case without timing kernels
+/// compiles its whole source as one module. Errors name the case and the
+/// kernel, and how many more of its kernels failed.
 pub fn compile_all(
     cases: &[BenchCase],
     sm: (i32, i32),
     tick: &(dyn Fn() + Sync),
 ) -> Vec<Result<Compiled>> {
-    let threads = rayon::current_num_threads().max(1);
-    let total: usize = cases.iter().map(|c| c.source.len()).sum::<usize>().max(1);
-    // per case: the kernel indices of each module
-    let members: Vec<Vec<Vec<usize>>> = cases
+    // per case: the span of each module (`None`: the whole source)
+    let members: Vec<Vec<Option<usize>>> = cases
         .iter()
         .map(|c| {
-            let share = (threads * c.source.len()).div_ceil(total);
-            let texts: Vec<String> = c
-                .spans
-                .iter()
-                .map(|k| c.source[k.range.clone()].to_string())
-                .collect();
-            verify::part_members(&texts, share.clamp(1, threads))
+            if c.spans.is_empty() {
+                vec![None]
+            } else {
+                (0..c.spans.len()).map(Some).collect()
+            }
         })
         .collect();
-    // every (case, module): a case's only module is its whole source; one
-    // of several holds the header of its kernels' helpers alone (a one-warp
-    // tile's hundred candidates make a header of megabytes that every
-    // module would parse again), the longest first
-    let mut jobs: Vec<(usize, usize, Result<String>)> = Vec::new();
-    for (ci, (c, ms)) in cases.iter().zip(&members).enumerate() {
-        for (mi, m) in ms.iter().enumerate() {
-            if ms.len() == 1 {
-                jobs.push((ci, mi, Ok(c.source.clone())));
-                continue;
-            }
-            let mut used: Vec<usize> = m.iter().flat_map(|&k| c.spans[k].helpers.clone()).collect();
-            used.sort_unstable();
-            used.dedup();
-            let helpers: Vec<kernels::EmittedHelper> =
-                used.iter().map(|&h| c.helpers[h].clone()).collect();
-            let src = kernels::emit_header(&helpers, &c.origin)
-                .map_err(|e| {
-                    anyhow!(
-                        "{} ({}): the header of module {}: {e}",
-                        c.name,
-                        c.file,
-                        mi + 1
-                    )
-                })
-                .map(|header| {
-                    let mut src = c.includes.clone();
-                    src.push_str(&header);
-                    for &k in m {
-                        src.push_str(&c.source[c.spans[k].range.clone()]);
-                    }
-                    src
-                });
-            jobs.push((ci, mi, src));
-        }
-    }
-    jobs.sort_by_key(|j| std::cmp::Reverse(j.2.as_ref().map_or(0, String::len)));
+    let module_source = |c: &BenchCase, k: Option<usize>| -> Result<String> {
+        let Some(k) = k else {
+            return Ok(c.source.clone());
+        };
+        let span = &c.spans[k];
+        let helpers: Vec<kernels::EmittedHelper> =
+            span.helpers.iter().map(|&h| c.helpers[h].clone()).collect();
+        let header = kernels::emit_header(&helpers, &c.origin)
+            .map_err(|e| anyhow!("{} ({}): the header of {}: {e}", c.name, c.file, span.name))?;
+        let mut src = c.includes.clone();
+        src.push_str(&header);
+        src.push_str(&c.source[span.range.clone()]);
+        Ok(src)
+    };
+    let jobs: Vec<(usize, usize)> = members
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, ms)| (0..ms.len()).map(move |mi| (ci, mi)))
+        .collect();
     let left: Vec<std::sync::atomic::AtomicUsize> = members
         .iter()
         .map(|m| std::sync::atomic::AtomicUsize::new(m.len()))
         .collect();
-    let mut done: Vec<(usize, usize, Result<Vec<u8>>)> = jobs
-        .into_par_iter()
-        .map(|(ci, mi, src)| {
-            let r = src.and_then(|src| {
-                verify::compile_cubin(&src, sm, &verify::cuda_include_dirs()).map_err(|e| {
-                    let c = &cases[ci];
-                    let n = members[ci].len();
-                    if n > 1 {
-                        anyhow!("{} ({}), module {} of {n}: {e}", c.name, c.file, mi + 1)
-                    } else {
-                        anyhow!("{} ({}): {e}", c.name, c.file)
-                    }
-                })
-            });
-            if left[ci].fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
-                tick();
-            }
-            (ci, mi, r)
-        })
-        .collect();
+    type Module = (Vec<u8>, String, BTreeMap<String, SassCounts>);
+    let mut done: Vec<(usize, usize, Result<Module>)> =
+        jobs.into_par_iter()
+            .map(|(ci, mi)| {
+                let c = &cases[ci];
+                let r = module_source(c, members[ci][mi]).and_then(|src| {
+                    let cubin = verify::compile_cubin(&src, sm, &verify::cuda_include_dirs())
+                        .map_err(|e| match members[ci][mi] {
+                            Some(k) => {
+                                anyhow!("{} ({}), kernel {}: {e}", c.name, c.file, c.spans[k].name)
+                            }
+                            None => anyhow!("{} ({}): {e}", c.name, c.file),
+                        })?;
+                    let (text, sass) = verify::sass_of(&cubin).unwrap_or_default();
+                    Ok((cubin, text, sass))
+                });
+                if left[ci].fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                    tick();
+                }
+                (ci, mi, r)
+            })
+            .collect();
     done.sort_by_key(|d| (d.0, d.1));
     let mut out: Vec<Result<Compiled>> = Vec::with_capacity(cases.len());
     let mut it = done.into_iter().peekable();
@@ -151,25 +134,29 @@ pub fn compile_all(
             sass: BTreeMap::new(),
             sass_text: String::new(),
         };
-        let mut err = None;
+        let mut errors = Vec::new();
         while let Some((_, mi, r)) = it.next_if(|d| d.0 == ci) {
             match r {
-                Ok(cubin) => {
-                    let (text, sass) = verify::sass_of(&cubin).unwrap_or_default();
+                Ok((cubin, text, sass)) => {
                     compiled.sass.extend(sass);
                     compiled.sass_text.push_str(&text);
-                    for &k in &members[ci][mi] {
-                        compiled.module_of.insert(c.spans[k].name.clone(), mi);
+                    if let Some(k) = members[ci][mi] {
+                        compiled
+                            .module_of
+                            .insert(c.spans[k].name.clone(), compiled.cubins.len());
                     }
                     compiled.cubins.push(cubin);
                 }
-                // the first failing module in order is the case's error
-                Err(e) => {
-                    err.get_or_insert(e);
-                }
+                Err(e) => errors.push(e),
             }
         }
-        out.push(match err {
+        // the first failing kernel in order is the case's error
+        let n = errors.len();
+        out.push(match errors.into_iter().next() {
+            Some(e) if n > 1 => Err(anyhow!(
+                "{e} (and {} more kernel(s) of this case failed)",
+                n - 1
+            )),
             Some(e) => Err(e),
             None => Ok(compiled),
         });

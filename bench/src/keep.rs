@@ -1,8 +1,8 @@
 //! `warpforge bench --keep DIR`: what was timed, for reading the SASS of
 //! both sides of a ratio. Per case `<id>.cu` (the source: header and
-//! one timing kernel per candidate and per limit kernel), `<id>.cubin` (or
-//! `<id>_m<i>.cubin` per module, where the kernels were compiled as several
-//! modules), `<id>.sass` (every module's), Triton's
+//! one timing kernel per candidate and per limit kernel; NVRTC compiled each
+//! kernel with its own helpers' header alone), `<kernel>.cubin` per timing
+//! kernel, `<id>.sass` (every kernel's), Triton's
 //! `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each id's
 //! file, conversion and candidate kernels.
 
@@ -23,13 +23,15 @@ pub fn cases(dir: &Path, cases: &[BenchCase], compiled: &[Result<Compiled>]) -> 
     for (c, m) in cases.iter().zip(compiled) {
         write(&dir.join(format!("{}.cu", c.id)), c.source.as_bytes())?;
         if let Ok(m) = m {
-            for (i, cubin) in m.cubins.iter().enumerate() {
-                let name = if m.cubins.len() == 1 {
-                    format!("{}.cubin", c.id)
-                } else {
-                    format!("{}_m{i}.cubin", c.id)
-                };
-                write(&dir.join(name), cubin)?;
+            // one module per timing kernel, named by it (a case without
+            // timing kernels: its whole source, `<id>.cubin`)
+            let mut named: Vec<(String, usize)> =
+                m.module_of.iter().map(|(k, &i)| (k.clone(), i)).collect();
+            if named.is_empty() && !m.cubins.is_empty() {
+                named.push((c.id.clone(), 0));
+            }
+            for (name, i) in named {
+                write(&dir.join(format!("{name}.cubin")), &m.cubins[i])?;
             }
             if !m.sass_text.is_empty() {
                 write(&dir.join(format!("{}.sass", c.id)), m.sass_text.as_bytes())?;

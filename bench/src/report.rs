@@ -464,7 +464,12 @@ pub fn recheck_occupancy(rows: &mut [Row], cases: &[BenchCase], sm: (i32, i32)) 
         let Some(kernel) = case.candidates.get(i).map(|k| k.kernel.clone()) else {
             continue;
         };
-        match verify::compile_min_blocks(&case.source, &[(kernel.clone(), threads)], sm, &[]) {
+        match verify::compile_min_blocks(
+            &case.source,
+            &[(kernel.clone(), threads)],
+            sm,
+            &verify::cuda_include_dirs(),
+        ) {
             Ok(p) => {
                 let Some(p) = p.get(&kernel) else {
                     notes.push(format!(

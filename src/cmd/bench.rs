@@ -83,8 +83,9 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Keep what was timed in this directory (created if missing): per
-    /// conversion `<id>.cu` (the NVRTC source: header and one timing kernel
-    /// per candidate), `<id>.cubin` and `<id>.sass`, Triton's
+    /// conversion `<id>.cu` (its header and every timing kernel; NVRTC
+    /// compiles each kernel with its own helpers' header alone),
+    /// `<kernel>.cubin` per timing kernel and `<id>.sass`, Triton's
     /// `<id>_triton_{loop,once}.{cubin,sass}`, and `index.json` naming each
     /// id's file, conversion and candidate kernels. For reading the SASS of
     /// both sides of a ratio.
