@@ -312,7 +312,9 @@ pub fn pick(
     };
     let needed: Vec<&(String, f64)> = model.forms.iter().filter(|f| f.0 != "vector").collect();
     // each other timed candidate: its time over the model's per form
-    let mut best: Option<(usize, f64, Vec<(String, f64)>)> = None;
+    // (index, worst ratio, ratios per form)
+    type Best = (usize, f64, Vec<(String, f64)>);
+    let mut best: Option<Best> = None;
     for i in 1..candidates.len() {
         let Some(c) = timed(i) else { continue };
         let ratios: Option<Vec<(String, f64)>> = needed
