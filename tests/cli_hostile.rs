@@ -1001,9 +1001,10 @@ fn errors_name_the_flag_or_field() {
 fn measured_rows_are_checked_and_never_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let rows = dir.path().join("rows.jsonl");
-    let plan = |rows: &str| {
-        run(&[
-            "plan",
+    // `cmd` on the test conversion with `--measured rows` and `extra`
+    let with_rows = |cmd: &str, rows: &str, extra: &[&str]| {
+        let mut a = vec![
+            cmd,
             "--src",
             B8X4,
             "--dst",
@@ -1012,8 +1013,11 @@ fn measured_rows_are_checked_and_never_overwritten() {
             "32x16",
             "--measured",
             rows,
-        ])
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
     };
+    let plan = |rows: &str| with_rows("plan", rows, &[]);
     std::fs::write(
         &rows,
         "\n{\"name\": \"f:1\", \"bwd\": \"x\", \"candidates\": []}\n[1, 2]\n",
@@ -1078,19 +1082,8 @@ fn measured_rows_are_checked_and_never_overwritten() {
         "{out}"
     );
     std::fs::write(&rows, other).unwrap();
-    let r = run(&[
-        "emit",
-        "--src",
-        B8X4,
-        "--dst",
-        B4X8T,
-        "--shape",
-        "32x16",
-        "--measured",
-        rows.to_str().unwrap(),
-        "-o",
-        rows.to_str().unwrap(),
-    ]);
+    let out = rows.to_str().unwrap();
+    let r = with_rows("emit", out, &["-o", out]);
     expect_error(&r, &["--measured", "refusing to overwrite"]);
     assert_eq!(std::fs::read_to_string(&rows).unwrap(), other);
 }
