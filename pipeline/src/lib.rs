@@ -716,33 +716,30 @@ fn measured_choice(
         Ok(x) => x,
         Err(e) => return kept(model, format!("its candidates: {e}")),
     };
-    // the model's choice first, then every other proven candidate; none
-    // over the register cap where the model's choice is within it (the
-    // search ranks those last; `--max-registers` refuses them)
+    // every proven candidate's fingerprint, computed once
     let proven = considered.proven.len();
-    let model_over = considered
-        .proven
-        .iter()
-        .find(|k| measured::plan_fingerprint(&k.plan).ok().as_deref() == Some(model_fp.as_str()))
-        .is_some_and(|k| k.over_registers);
-    let mut fps = vec![model_fp.clone()];
-    let mut strategies = vec![model.plan.strategy.to_string()];
-    let mut others = Vec::new();
+    let mut fingerprinted = Vec::with_capacity(proven);
     for k in considered.proven {
-        if k.over_registers && !model_over {
-            continue;
-        }
         match measured::plan_fingerprint(&k.plan) {
-            Ok(f) if f != model_fp && !fps.contains(&f) => {
-                fps.push(f);
-                strategies.push(k.plan.strategy.to_string());
-                others.push(k);
-            }
-            Ok(_) => {}
+            Ok(f) => fingerprinted.push((f, k)),
             Err(e) => return kept(model, format!("a candidate has no fingerprint: {e}")),
         }
     }
-    let named: Vec<(String, String)> = fps.iter().cloned().zip(strategies).collect();
+    // the model's choice first, then every other proven candidate once;
+    // none over the register cap where the model's choice is within it
+    // (the search ranks those last; `--max-registers` refuses them)
+    let model_over = fingerprinted
+        .iter()
+        .any(|(f, k)| *f == model_fp && k.over_registers);
+    let mut named = vec![(model_fp, model.plan.strategy.to_string())];
+    let mut others = Vec::new();
+    for (f, k) in fingerprinted {
+        if (k.over_registers && !model_over) || named.iter().any(|n| n.0 == f) {
+            continue;
+        }
+        named.push((f, k.plan.strategy.to_string()));
+        others.push(k);
+    }
     let Some((i, why)) = measured::pick(&named, timed) else {
         return kept(
             model,
