@@ -131,6 +131,27 @@ fn every_amd_encoding_of_the_sweep_has_tritons_bases() {
     report(checked, &wrong, "amd_bases.jsonl");
 }
 
+/// The layouts real kernels convert: every `ttg.convert_layout` operand and
+/// result of the Triton 3.6 kernels compiled for sm_80/90/100/120 and
+/// gfx942/950/1100 in `results/runs/2026-11-28-h200-fresh-kernels-aafb245/`
+/// and `results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/`
+/// (`tests/data/triton_bases/real_bases.jsonl`, by `gen_real_bases.py`:
+/// Triton's own parser and `toLinearLayout` on the files), each on its
+/// module's lanes.
+#[test]
+fn every_encoding_real_kernels_convert_has_tritons_bases() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/triton_bases/real_bases.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (checked, wrong) = check(&text, "real_bases.jsonl", true);
+    // 483 records: blocked, slice, linear, nvidia_mma v2/v3, dot_op,
+    // amd_mfma and amd_wmma encodings at the shapes the kernels use
+    assert!(checked >= 483, "{checked} records checked");
+    report(checked, &wrong, "real_bases.jsonl");
+}
+
 /// The 32-lane path conversions take refuses AMD layouts, by name; the
 /// lanes path gives them their own lanes.
 #[test]
