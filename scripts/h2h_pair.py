@@ -7,13 +7,14 @@ so that the two builds see the same GPU state and share Triton's time.
 Both folders come from ../shared/tools/h2h/prep.py over the same inputs (one per warpforge
 binary), with h2h's scripts copied into FOLDER_A; their cases must have the same ids and names.
 Writes one h2h row per case for each build (OUT_A, OUT_B: h2h.py's jsonl, Triton's result the same
-in both), for scripts/h2h_compare.py OUT_A OUT_B. H2H_ITERS and h2h's other switches apply;
+in both), each case's rows as soon as it is timed (a run stopped early keeps what it timed; cases
+never reached are written at the end with "error": "missing"), for scripts/h2h_compare.py OUT_A OUT_B. H2H_ITERS and h2h's other switches apply;
 H2H_PAIR_REP=MS sets do_bench's measuring time per timing (h2h's is 200 ms).
 
 usage: h2h_pair.py FOLDER_A FOLDER_B OUT_A.jsonl OUT_B.jsonl
        (on the GPU machine; the child mode `--child FOLDER_A FOLDER_B START` is internal)
 """
-import concurrent.futures as cf, json, os, subprocess, sys
+import concurrent.futures as cf, json, os, subprocess, sys, tempfile
 
 
 def load_h2h(folder):
@@ -75,25 +76,41 @@ def main():
         for (f, _), (i, cub, err) in zip(jobs, ex.map(h2h.compile_wf, jobs)):
             if cub is None:
                 print(f"nvcc failed for {f} {i}: {err[-500:]}", file=sys.stderr)
+    # each case's rows are written as its child reports it, so a run stopped early (a device
+    # call's time limit) keeps every case it timed; cases never reached are written last, marked
     got, start = {}, 0
-    while start < len(ca):
-        p = subprocess.run([sys.executable, __file__, "--child", fa, fb, str(start)], capture_output=True, text=True)
-        for line in p.stdout.splitlines():
-            if line.startswith("{"):
-                r = json.loads(line)
-                got[r["id"]] = r
-        start = len(got)
-        if p.returncode != 0 and start < len(ca):
-            crash = {"error": "crashed: " + p.stderr.strip()[-300:]}
-            got[ca[start]["id"]] = {"triton": crash, "a": crash, "b": crash}
-            start += 1
     with open(oa, "w") as fa_out, open(ob, "w") as fb_out:
-        for a, b in zip(ca, cb):
-            g = got.get(a["id"], {})
+        by_id = {a["id"]: (a, b) for a, b in zip(ca, cb)}
+
+        def emit(g):
+            a, b = by_id[g["id"]]
             missing = {"error": "missing"}
             fa_out.write(json.dumps(row(a, g.get("triton", missing), g.get("a", missing))) + "\n")
             fb_out.write(json.dumps(row(b, g.get("triton", missing), g.get("b", missing))) + "\n")
+            fa_out.flush()
+            fb_out.flush()
 
+        while start < len(ca):
+            with tempfile.TemporaryFile("w+") as errf:  # a file, so a chatty child never blocks
+                p = subprocess.Popen([sys.executable, __file__, "--child", fa, fb, str(start)],
+                                     stdout=subprocess.PIPE, stderr=errf, text=True)
+                for line in p.stdout:
+                    if line.startswith("{"):
+                        r = json.loads(line)
+                        got[r["id"]] = r
+                        emit(r)
+                p.wait()
+                errf.seek(0)
+                err = errf.read()
+            start = len(got)
+            if p.returncode != 0 and start < len(ca):
+                crash = {"error": "crashed: " + err.strip()[-300:]}
+                got[ca[start]["id"]] = dict(id=ca[start]["id"], triton=crash, a=crash, b=crash)
+                emit(got[ca[start]["id"]])
+                start += 1
+        for a in ca:
+            if a["id"] not in got:
+                emit({"id": a["id"]})
 
 if __name__ == "__main__":
     main()
