@@ -13,6 +13,9 @@ AMD's dialects loaded) reads each file; for each convert_layout operand and resu
 "num_warps" is the module's `ttg.num-warps`, "lanes" its `ttg.threads-per-warp`. A repeated
 (attr, shape, num_warps) is kept once. No GPU is used.
 
+A file cut to the lines warpforge reads (`corpus/real/`, by corpus/generate/extract.py) is
+rebuilt as a module of one function per convert_layout before Triton parses it.
+
 usage: python3 gen_real_bases.py OUT.jsonl FILE.ttgir...   (needs triton==3.6.0)
 """
 import json, os, re, sys
@@ -26,6 +29,27 @@ def encoding_text(type_text):
     return [int(x) for x in m.group(1).split("x")], m.group(2)
 
 
+def rebuilt(text, path):
+    """A parseable module holding the aliases, module attributes and every convert_layout of
+    `text`, each in a function of its own taking the source tensor, written to a temporary
+    file whose path is returned (the caller removes it)."""
+    import tempfile
+    lines = text.splitlines()
+    aliases = [l for l in lines if re.match(r"#\w+ = ", l)]
+    head = next(l for l in lines if l.startswith("module attributes"))
+    funcs = []
+    for i, l in enumerate(lines):
+        m = re.search(r"ttg\.convert_layout %\S+ : (tensor<.*>) -> (tensor<.*>)", l)
+        if m:
+            funcs.append(f"  tt.func @c{i}(%x: {m.group(1)}) {{\n"
+                         f"    %0 = ttg.convert_layout %x : {m.group(1)} -> {m.group(2)}\n"
+                         f"    tt.return\n  }}")
+    f = tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False)
+    f.write("\n".join(aliases + [head] + funcs + ["}"]) + "\n")
+    f.close()
+    return f.name
+
+
 def records(path):
     ctx = ir.context()
     ir.load_dialects(ctx)
@@ -34,7 +58,16 @@ def records(path):
     text = open(path).read()
     warps = int(re.search(r'"ttg.num-warps" = (\d+)', text).group(1))
     lanes = int(re.search(r'"ttg.threads-per-warp" = (\d+)', text).group(1))
-    module = ir.parse_mlir_module(path, ctx)
+    if "Extracted by corpus/generate/extract.py" in text:
+        # a file cut to the lines warpforge reads is no module: rebuilt as one function per
+        # convert_layout, on the file's own aliases and module attributes
+        tmp = rebuilt(text, path)
+        try:
+            module = ir.parse_mlir_module(tmp, ctx)
+        finally:
+            os.unlink(tmp)
+    else:
+        module = ir.parse_mlir_module(path, ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)
     lines = [i + 1 for i, l in enumerate(text.splitlines()) if "ttg.convert_layout" in l]
     out = []
