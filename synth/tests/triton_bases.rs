@@ -105,30 +105,30 @@ fn report(checked: usize, wrong: &[String], what: &str) {
     );
 }
 
+/// Check every record of `tests/data/triton_bases/<file>` (on each
+/// encoding's own lanes with `own_lanes`), at least `min` of them, and
+/// report what differs from Triton.
+fn check_file(file: &str, own_lanes: bool, min: usize) {
+    let path = format!(
+        "{}/../tests/data/triton_bases/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (checked, wrong) = check(&text, file, own_lanes);
+    assert!(checked >= min, "{checked} records of {file} checked");
+    report(checked, &wrong, file);
+}
+
 #[test]
 fn every_encoding_of_the_sweep_has_tritons_bases() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/data/triton_bases/bases.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let (checked, wrong) = check(&text, "bases.jsonl", false);
-    assert!(checked > 1500, "{checked} records checked");
-    report(checked, &wrong, "bases.jsonl");
+    check_file("bases.jsonl", false, 1_501);
 }
 
 #[test]
 fn every_amd_encoding_of_the_sweep_has_tritons_bases() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/data/triton_bases/amd_bases.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let (checked, wrong) = check(&text, "amd_bases.jsonl", true);
     // 2,862 records, every one checked (dot operands of a tilesPerWarp
     // WMMA parent included)
-    assert!(checked >= 2_862, "{checked} records checked");
-    report(checked, &wrong, "amd_bases.jsonl");
+    check_file("amd_bases.jsonl", true, 2_862);
 }
 
 /// The layouts real kernels convert: every `ttg.convert_layout` operand and
@@ -139,19 +139,12 @@ fn every_amd_encoding_of_the_sweep_has_tritons_bases() {
 /// `results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/`
 /// (`tests/data/triton_bases/real_bases.jsonl`, by `gen_real_bases.py`:
 /// Triton's own parser and `toLinearLayout` on the files), each on its
-/// module's lanes.
+/// module's lanes (32 for NVIDIA and gfx1100 modules, 64 for gfx942/950).
 #[test]
 fn every_encoding_real_kernels_convert_has_tritons_bases() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/data/triton_bases/real_bases.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let (checked, wrong) = check(&text, "real_bases.jsonl", true);
     // 1,450 records: blocked, slice, linear, nvidia_mma v2/v3, dot_op,
     // amd_mfma and amd_wmma encodings at the shapes the kernels use
-    assert!(checked >= 1_450, "{checked} records checked");
-    report(checked, &wrong, "real_bases.jsonl");
+    check_file("real_bases.jsonl", true, 1_450);
 }
 
 /// The 32-lane path conversions take refuses AMD layouts, by name; the
