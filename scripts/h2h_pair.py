@@ -7,14 +7,14 @@ so that the two builds see the same GPU state and share Triton's time.
 Both folders come from ../shared/tools/h2h/prep.py over the same inputs (one per warpforge
 binary), with h2h's scripts copied into FOLDER_A; their cases must have the same ids and names.
 Writes one h2h row per case for each build (OUT_A, OUT_B: h2h.py's jsonl, Triton's result the same
-in both), each case's rows as soon as it is timed (a run stopped early keeps what it timed; cases
-never reached are written at the end with "error": "missing"), for scripts/h2h_compare.py OUT_A OUT_B. H2H_ITERS and h2h's other switches apply;
+in both), each case's rows as soon as it is timed (a run stopped early, by SIGTERM as `timeout` sends or
+otherwise, keeps what it timed, and writes the cases it never reached with "error": "missing"), for scripts/h2h_compare.py OUT_A OUT_B. H2H_ITERS and h2h's other switches apply;
 H2H_PAIR_REP=MS sets do_bench's measuring time per timing (h2h's is 200 ms).
 
 usage: h2h_pair.py FOLDER_A FOLDER_B OUT_A.jsonl OUT_B.jsonl
        (on the GPU machine; the child mode `--child FOLDER_A FOLDER_B START` is internal)
 """
-import concurrent.futures as cf, json, os, subprocess, sys, tempfile
+import concurrent.futures as cf, json, os, signal, subprocess, sys, tempfile
 
 
 def load_h2h(folder):
@@ -77,40 +77,55 @@ def main():
             if cub is None:
                 print(f"nvcc failed for {f} {i}: {err[-500:]}", file=sys.stderr)
     # each case's rows are written as its child reports it, so a run stopped early (a device
-    # call's time limit) keeps every case it timed; cases never reached are written last, marked
+    # call's time limit) keeps every case it timed; on SIGTERM or an early end the cases never
+    # reached are written too, marked "missing"
+    index = {a["id"]: i for i, a in enumerate(ca)}
     got, start = {}, 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    p = None
     with open(oa, "w") as fa_out, open(ob, "w") as fb_out:
-        by_id = {a["id"]: (a, b) for a, b in zip(ca, cb)}
 
         def emit(g):
-            a, b = by_id[g["id"]]
+            a, b = ca[index[g["id"]]], cb[index[g["id"]]]
             missing = {"error": "missing"}
             fa_out.write(json.dumps(row(a, g.get("triton", missing), g.get("a", missing))) + "\n")
             fb_out.write(json.dumps(row(b, g.get("triton", missing), g.get("b", missing))) + "\n")
             fa_out.flush()
             fb_out.flush()
 
-        while start < len(ca):
-            with tempfile.TemporaryFile("w+") as errf:  # a file, so a chatty child never blocks
-                p = subprocess.Popen([sys.executable, __file__, "--child", fa, fb, str(start)],
-                                     stdout=subprocess.PIPE, stderr=errf, text=True)
-                for line in p.stdout:
-                    if line.startswith("{"):
-                        r = json.loads(line)
+        try:
+            while start < len(ca):
+                with tempfile.TemporaryFile("w+") as errf:  # a file, so a chatty child never blocks
+                    p = subprocess.Popen([sys.executable, __file__, "--child", fa, fb, str(start)],
+                                         stdout=subprocess.PIPE, stderr=errf, text=True)
+                    for line in p.stdout:
+                        at = line.find('{"id"')  # a result line, even after output with no newline
+                        try:
+                            r = json.loads(line[at:]) if at >= 0 else None
+                        except ValueError:
+                            r = None
+                        if r is None or r.get("id") not in index or r["id"] in got:
+                            continue
                         got[r["id"]] = r
                         emit(r)
-                p.wait()
-                errf.seek(0)
-                err = errf.read()
-            start = len(got)
-            if p.returncode != 0 and start < len(ca):
-                crash = {"error": "crashed: " + err.strip()[-300:]}
-                got[ca[start]["id"]] = dict(id=ca[start]["id"], triton=crash, a=crash, b=crash)
-                emit(got[ca[start]["id"]])
-                start += 1
-        for a in ca:
-            if a["id"] not in got:
-                emit({"id": a["id"]})
+                        start = max(start, index[r["id"]] + 1)
+                    p.wait()
+                    errf.seek(0)
+                    err = errf.read()
+                if start < len(ca) and ca[start]["id"] not in got:
+                    if p.returncode == 0:
+                        break  # the child ended well without reaching the next case: no retry loop
+                    crash = {"error": "crashed: " + err.strip()[-300:]}
+                    got[ca[start]["id"]] = dict(id=ca[start]["id"], triton=crash, a=crash, b=crash)
+                    emit(got[ca[start]["id"]])
+                    start += 1
+        finally:
+            if p is not None and p.poll() is None:
+                p.kill()
+            for a in ca:
+                if a["id"] not in got:
+                    emit({"id": a["id"]})
+
 
 if __name__ == "__main__":
     main()
