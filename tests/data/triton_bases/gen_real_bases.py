@@ -25,7 +25,7 @@ from triton._C.libtriton import ir, gluon_ir, nvidia, amd
 
 def encoding_text(type_text):
     """`tensor<16x8xf32, #ttg.blocked<{...}>>` -> (shape, encoding text)."""
-    m = re.match(r"tensor<([0-9x]+)x[a-zA-Z][a-zA-Z0-9]*, (.*)>$", type_text)
+    m = re.match(r"tensor<([0-9x]+)x(?:![^,]+|[a-zA-Z][a-zA-Z0-9]*), (.*)>$", type_text)
     return [int(x) for x in m.group(1).split("x")], m.group(2)
 
 
@@ -39,7 +39,7 @@ def rebuilt(text, path):
     head = next(l for l in lines if l.startswith("module attributes"))
     funcs = []
     for i, l in enumerate(lines):
-        m = re.search(r"ttg\.convert_layout %\S+ : (tensor<.*>) -> (tensor<.*>)", l)
+        m = re.search(r"ttg\.convert_layout %\S+(?: \{[^}]*\})? : (tensor<.*>) -> (tensor<.*>)", l)
         if m:
             funcs.append(f"  tt.func @c{i}(%x: {m.group(1)}) {{\n"
                          f"    %0 = ttg.convert_layout %x : {m.group(1)} -> {m.group(2)}\n"
@@ -89,6 +89,8 @@ def records(path):
             })
 
     module.walk(visit)
+    if len(out) != 2 * len(lines):
+        sys.exit(f"{path}: Triton's module has {len(out) // 2} convert_layout(s), the text {len(lines)}")
     return out
 
 
