@@ -6,7 +6,7 @@ OUT := out
 
 FUZZ_EXECS ?= 10000000
 
-.PHONY: cli-docs check-all corpus-real build test demo verify-gpu verify-resources bench bench-triton results results-table fuzz fmt clean examples
+.PHONY: cli-docs check-all corpus-real triton-bases-real build test demo verify-gpu verify-resources bench bench-triton results results-table fuzz fmt clean examples
 
 build:
 	$(CARGO) build --release
@@ -79,6 +79,17 @@ cli-docs: build
 corpus-real:
 	python3 corpus/generate/gen_real.py
 	python3 corpus/generate/extract.py corpus/real
+
+# tests/data/triton_bases/real_bases.jsonl again: Triton 3.6's own bases of every encoding that
+# corpus/real and the two fresh kernel sets under results/runs convert (needs triton==3.6.0, no GPU).
+FRESH_TTGIR = results/runs/2026-11-28-h200-fresh-kernels-aafb245/gen/ttgir.tar.xz \
+	results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/gen/ttgir.tar.xz
+triton-bases-real:
+	@rm -rf $(OUT)/fresh && mkdir -p $(OUT)/fresh/1 $(OUT)/fresh/2
+	tar -xJf $(word 1,$(FRESH_TTGIR)) -C $(OUT)/fresh/1
+	tar -xJf $(word 2,$(FRESH_TTGIR)) -C $(OUT)/fresh/2
+	python3 tests/data/triton_bases/gen_real_bases.py tests/data/triton_bases/real_bases.jsonl \
+	  $$(ls $(OUT)/fresh/1/out/*/*.ttgir $(OUT)/fresh/2/out/*/*.ttgir) $$(find corpus/real -name '*.ttgir' | sort)
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,
 # toString, JSON and Gluon layouts, format detection):

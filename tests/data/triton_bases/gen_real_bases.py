@@ -17,6 +17,7 @@ A file cut to the lines warpforge reads (`corpus/real/`, by corpus/generate/extr
 rebuilt as a module of one function per convert_layout before Triton parses it.
 
 usage: python3 gen_real_bases.py OUT.jsonl FILE.ttgir...   (needs triton==3.6.0)
+`make triton-bases-real` writes the committed real_bases.jsonl this way (about 25 s on two cores).
 """
 import json, os, re, sys
 
