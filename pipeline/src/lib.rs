@@ -441,8 +441,11 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                     max_registers: opts.max_registers,
                     ..SharedOptions::default()
                 };
-                let r = plan_op(&op, opts, &shared, &mut memo)
-                    .and_then(|r| check_registers(&op, r, opts))?;
+                let r = match &op.warp_specialize {
+                    None => plan_op(&op, opts, &shared, &mut memo)
+                        .and_then(|r| check_registers(&op, r, opts))?,
+                    Some(ws) => plan_warp_local(&op, ws, opts, &shared, &mut memo)?,
+                };
                 Ok::<_, anyhow::Error>((t, r))
             });
         match planned {
@@ -586,6 +589,65 @@ fn check_registers(
     Ok(r)
 }
 
+/// An op of a function that holds a `ttg.warp_specialize` op
+/// ([`synth::parse::WarpSpecialized`]): planned warp-local only (shuffles,
+/// or renames), since a shared-memory helper's `__syncthreads()` would wait
+/// for the warps of the other warp groups, which Triton synchronises each
+/// with a named barrier of its own, and in a partition its warp index
+/// counts from the CTA's first warp, not the partition's
+/// (`ConvertWarpSpecializeToLLVM.cpp`).
+///
+/// Errors: `--strategy` asks for shared memory or a cluster plan; the
+/// conversion moves data between warps (no warp-local plan exists); those
+/// of [`plan_op`].
+fn plan_warp_local(
+    op: &ConvertOp,
+    ws: &synth::parse::WarpSpecialized,
+    opts: &Options,
+    shared: &SharedOptions,
+    memo: &mut Memo,
+) -> Result<OpPlans> {
+    let why = || {
+        let place = if ws.region == "outside" {
+            "in a function that holds a `ttg.warp_specialize` op".to_string()
+        } else {
+            format!(
+                "inside the `{}` region of a `ttg.warp_specialize` op ({} warp(s))",
+                ws.region, ws.warps
+            )
+        };
+        format!(
+            "{place}, where only warp-local plans are served: Triton synchronises each warp group there with a named barrier of its own, and a shared-memory helper's `__syncthreads()` would wait for the warps of the other groups{}",
+            if ws.region.starts_with("partition") {
+                "; its warp index would count from the CTA's first warp, not the partition's"
+            } else {
+                ""
+            }
+        )
+    };
+    if !matches!(
+        opts.strategy,
+        StrategyChoice::Auto | StrategyChoice::Shuffle
+    ) {
+        bail!("{}: --strategy {} {}", op.name, opts.strategy.name(), why());
+    }
+    let local = Options {
+        strategy: StrategyChoice::Shuffle,
+        ..opts.clone()
+    };
+    plan_op(op, &local, shared, memo)
+        .and_then(|r| check_registers(op, r, &local))
+        .map_err(|e| {
+            let e = e.to_string();
+            let e = e.strip_prefix(&format!("{}: ", op.name)).unwrap_or(&e);
+            anyhow::anyhow!(
+                "{}: not served: {}; as a warp-local plan: {e}",
+                op.name,
+                why()
+            )
+        })
+}
+
 /// One op: its conversion, the plan of its own width, and the plans of
 /// every width when `opts.all_widths`.
 fn plan_op(
@@ -605,6 +667,7 @@ fn plan_op(
         amd: shared.amd,
         max_smem: shared.max_smem,
         max_registers: shared.max_registers,
+        strategy: opts.strategy,
     };
     if let Some((chosen, variants, m)) = memo.get(&key) {
         let rename = |ch: &Chosen| {
@@ -638,6 +701,9 @@ struct MemoKey {
     amd: Option<AmdArch>,
     max_smem: Option<u64>,
     max_registers: Option<u32>,
+    /// Warp-local ops ([`plan_warp_local`]) are planned under another
+    /// strategy than the run's.
+    strategy: StrategyChoice,
 }
 
 /// Plans of the conversions planned so far in one [`plan`] call.

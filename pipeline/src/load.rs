@@ -437,6 +437,7 @@ pub fn load_pair(pair: &Pair) -> Result<Loaded> {
             .map_or(synth::encoding::NVIDIA_LANES, |a| a.lanes()),
         doc: String::new(),
         target: pair.target.map(|a| format!("hip:{a}")),
+        warp_specialize: None,
     };
     // an error in one side points into that flag's text
     let wd = Some((warps_default, ctas_default));

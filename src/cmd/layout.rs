@@ -109,6 +109,7 @@ pub(crate) fn read_attr(
         lanes: synth::encoding::NVIDIA_LANES,
         doc: String::new(),
         target: None,
+        warp_specialize: None,
     };
     check_side(
         "--attr",

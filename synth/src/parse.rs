@@ -142,6 +142,31 @@ pub struct ConvertOp {
     /// The module's `ttg.target` (`cuda:80`, `hip:gfx942`, ...); `None`
     /// where the module names none (and for a pair from the command line).
     pub target: Option<String>,
+    /// The region of a `ttg.warp_specialize` op the conversion sits in,
+    /// `None` outside one (and for a pair from the command line).
+    pub warp_specialize: Option<WarpSpecialized>,
+}
+
+/// Where a conversion sits in a function that holds a `ttg.warp_specialize`
+/// op (Triton's warp specialization: `tl.range(..., warp_specialize=True)`,
+/// Gluon's `gl.warp_specialize`). Each region of the op runs on its own
+/// warps, concurrently with the others: the `default` region, and the rest
+/// of the function, on the module's `ttg.num-warps` warps, the CTA's
+/// first; `partitionN` on the `num_warps(W)` warps its header names, after
+/// them, which wait in a loop on a barrier of their own outside the op.
+/// Triton synchronises each warp group with its own named barrier
+/// (`barrier.sync` with a thread count: `ConvertWarpSpecializeToLLVM.cpp`),
+/// so a helper's `__syncthreads()` anywhere in such a function waits for
+/// warps that never arrive, and in a partition `threadIdx.x >> 5` is not
+/// the partition's own warp index: only warp-local plans serve these.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WarpSpecialized {
+    /// `default`, `partition0`, `partition1`, ..., or `outside` (elsewhere
+    /// in a function that holds the op).
+    pub region: String,
+    /// The region's warps: the module's for `default`, `num_warps(W)` for
+    /// a partition (also the op's [`ConvertOp::num_warps`]).
+    pub warps: u32,
 }
 
 impl ConvertOp {
@@ -1080,6 +1105,44 @@ fn strip_comment(line: &str) -> &str {
 /// and `//` comments) pair up, as MLIR's parser requires: a truncated file
 /// (a module or function missing its closing `}`) or a stray `}` is an
 /// error at the brace that is left open (the innermost) or the stray one.
+/// `{` less `}` on one line, outside string literals and `//` comments.
+fn brace_delta(raw: &str) -> i64 {
+    let b = raw.as_bytes();
+    let (mut in_str, mut d, mut k) = (false, 0i64, 0);
+    while k < b.len() {
+        match b[k] {
+            b'\\' if in_str => k += 1,
+            b'"' => in_str = !in_str,
+            b'/' if !in_str && b.get(k + 1) == Some(&b'/') => break,
+            b'{' if !in_str => d += 1,
+            b'}' if !in_str => d -= 1,
+            _ => {}
+        }
+        k += 1;
+    }
+    d
+}
+
+/// The region a line of a `ttg.warp_specialize` op opens: `default {`
+/// (the module's warps), or `partitionN(...) num_warps(W) {`; `None` for
+/// any other line.
+fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
+    if l.starts_with("default") && l.ends_with('{') {
+        return Some(WarpSpecialized {
+            region: "default".into(),
+            warps: module.and_then(|m| m.num_warps).unwrap_or(4),
+        });
+    }
+    let rest = l.strip_prefix("partition")?;
+    let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let w = l.rfind("num_warps(")?;
+    let warps: u32 = l[w + 10..].split(')').next()?.trim().parse().ok()?;
+    (!n.is_empty() && warps > 0 && warps <= MAX_WARPS).then(|| WarpSpecialized {
+        region: format!("partition{n}"),
+        warps,
+    })
+}
+
 fn check_braces(text: &str) -> Result<(), ParseError> {
     let mut open: Vec<Span> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -1182,6 +1245,11 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     let mut func = String::from("<toplevel>");
     let mut comments: Vec<String> = Vec::new();
     let mut func_doc = String::new();
+    // brace depth before each line, and the open `ttg.warp_specialize` op:
+    // the depth its line starts at and the region being read
+    let mut depth: i64 = 0;
+    let mut ws: Option<(i64, Option<WarpSpecialized>)> = None;
+    let mut ws_funcs: std::collections::HashSet<String> = Default::default();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if let Some(c) = raw.trim().strip_prefix("//") {
@@ -1190,6 +1258,20 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         }
         let pending = std::mem::take(&mut comments);
         let l = strip_comment(raw).trim();
+        let before = depth;
+        depth += brace_delta(raw);
+        match ws.as_mut() {
+            None if l.contains("ttg.warp_specialize(") => {
+                ws_funcs.insert(func.clone());
+                ws = Some((before, None))
+            }
+            // a line at the op's own level opens its next region, or is past the op
+            Some((at, region)) if before <= *at => match ws_region(l, module.as_ref()) {
+                Some(r) if before == *at => *region = Some(r),
+                _ => ws = None,
+            },
+            _ => {}
+        }
         if l.starts_with("module") {
             module = Some(parse_module(raw, line, l)?);
             continue;
@@ -1219,14 +1301,31 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             func: &func,
             doc: &func_doc,
         };
+        let region = ws.as_ref().and_then(|(_, r)| r.clone());
         match parse_op(&ctx, &aliases, &at, module.as_ref()) {
-            Ok(op) => file.converts.push(op),
+            Ok(mut op) => {
+                if let Some(r) = region {
+                    op.num_warps = r.warps;
+                    op.warp_specialize = Some(r);
+                }
+                file.converts.push(op)
+            }
             Err(error) => file.failed.push(FailedOp {
                 name: format!("{func}:{line}"),
                 func: func.clone(),
                 line,
                 error,
             }),
+        }
+    }
+    // the rest of a function that holds a warp_specialize op runs on the
+    // default warp group too (the partitions' warps wait outside the op)
+    for op in &mut file.converts {
+        if op.warp_specialize.is_none() && ws_funcs.contains(&op.func) {
+            op.warp_specialize = Some(WarpSpecialized {
+                region: "outside".into(),
+                warps: op.num_warps,
+            });
         }
     }
     Ok(file)
@@ -1455,6 +1554,7 @@ fn parse_op(
         lanes: m.lanes,
         doc: doc.to_string(),
         target: m.target.clone(),
+        warp_specialize: None,
     })
 }
 

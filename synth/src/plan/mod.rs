@@ -172,7 +172,7 @@ impl Kind {
 /// One conversion to plan: both layouts in canonical form (in dims
 /// `register, lane, warp, block`; out dims `dim0..`), plus what the emitter
 /// Which strategies the search may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyChoice {
     /// The cheapest verified plan of any strategy.
