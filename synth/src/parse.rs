@@ -1101,10 +1101,6 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
-/// Check that the `{` and `}` of the file's code (outside string literals
-/// and `//` comments) pair up, as MLIR's parser requires: a truncated file
-/// (a module or function missing its closing `}`) or a stray `}` is an
-/// error at the brace that is left open (the innermost) or the stray one.
 /// `{` less `}` on one line, outside string literals and `//` comments.
 fn brace_delta(raw: &str) -> i64 {
     let b = raw.as_bytes();
@@ -1143,6 +1139,10 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
     })
 }
 
+/// Check that the `{` and `}` of the file's code (outside string literals
+/// and `//` comments) pair up, as MLIR's parser requires: a truncated file
+/// (a module or function missing its closing `}`) or a stray `}` is an
+/// error at the brace that is left open (the innermost) or the stray one.
 fn check_braces(text: &str) -> Result<(), ParseError> {
     let mut open: Vec<Span> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -1249,7 +1249,11 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     // the depth its line starts at and the region being read
     let mut depth: i64 = 0;
     let mut ws: Option<(i64, Option<WarpSpecialized>)> = None;
-    let mut ws_funcs: std::collections::HashSet<String> = Default::default();
+    // functions that hold a ws op, by ordinal (two modules may reuse a
+    // name), and the ordinal of each read convert's function
+    let mut func_no = 0usize;
+    let mut ws_funcs: std::collections::HashSet<usize> = Default::default();
+    let mut op_func: Vec<usize> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if let Some(c) = raw.trim().strip_prefix("//") {
@@ -1260,17 +1264,19 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         let l = strip_comment(raw).trim();
         let before = depth;
         depth += brace_delta(raw);
-        match ws.as_mut() {
-            None if l.contains("ttg.warp_specialize(") => {
-                ws_funcs.insert(func.clone());
-                ws = Some((before, None))
+        if let Some((at, region)) = ws.as_mut() {
+            // a line at the op's own level opens its next region, or is past
+            // the op (blank lines aside)
+            if before <= *at && !l.is_empty() {
+                match ws_region(l, module.as_ref()) {
+                    Some(r) if before == *at => *region = Some(r),
+                    _ => ws = None,
+                }
             }
-            // a line at the op's own level opens its next region, or is past the op
-            Some((at, region)) if before <= *at => match ws_region(l, module.as_ref()) {
-                Some(r) if before == *at => *region = Some(r),
-                _ => ws = None,
-            },
-            _ => {}
+        }
+        if ws.is_none() && l.contains("ttg.warp_specialize(") {
+            ws_funcs.insert(func_no);
+            ws = Some((before, None));
         }
         if l.starts_with("module") {
             module = Some(parse_module(raw, line, l)?);
@@ -1283,6 +1289,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
                     .unwrap_or(rest.len());
                 func = rest[..end].to_string();
+                func_no += 1;
                 func_doc = pending.join(" ");
             }
             continue;
@@ -1308,7 +1315,8 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     op.num_warps = r.warps;
                     op.warp_specialize = Some(r);
                 }
-                file.converts.push(op)
+                file.converts.push(op);
+                op_func.push(func_no);
             }
             Err(error) => file.failed.push(FailedOp {
                 name: format!("{func}:{line}"),
@@ -1320,8 +1328,8 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     }
     // the rest of a function that holds a warp_specialize op runs on the
     // default warp group too (the partitions' warps wait outside the op)
-    for op in &mut file.converts {
-        if op.warp_specialize.is_none() && ws_funcs.contains(&op.func) {
+    for (op, f) in file.converts.iter_mut().zip(&op_func) {
+        if op.warp_specialize.is_none() && ws_funcs.contains(f) {
             op.warp_specialize = Some(WarpSpecialized {
                 region: "outside".into(),
                 warps: op.num_warps,
