@@ -250,7 +250,7 @@ pub fn build_cases(
             ..opt.shared
         };
         // the weights that rank this conversion's plans (its CTA's warps)
-        let weights = opt.weights.at_warps(c.num_warps);
+        let weights = opt.weights.for_conversion(c);
         let fwd = renamed(c, &format!("{id}_fwd"));
         let considered = match consider(
             &fwd,

@@ -386,7 +386,7 @@ fn rows_name_conversions_and_plans_as_the_planner_does() {
     let q = &convs[0].1;
     let bits = synth::search::plan_width(q);
     assert_eq!(c.key, pipeline::measured::conversion_key(q, bits, 90));
-    let w = Weights::default().at_warps(q.num_warps);
+    let w = Weights::default().for_conversion(q);
     let sopt = SharedOptions {
         elem_bits: bits,
         ..opt.shared

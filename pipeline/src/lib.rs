@@ -722,7 +722,7 @@ fn plan_op_uncached(
         Some(a) => opts.weights.for_amd(a),
         None => opts.weights,
     }
-    .at_warps(c.num_warps);
+    .for_conversion(&c);
     let own_opt = SharedOptions {
         elem_bits: own,
         ..*shared

@@ -47,7 +47,7 @@ fn measured_rows_choose_the_fastest_candidate_beyond_the_margin() {
         max_smem: Some(pipeline::scratch_cap(p.target.sm, None)),
         ..Default::default()
     };
-    let w = Options::default().weights.at_warps(1);
+    let w = Options::default().weights.for_conversion(&p.conv);
     let cons = consider(&p.conv, synth::plan::StrategyChoice::Auto, &w, &opt, None).unwrap();
     let model_fp = plan_fingerprint(&p.chosen.plan).unwrap();
     let other = cons

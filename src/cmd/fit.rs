@@ -48,7 +48,10 @@ pub(crate) struct FitArgs {
     /// one-warp conversions, starting from the prior's one-warp weights
     /// (its base weights where it has none); the written model is the prior
     /// with this section replaced. Without it, where the prior has a
-    /// one-warp section, one-warp rows are left out and the section kept.
+    /// one-warp section, the rows it ranks are left out and the section
+    /// kept. Either way one-warp rows outside the prior's
+    /// `one_warp_max_words` and `one_warp_min_bits` belong to the base
+    /// weights.
     #[arg(long)]
     one_warp: bool,
 }
@@ -66,21 +69,43 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     // which rows the fit judges, and from which weights: one-warp rows by
     // the one-warp section, the others by the base weights
     let split = a.one_warp || prior.one_warp.is_some();
+    // a row the section ranks: one warp, within its word bound
+    let in_section = |r: &Row| {
+        let words = synth::cost_model::words_per_thread(
+            &r.shape,
+            r.bits,
+            32 * r.warps as u64 * r.ctas.max(1) as u64,
+        );
+        r.warps == 1
+            && r.ctas <= 1
+            && prior.one_warp_max_words.is_none_or(|m| words <= m)
+            && prior
+                .one_warp_min_bits
+                .is_none_or(|m| r.bits.clamp(8, 64).next_power_of_two() >= m)
+    };
     let rows: Vec<Row> = rows
         .into_iter()
-        .filter(|r| !split || (r.warps == 1) == a.one_warp)
+        .filter(|r| !split || in_section(r) == a.one_warp)
         .collect();
     if rows.is_empty() {
+        let bounds = match (prior.one_warp_max_words, prior.one_warp_min_bits) {
+            (None, None) => String::new(),
+            (w, b) => format!(
+                " (the prior's section ranks single one-warp CTAs of at most {} words per thread in elements of at least {} bits; rows outside it belong to the base weights)",
+                w.map_or("any number of".into(), |w| w.to_string()),
+                b.unwrap_or(8)
+            ),
+        };
         bail!(
-            "--from: no rows of {} conversions to fit",
+            "--from: no rows of {} conversions to fit{bounds}",
             if a.one_warp { "one-warp" } else { "2+ warp" }
         );
     }
     warn_chosen_pairing(&rows);
     let start = if a.one_warp {
-        prior.at_warps(1)
+        prior.at_cta(1, 1, 0, 32)
     } else {
-        prior.at_warps(2)
+        prior.at_cta(2, 1, 0, 32)
     };
     let r = fit_rows(&a, &rows, &start)?;
     let mut m = bench::fit::model(&r, &a.gpu, &provenance(&a, rows.len()));
@@ -92,6 +117,8 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     } else {
         Weights {
             one_warp: prior.one_warp,
+            one_warp_max_words: prior.one_warp_max_words,
+            one_warp_min_bits: prior.one_warp_min_bits,
             ..r.weights
         }
     };

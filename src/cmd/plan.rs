@@ -75,7 +75,7 @@ pub(crate) fn run(a: PlanArgs) -> Result<i32> {
 fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Value {
     let ch = &p.chosen;
     let bits = plan_width(&p.conv);
-    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.at_warps(p.conv.num_warps));
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.for_conversion(&p.conv));
     let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
     let limit = register_limit(32 * p.op.num_warps);
     let mut v = json!({
@@ -196,7 +196,7 @@ fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Resu
         return Ok(());
     }
     let bits = plan_width(&p.conv);
-    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.at_warps(p.conv.num_warps));
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.for_conversion(&p.conv));
     writeln!(
         out,
         "  src:{}",

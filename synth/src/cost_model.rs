@@ -61,7 +61,7 @@ pub struct Weights {
     #[serde(default)]
     pub floor_shfl: f64,
     /// The ten instruction weights ([`FEATURE_NAMES`]) for CTAs of one
-    /// warp, in place of the ones above ([`Weights::at_warps`]); the
+    /// warp, in place of the ones above ([`Weights::at_cta`]); the
     /// latency floors stay the ones above. At one warp a CTA has no other
     /// warp to hide the latency of a dependent shared-memory trip or
     /// shuffle behind, so the weights that rank plans by their measured
@@ -71,6 +71,43 @@ pub struct Weights {
     /// AMD ([`Weights::for_amd`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_warp: Option<OneWarpWeights>,
+    /// The largest conversion, in 32-bit words of tensor data per thread
+    /// ([`words_per_thread`]), that [`Weights::one_warp`] ranks; larger
+    /// one-warp conversions get the weights above. Small one-warp tiles run
+    /// at the latency of their few dependent instructions, where narrow
+    /// shared-memory accesses and shuffles win; from 32 words on a one-warp
+    /// round trip runs at the shared-memory bandwidth of one wavefront a
+    /// clock, as larger CTAs do, and the section's choices are slower there
+    /// (measured on an H200: `results/runs/` one-warp choice runs).
+    /// Absent: the section ranks every one-warp conversion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_warp_max_words: Option<u64>,
+    /// The narrowest element, in bits of the width plans are made for
+    /// ([`crate::search::plan_width`]), that [`Weights::one_warp`] ranks;
+    /// narrower one-warp conversions get the weights above. A plan is
+    /// ranked by the features of its 32-bit word form, but an 8- or 16-bit
+    /// caller's element form of a plan on packed words pays a byte permute
+    /// per element on both sides that those features do not count, so the
+    /// section's shuffle and narrow-access choices that run faster on words
+    /// ran slower on elements (H200 h2h and bench rows:
+    /// `results/runs/2026-11-28-h200-one-warp-section-d975706/`).
+    /// Absent: every width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_warp_min_bits: Option<u32>,
+}
+
+/// A conversion's tensor data per thread, in 32-bit words (rounded up):
+/// the product of `shape` times `bits` per element, over the `threads` of
+/// the CTAs that hold it (32 lanes x warps x CTAs). What
+/// [`Weights::one_warp_max_words`] bounds. A zero `threads` counts as one.
+pub fn words_per_thread(shape: &[i64], bits: u32, threads: u64) -> u64 {
+    let elems = shape
+        .iter()
+        .map(|&d| d.max(1) as u128)
+        .fold(1u128, |a, d| a.saturating_mul(d));
+    let bits = elems.saturating_mul(bits as u128);
+    let per = bits.div_ceil(32u128 * threads.max(1) as u128);
+    per.min(u64::MAX as u128) as u64
 }
 
 /// Instruction weights of CTAs of one warp ([`Weights::one_warp`]), in
@@ -322,6 +359,8 @@ impl Weights {
             floor_smem: 0.0,
             floor_shfl: 0.0,
             one_warp: None,
+            one_warp_max_words: None,
+            one_warp_min_bits: None,
             shfl: a[0],
             sel: a[1],
             prmt: a[2],
@@ -384,24 +423,50 @@ impl Weights {
     pub fn for_amd(mut self, arch: crate::target::AmdArch) -> Weights {
         // the one-warp weights are NVIDIA timings: not for a wave
         self.one_warp = None;
+        self.one_warp_max_words = None;
+        self.one_warp_min_bits = None;
         let wavefronts = (arch.lanes() / 32) as f64;
         self.shfl = self.smem + self.wavefront * wavefronts;
         self.bar_warp = self.sel;
         self
     }
-    /// The weights that rank the plans of a conversion run by CTAs of
-    /// `warps` warps: at one warp, the instruction weights of
-    /// [`Weights::one_warp`] where the model has them, with this model's
-    /// latency floors; else these weights. The result has no one-warp
-    /// section, so applying it again changes nothing.
-    pub fn at_warps(self, warps: u32) -> Weights {
+    /// The weights that rank the plans of a conversion run by `ctas` CTAs
+    /// (a cluster where more than one) of `warps` warps, holding `words`
+    /// 32-bit words of tensor data per thread ([`words_per_thread`]) in
+    /// elements of `bits` (the width its plans are made for): for one CTA
+    /// of one warp, at most [`Weights::one_warp_max_words`] words and at
+    /// least [`Weights::one_warp_min_bits`] bits, the instruction weights
+    /// of [`Weights::one_warp`] where the model has them, with this model's
+    /// latency floors; else these weights (the section was measured on
+    /// single CTAs only). The result has no one-warp section, so applying
+    /// it again changes nothing.
+    pub fn at_cta(self, warps: u32, ctas: u32, words: u64, bits: u32) -> Weights {
+        let within = self.one_warp_max_words.is_none_or(|m| words <= m)
+            && self.one_warp_min_bits.is_none_or(|m| bits >= m);
         match self.one_warp {
-            Some(o) if warps == 1 => Weights::from_array(o.as_array()).with_floors_of(&self),
+            Some(o) if warps == 1 && ctas <= 1 && within => {
+                Weights::from_array(o.as_array()).with_floors_of(&self)
+            }
             _ => Weights {
                 one_warp: None,
+                one_warp_max_words: None,
+                one_warp_min_bits: None,
                 ..self
             },
         }
+    }
+    /// [`Weights::at_cta`] for conversion `c`: its warps, the CTAs its
+    /// source layout spans, its tensor data per thread
+    /// ([`crate::plan::Conversion::words_per_thread`]) and the element
+    /// width its plans are made for ([`crate::search::plan_width`]).
+    pub fn for_conversion(self, c: &crate::plan::Conversion) -> Weights {
+        let ctas = c.src.in_dim_size(crate::layout::BLOCK);
+        self.at_cta(
+            c.num_warps,
+            ctas.clamp(1, u32::MAX as i64) as u32,
+            c.words_per_thread(),
+            crate::search::plan_width(c),
+        )
     }
     /// The latency floor of features `f`: `floor_smem * smem_trips +
     /// floor_shfl * shfl_stages`.
@@ -579,33 +644,73 @@ mod tests {
     }
 
     #[test]
+    fn words_per_thread_is_tensor_bits_over_threads_rounded_up() {
+        assert_eq!(words_per_thread(&[16, 16], 32, 32), 8);
+        assert_eq!(words_per_thread(&[64, 64], 16, 32), 64);
+        assert_eq!(words_per_thread(&[64, 64], 16, 128), 16);
+        assert_eq!(words_per_thread(&[2, 8], 16, 32), 1); // a fraction of a word: 1
+        assert_eq!(words_per_thread(&[4], 8, 0), 1); // zero threads count as one
+        assert_eq!(words_per_thread(&[1 << 40, 1 << 40], 64, 1), u64::MAX); // saturates
+    }
+
+    #[test]
     fn one_warp_weights_rank_one_warp_ctas_only() {
         let mut m = CostModel::builtin();
         let o = OneWarpWeights::from_array(std::array::from_fn(|i| i as f64 + 0.5));
         m.weights.one_warp = Some(o);
+        m.weights.one_warp_max_words = None;
+        m.weights.one_warp_min_bits = None;
         let w = m.weights;
         // one warp: the section's instruction weights, the model's floors
-        let one = w.at_warps(1);
+        let one = w.at_cta(1, 1, 64, 16);
         assert_eq!(one.as_array(), o.as_array());
         assert_eq!(
             (one.floor_smem, one.floor_shfl),
             (w.floor_smem, w.floor_shfl)
         );
         assert_eq!(one.one_warp, None);
-        assert_eq!(one.at_warps(1), one);
-        // more warps, or AMD: the base weights
-        for warps in [2, 4, 32] {
-            let many = w.at_warps(warps);
+        assert_eq!(one.at_cta(1, 1, 64, 16), one);
+        // more warps, a cluster, or AMD: the base weights
+        for (warps, ctas) in [(2, 1), (4, 1), (32, 1), (1, 2), (1, 16)] {
+            let many = w.at_cta(warps, ctas, 8, 32);
             assert_eq!(many.as_array(), w.as_array());
             assert_eq!(many.one_warp, None);
         }
-        let amd = w.for_amd(crate::target::AmdArch::Gfx942).at_warps(1);
+        let amd = w
+            .for_amd(crate::target::AmdArch::Gfx942)
+            .at_cta(1, 1, 8, 32);
         assert_eq!(amd.sel, w.sel);
-        // a model without the section is the same at every size
-        let base = CostModel::builtin().weights;
-        if base.one_warp.is_none() {
-            assert_eq!(base.at_warps(1), base);
+        // the section's bounds: words per thread at most, element bits at least
+        let bounded = Weights {
+            one_warp_max_words: Some(16),
+            one_warp_min_bits: Some(32),
+            ..w
+        };
+        for (words, bits, section) in [
+            (16, 32, true),
+            (1, 64, true),
+            (17, 32, false),
+            (8, 16, false),
+            (8, 8, false),
+        ] {
+            let got = bounded.at_cta(1, 1, words, bits);
+            let want = if section { o.as_array() } else { w.as_array() };
+            assert_eq!(got.as_array(), want, "{words} words of {bits}-bit elements");
+            assert_eq!(
+                (got.one_warp, got.one_warp_max_words, got.one_warp_min_bits),
+                (None, None, None)
+            );
         }
+        // the bounds round-trip through a model file
+        let mut mb = m.clone();
+        mb.weights = bounded;
+        assert_eq!(CostModel::from_json(&mb.to_json(), "x").unwrap(), mb);
+        // a model without the section is the same at every size
+        let base = Weights {
+            one_warp: None,
+            ..CostModel::builtin().weights
+        };
+        assert_eq!(base.at_cta(1, 1, 8, 32).as_array(), base.as_array());
         // the section round-trips, and a bad value in it is refused by name
         assert_eq!(CostModel::from_json(&m.to_json(), "x").unwrap(), m);
         let mut neg = m.clone();
@@ -662,7 +767,7 @@ mod tests {
         assert_eq!((two.smem_trips, two.shfl_stages), (1.25, 0.0));
         let refit = Weights::from_array(w.as_array());
         assert_eq!(refit.floor(&one_warp), 0.0);
-        assert_eq!(refit.with_floors_of(&w), w);
+        assert_eq!(refit.with_floors_of(&w), w.at_cta(2, 1, 0, 32));
         // files written before the floors have none
         let old = CostModel::builtin()
             .to_json()

@@ -178,7 +178,7 @@ pub fn consider_proving(
     shared_limit: Option<usize>,
     prove: Prove,
 ) -> Result<Considered, PlanError> {
-    let w = &w.at_warps(conv.num_warps);
+    let w = &w.for_conversion(conv);
     let an = Analysis::new(conv)?;
     fits_registers(conv, &an)?;
     if let Some(e) = crate::plan::cluster::refusal(&an, choice, opt) {

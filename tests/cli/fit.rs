@@ -110,11 +110,12 @@ fn fit_only_spill_reproduces_the_builtin_weight() {
 }
 
 /// `warpforge fit --one-warp` on the committed same-family H200 rows of
-/// one-warp conversions writes the built-in model with a `one_warp`
-/// section (the one the run folder keeps); the planner ranks one-warp
-/// conversions by it and every other conversion as before. Rows with no
-/// one-warp conversion are refused, and a refit of the base weights keeps
-/// the prior's section.
+/// 16-bit one-warp conversions: refused from the built-in model (its
+/// section is bounded to 32-bit data); from the built-in weights without a
+/// section it writes them with a `one_warp` section (the one the run folder
+/// keeps); the planner ranks one-warp conversions by it and every other
+/// conversion as before. Rows with no one-warp conversion are refused, and
+/// a refit of the base weights keeps the prior's section.
 #[test]
 fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
     let run_dir = "results/runs/2026-11-28-h200-one-warp-choice-5a3d102";
@@ -124,8 +125,37 @@ fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
         .iter()
         .map(|n| format!("{run_dir}/3_same_family/{n}.jsonl"))
         .collect();
+    // the built-in model's section ranks 32-bit data only: the 16-bit rows
+    // (all but one 8-bit and one 32-bit row of bench_rest) are not its to fit
     let mut args = vec!["fit", "--one-warp", "--near-prior", "0.002", "--from"];
     args.extend(rows.iter().map(String::as_str));
+    let refused = d.join("refused.json");
+    expect_error(
+        &[
+            &args[..4],
+            &[
+                "--from",
+                &rows[0],
+                &rows[1],
+                "-o",
+                refused.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+        &[
+            "no rows of one-warp conversions",
+            "at most 16 words per thread in elements of at least 32 bits",
+        ],
+    );
+    assert!(!refused.exists());
+    // from the built-in weights without a section, the section is fitted
+    let mut bare = synth::search::CostModel::builtin();
+    bare.weights.one_warp = None;
+    bare.weights.one_warp_max_words = None;
+    bare.weights.one_warp_min_bits = None;
+    let prior = d.join("bare.json");
+    std::fs::write(&prior, bare.to_json()).unwrap();
+    args.extend(["--prior", prior.to_str().unwrap()]);
     args.extend(["-o", m.to_str().unwrap()]);
     let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -141,7 +171,7 @@ fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
     let builtin = synth::search::CostModel::builtin().weights;
     assert_eq!(got.one_warp, kept.one_warp);
     assert!(got.one_warp.is_some());
-    assert_eq!(got.at_warps(4), builtin.at_warps(4));
+    assert_eq!(got.at_cta(4, 1, 1, 32), builtin.at_cta(4, 1, 1, 32));
     // one warp: the section changes this conversion's plan; four warps: nothing
     let plan = |extra: &[&str]| {
         let mut a = vec!["plan", "--ttgir"];

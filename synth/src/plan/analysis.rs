@@ -23,6 +23,19 @@ pub struct Conversion {
 }
 
 impl Conversion {
+    /// The tensor's data per thread at the element width its plans are
+    /// made for ([`crate::search::plan_width`]), in 32-bit words, rounded
+    /// up ([`crate::cost_model::words_per_thread`] over the source layout's
+    /// lanes x warps x blocks): what bounds the cost model's one-warp
+    /// section ([`crate::cost_model::Weights::one_warp_max_words`]).
+    pub fn words_per_thread(&self) -> u64 {
+        let threads = [LANE, WARP, BLOCK]
+            .iter()
+            .map(|d| self.src.in_dim_size(d) as u64)
+            .product();
+        crate::cost_model::words_per_thread(&self.shape, crate::search::plan_width(self), threads)
+    }
+
     /// Build from a parsed `convert_layout`, computing both linear layouts.
     /// On an AMD target ([`ConvertOp::amd_arch`]) both layouts are read on
     /// the module's wave size ([`ConvertOp::lanes`]); otherwise on 32-lane
