@@ -70,18 +70,19 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     // the one-warp section, the others by the base weights
     let split = a.one_warp || prior.one_warp.is_some();
     // a row the section ranks: one warp, within its word bound
+    // (words and bits at the width plans are made for, as
+    // `Weights::for_conversion` reads a conversion: `search::plan_width`)
     let in_section = |r: &Row| {
+        let width = r.bits.clamp(8, 64).next_power_of_two();
         let words = synth::cost_model::words_per_thread(
             &r.shape,
-            r.bits,
+            width,
             32 * r.warps as u64 * r.ctas.max(1) as u64,
         );
         r.warps == 1
             && r.ctas <= 1
             && prior.one_warp_max_words.is_none_or(|m| words <= m)
-            && prior
-                .one_warp_min_bits
-                .is_none_or(|m| r.bits.clamp(8, 64).next_power_of_two() >= m)
+            && prior.one_warp_min_bits.is_none_or(|m| width >= m)
     };
     let rows: Vec<Row> = rows
         .into_iter()

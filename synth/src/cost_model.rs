@@ -74,11 +74,11 @@ pub struct Weights {
     /// The largest conversion, in 32-bit words of tensor data per thread
     /// ([`words_per_thread`]), that [`Weights::one_warp`] ranks; larger
     /// one-warp conversions get the weights above. Small one-warp tiles run
-    /// at the latency of their few dependent instructions, where narrow
-    /// shared-memory accesses and shuffles win; from 32 words on a one-warp
-    /// round trip runs at the shared-memory bandwidth of one wavefront a
-    /// clock, as larger CTAs do, and the section's choices are slower there
-    /// (measured on an H200: `results/runs/` one-warp choice runs).
+    /// at the latency of their few dependent instructions, where the
+    /// section's shuffles win; at 32-64 words, where a shared-memory plan
+    /// takes 2-4 scratch rounds, the same shuffles ran up to 1.6x slower in
+    /// h2h on an H200
+    /// (`results/runs/2026-11-28-h200-one-warp-section-d975706/`).
     /// Absent: the section ranks every one-warp conversion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_warp_max_words: Option<u64>,
