@@ -718,11 +718,13 @@ fn plan_op_uncached(
     shared: &SharedOptions,
 ) -> Result<OpPlans, synth::plan::PlanError> {
     let own = plan_width(&c);
-    let weights = match shared.amd {
+    let target_weights = match shared.amd {
         Some(a) => opts.weights.for_amd(a),
         None => opts.weights,
-    }
-    .for_conversion(&c);
+    };
+    // the own width's weights; the other widths are bound at their own
+    // width where the search plans them (`Weights::for_conversion_at`)
+    let weights = target_weights.for_conversion(&c);
     let own_opt = SharedOptions {
         elem_bits: own,
         ..*shared
@@ -745,8 +747,13 @@ fn plan_op_uncached(
     if !opts.all_widths {
         return Ok((c, chosen, vec![], choice));
     }
-    let v =
-        synth::search::plan_all_widths_from(&c, opts.strategy, &weights, shared, chosen.clone());
+    let v = synth::search::plan_all_widths_from(
+        &c,
+        opts.strategy,
+        &target_weights,
+        shared,
+        chosen.clone(),
+    );
     Ok((c, chosen, v, choice))
 }
 

@@ -45,7 +45,7 @@ pub(crate) struct FitArgs {
     near_prior: Option<f64>,
     /// Fit the weights of one-warp CTAs (the model's `one_warp` section,
     /// which ranks the plans of conversions of one warp): only the rows of
-    /// one-warp conversions, starting from the prior's one-warp weights
+    /// one-warp conversions inside the prior's bounds, starting from the prior's one-warp weights
     /// (its base weights where it has none); the written model is the prior
     /// with this section replaced. Without it, where the prior has a
     /// one-warp section, the rows it ranks are left out and the section
@@ -92,9 +92,9 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         let bounds = match (prior.one_warp_max_words, prior.one_warp_min_bits) {
             (None, None) => String::new(),
             (w, b) => format!(
-                " (the prior's section ranks single one-warp CTAs of at most {} words per thread in elements of at least {} bits; rows outside it belong to the base weights)",
-                w.map_or("any number of".into(), |w| w.to_string()),
-                b.unwrap_or(8)
+                " (the prior's one-warp bounds: single one-warp CTAs{}{}; rows inside them belong to the one-warp section, the rest to the base weights)",
+                w.map_or(String::new(), |w| format!(" of at most {w} words per thread")),
+                b.map_or(String::new(), |b| format!(" in elements of at least {b} bits"))
             ),
         };
         bail!(
@@ -103,10 +103,11 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
         );
     }
     warn_chosen_pairing(&rows);
-    let start = if a.one_warp {
-        prior.at_cta(1, 1, 0, 32)
-    } else {
-        prior.at_cta(2, 1, 0, 32)
+    // the section's weights (the base ones where the prior has none), or
+    // the base weights, each with the prior's floors and no section
+    let start = match prior.one_warp {
+        Some(o) if a.one_warp => Weights::from_array(o.as_array()).with_floors_of(&prior),
+        _ => prior.at_cta(2, 1, 0, 32),
     };
     let r = fit_rows(&a, &rows, &start)?;
     let mut m = bench::fit::model(&r, &a.gpu, &provenance(&a, rows.len()));

@@ -75,7 +75,7 @@ pub(crate) fn run(a: PlanArgs) -> Result<i32> {
 fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Value {
     let ch = &p.chosen;
     let bits = plan_width(&p.conv);
-    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.for_conversion(&p.conv));
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, &target_weights(w, p));
     let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
     let limit = register_limit(32 * p.op.num_warps);
     let mut v = json!({
@@ -196,7 +196,7 @@ fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Resu
         return Ok(());
     }
     let bits = plan_width(&p.conv);
-    let lb = synth::plan::lower_bound(&ch.analysis, bits, &w.for_conversion(&p.conv));
+    let lb = synth::plan::lower_bound(&ch.analysis, bits, &target_weights(w, p));
     writeln!(
         out,
         "  src:{}",
@@ -230,4 +230,14 @@ fn write_text(out: &mut Stdout, p: &Planned, w: &Weights, verbose: bool) -> Resu
     let stages: Vec<&str> = ch.plan.stages.iter().map(|s| s.name()).collect();
     writeln!(out, "  stages: {}", stages.join(" -> "))?;
     Ok(())
+}
+
+/// The weights that ranked `p`'s plans: AMD's for an AMD target
+/// (`Weights::for_amd`), bound to its CTA and data (`Weights::for_conversion`).
+fn target_weights(w: &Weights, p: &Planned) -> Weights {
+    match p.target.amd {
+        Some(a) => w.for_amd(a),
+        None => *w,
+    }
+    .for_conversion(&p.conv)
 }

@@ -455,17 +455,23 @@ impl Weights {
             },
         }
     }
-    /// [`Weights::at_cta`] for conversion `c`: its warps, the CTAs its
-    /// source layout spans, its tensor data per thread
-    /// ([`crate::plan::Conversion::words_per_thread`]) and the element
-    /// width its plans are made for ([`crate::search::plan_width`]).
+    /// [`Weights::at_cta`] for conversion `c` planned for its own element
+    /// width ([`crate::search::plan_width`]): [`Weights::for_conversion_at`].
     pub fn for_conversion(self, c: &crate::plan::Conversion) -> Weights {
+        self.for_conversion_at(c, crate::search::plan_width(c))
+    }
+    /// [`Weights::at_cta`] for conversion `c` planned for elements of
+    /// `bits` (8, 16, 32 or 64: the header's other widths are ranked at
+    /// their own width, not the conversion's): its warps, the CTAs its
+    /// source layout spans, and its tensor data per thread at that width
+    /// ([`crate::plan::Conversion::words_per_thread_at`]).
+    pub fn for_conversion_at(self, c: &crate::plan::Conversion, bits: u32) -> Weights {
         let ctas = c.src.in_dim_size(crate::layout::BLOCK);
         self.at_cta(
             c.num_warps,
             ctas.clamp(1, u32::MAX as i64) as u32,
-            c.words_per_thread(),
-            crate::search::plan_width(c),
+            c.words_per_thread_at(bits),
+            bits,
         )
     }
     /// The latency floor of features `f`: `floor_smem * smem_trips +

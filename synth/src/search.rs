@@ -178,7 +178,13 @@ pub fn consider_proving(
     shared_limit: Option<usize>,
     prove: Prove,
 ) -> Result<Considered, PlanError> {
-    let w = &w.for_conversion(conv);
+    // the weights of this CTA size and data at the width being planned
+    // (bound already where the caller bound them: binding again is a no-op)
+    let bits = match opt.elem_bits {
+        8 | 16 | 32 | 64 => opt.elem_bits,
+        _ => plan_width(conv),
+    };
+    let w = &w.for_conversion_at(conv, bits);
     let an = Analysis::new(conv)?;
     fits_registers(conv, &an)?;
     if let Some(e) = crate::plan::cluster::refusal(&an, choice, opt) {

@@ -144,7 +144,7 @@ fn fit_one_warp_writes_a_section_that_ranks_one_warp_ctas_only() {
         .concat(),
         &[
             "no rows of one-warp conversions",
-            "at most 16 words per thread in elements of at least 32 bits",
+            "of at most 16 words per thread in elements of at least 32 bits",
         ],
     );
     assert!(!refused.exists());

@@ -24,16 +24,21 @@ pub struct Conversion {
 
 impl Conversion {
     /// The tensor's data per thread at the element width its plans are
-    /// made for ([`crate::search::plan_width`]), in 32-bit words, rounded
-    /// up ([`crate::cost_model::words_per_thread`] over the source layout's
-    /// lanes x warps x blocks): what bounds the cost model's one-warp
-    /// section ([`crate::cost_model::Weights::one_warp_max_words`]).
+    /// made for ([`crate::search::plan_width`]): [`Conversion::words_per_thread_at`].
     pub fn words_per_thread(&self) -> u64 {
+        self.words_per_thread_at(crate::search::plan_width(self))
+    }
+
+    /// The tensor's data per thread in elements of `bits`, in 32-bit words,
+    /// rounded up ([`crate::cost_model::words_per_thread`] over the source
+    /// layout's lanes x warps x blocks): what bounds the cost model's
+    /// one-warp section ([`crate::cost_model::Weights::one_warp_max_words`]).
+    pub fn words_per_thread_at(&self, bits: u32) -> u64 {
         let threads = [LANE, WARP, BLOCK]
             .iter()
             .map(|d| self.src.in_dim_size(d) as u64)
             .product();
-        crate::cost_model::words_per_thread(&self.shape, crate::search::plan_width(self), threads)
+        crate::cost_model::words_per_thread(&self.shape, bits, threads)
     }
 
     /// Build from a parsed `convert_layout`, computing both linear layouts.
