@@ -79,10 +79,7 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
             width,
             32 * r.warps as u64 * r.ctas.max(1) as u64,
         );
-        r.warps == 1
-            && r.ctas <= 1
-            && prior.one_warp_max_words.is_none_or(|m| words <= m)
-            && prior.one_warp_min_bits.is_none_or(|m| width >= m)
+        prior.one_warp_bounds_hold(r.warps, r.ctas, words, width)
     };
     let rows: Vec<Row> = rows
         .into_iter()

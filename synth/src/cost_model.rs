@@ -441,10 +441,8 @@ impl Weights {
     /// single CTAs only). The result has no one-warp section, so applying
     /// it again changes nothing.
     pub fn at_cta(self, warps: u32, ctas: u32, words: u64, bits: u32) -> Weights {
-        let within = self.one_warp_max_words.is_none_or(|m| words <= m)
-            && self.one_warp_min_bits.is_none_or(|m| bits >= m);
         match self.one_warp {
-            Some(o) if warps == 1 && ctas <= 1 && within => {
+            Some(o) if self.one_warp_bounds_hold(warps, ctas, words, bits) => {
                 Weights::from_array(o.as_array()).with_floors_of(&self)
             }
             _ => Weights {
@@ -454,6 +452,17 @@ impl Weights {
                 ..self
             },
         }
+    }
+    /// Whether a conversion of `ctas` CTAs of `warps` warps, holding `words`
+    /// 32-bit words per thread in elements of `bits`, lies inside the
+    /// one-warp bounds ([`Weights::one_warp_max_words`],
+    /// [`Weights::one_warp_min_bits`]): what [`Weights::at_cta`] ranks by
+    /// [`Weights::one_warp`] and `warpforge fit` judges by it.
+    pub fn one_warp_bounds_hold(&self, warps: u32, ctas: u32, words: u64, bits: u32) -> bool {
+        warps == 1
+            && ctas <= 1
+            && self.one_warp_max_words.is_none_or(|m| words <= m)
+            && self.one_warp_min_bits.is_none_or(|m| bits >= m)
     }
     /// [`Weights::at_cta`] for conversion `c` planned for its own element
     /// width ([`crate::search::plan_width`]): [`Weights::for_conversion_at`].
