@@ -5,7 +5,7 @@
 
 Each conversion draws a warp count (from --warps, repeats weigh), an element
 type (f16 twice, bf16, f32, i8), a 2-D shape (16..256 per dim, 4 to 64
-elements per thread) and two layouts of different kinds among
+elements per thread, or --per-thread MIN,MAX) and two layouts of different kinds among
 `#ttg.blocked` (random sizePerThread, threadsPerWarp, warpsPerCTA, order),
 `#ttg.nvidia_mma` v2 (instrShape [16, 8]) and v3 (at 4 warps or more,
 instrShape [16, N, 256/bits]), and `#ttg.dot_op` of either (opIdx 0 or 1 of
@@ -64,7 +64,7 @@ def mma3(rnd, W, shape, bits):
     return f"#ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = {wpc}, instrShape = [16, {rnd.choice(ns)}, {k}]}}>"
 
 
-def generate(seed, count, warps):
+def generate(seed, count, warps, per_thread=(4, 64)):
     rnd = random.Random(seed)
     rows, aliases, made, tries = {}, [], 0, 0
     while made < count and tries < 50 * count:
@@ -73,7 +73,7 @@ def generate(seed, count, warps):
         dt, bits = rnd.choice([("f16", 16), ("bf16", 16), ("f32", 32), ("i8", 8), ("f16", 16)])
         shape = [rnd.choice([16, 32, 64, 128, 256]) for _ in range(2)]
         per = shape[0] * shape[1] // (32 * W)
-        if per < 4 or per > 64:
+        if per < per_thread[0] or per > per_thread[1]:
             continue
 
         def make(kind):
@@ -125,12 +125,21 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--warps", default="1,2,4,4,8,8", help="warp counts to draw from (repeats weigh)")
     ap.add_argument("--warpforge", help="drop the conversions this warpforge binary's `plan` refuses")
+    ap.add_argument("--per-thread", default="4,64", metavar="MIN,MAX",
+                    help="elements per thread to draw shapes for (default 4,64; e.g. 256,512 for one-warp tiles "
+                         "whose data alone nears the 255-register limit)")
     a = ap.parse_args()
     warps = [int(w) for w in a.warps.split(",")]
     bad = [w for w in warps if w not in (1, 2, 4, 8, 16, 32)]
     if bad:
         sys.exit(f"--warps: {bad} is not a power of two up to 32")
-    text, made = generate(a.seed, a.count, warps)
+    try:
+        lo, hi = (int(x) for x in a.per_thread.split(","))
+    except ValueError:
+        sys.exit(f"--per-thread: {a.per_thread!r} is not MIN,MAX")
+    if not 1 <= lo <= hi:
+        sys.exit(f"--per-thread: {a.per_thread!r} needs 1 <= MIN <= MAX")
+    text, made = generate(a.seed, a.count, warps, (lo, hi))
     if a.warpforge:
         def plan(t, *extra):
             return subprocess.run([a.warpforge, "plan", "--ttgir", "/dev/stdin", *extra], input=t,
