@@ -361,17 +361,18 @@ pub fn build_cases(
                 let packed = form == "packed" || form == "vector";
                 // the element form of 8/16-bit data may hold words
                 // (synth::plan::element_form_holds_words)
-                let peak = if packed {
-                    synth::plan::peak_registers(&cand.plan, bits, true).peak
+                let rp = if packed {
+                    synth::plan::peak_registers(&cand.plan, bits, true)
                 } else {
-                    synth::plan::element_form_peak(&cand.plan, bits, 32 * c.num_warps).peak
+                    synth::plan::element_form_peak(&cand.plan, bits, 32 * c.num_warps)
                 };
+                let peak = rp.peak;
                 let features = if packed {
                     Features::for_width(&cand.plan, bits)
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill_of(peak, register_cap(c, &sopt))
+                .with_spill_of(&cand.plan, rp, register_cap(c, &sopt))
                 .with_latency(&cand.plan, c.num_warps);
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy,

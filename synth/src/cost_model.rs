@@ -14,7 +14,7 @@
 //! so a fitted model's units are whatever the fit measured (nanoseconds per
 //! warp per instruction, GPU-wide, for `warpforge fit`).
 
-use crate::plan::{BarrierScope, Plan, Stage};
+use crate::plan::{BarrierScope, Kind, Plan, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Weights per instruction class (see [`Features`] for what each counts).
@@ -243,15 +243,49 @@ impl Features {
     /// These features with [`Features::spill`] set: the predicted register
     /// peak of `p` for `bits`-bit elements in the element form or the packed
     /// form (`packed`), less `limit` (32-bit registers per thread: the
-    /// launch bounds' limit or a lower cap), when positive.
+    /// launch bounds' limit or a lower cap), when positive, times the
+    /// passes over the data ([`Features::spill_passes`]).
     pub fn with_spill(self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
-        self.with_spill_of(crate::plan::peak_registers(p, bits, packed).peak, limit)
+        self.with_spill_of(p, crate::plan::peak_registers(p, bits, packed), limit)
     }
     /// These features with [`Features::spill`] set to a predicted register
-    /// `peak` (32-bit registers per thread) less `limit`, when positive.
-    pub fn with_spill_of(mut self, peak: u32, limit: u32) -> Features {
-        self.spill = peak.saturating_sub(limit) as f64;
+    /// peak (`peak.peak`, 32-bit registers per thread, of which `peak.data`
+    /// hold data) less `limit`, when positive, times the passes plan `p`
+    /// makes over its data ([`Features::spill_passes`]).
+    pub fn with_spill_of(
+        mut self,
+        p: &Plan,
+        peak: crate::plan::RegisterPeak,
+        limit: u32,
+    ) -> Features {
+        let excess = peak.peak.saturating_sub(limit);
+        self.spill = if excess == 0 {
+            0.0
+        } else {
+            excess as f64 * self.spill_passes(p.kind, peak.data)
+        };
         self
+    }
+    /// How many times a plan of `kind` with these instruction counts reads
+    /// and rewrites its `data` registers (32-bit registers per thread),
+    /// each pass reloading what ptxas spilled: a shuffle plan
+    /// ([`Kind::Shuffle`]) one pass for the caller's arrays and one per
+    /// select, shuffle or byte permute of each data register
+    /// (`1 + (shfl + sel + prmt) / data`); every other plan 1 (a
+    /// shared-memory plan stores each register once and loads each once,
+    /// and rounds free a round's registers as they are stored). Over the
+    /// register limit the shuffle plans of one-warp tiles of 256-512
+    /// registers of data ran 1.5-4.4x as long as `--strategy shared` plans
+    /// in h2h on an H200 (8 of 10 conversions; spilled loads and stores
+    /// 600 against 100), where the unweighted excess ranked the shuffles
+    /// first (`results/runs/2026-11-29-h200-one-warp-more-scratch-21251f2/`,
+    /// section 3).
+    pub fn spill_passes(&self, kind: Kind, data: u32) -> f64 {
+        if kind == Kind::Shuffle && data > 0 {
+            1.0 + (self.shfl + self.sel + self.prmt) / data as f64
+        } else {
+            1.0
+        }
     }
     /// The features a plan is ranked by for elements of `bits` under a
     /// register limit of `limit` per thread ([`Weights::score_in`]):
@@ -666,6 +700,19 @@ mod tests {
         assert_eq!(words_per_thread(&[2, 8], 16, 32), 1); // a fraction of a word: 1
         assert_eq!(words_per_thread(&[4], 8, 0), 1); // zero threads count as one
         assert_eq!(words_per_thread(&[1 << 40, 1 << 40], 64, 1), u64::MAX); // saturates
+    }
+
+    #[test]
+    fn shuffles_over_the_limit_spill_once_per_pass() {
+        let f = Features {
+            shfl: 256.0,
+            sel: 512.0,
+            ..Features::default()
+        };
+        // one pass for the caller's arrays, three over 256 data registers
+        assert_eq!(f.spill_passes(Kind::Shuffle, 256), 4.0);
+        assert_eq!(f.spill_passes(Kind::Shared, 256), 1.0);
+        assert_eq!(f.spill_passes(Kind::Shuffle, 0), 1.0);
     }
 
     #[test]

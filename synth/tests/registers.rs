@@ -1,6 +1,6 @@
 //! Registers in planning (issue 23): every candidate carries its predicted
 //! register peak; the cost model charges each predicted register over the
-//! launch bounds' limit (`spill`); candidates over the register cap rank
+//! launch bounds' limit (`spill`, a shuffle plan's once per pass over its data); candidates over the register cap rank
 //! after every candidate within it, whatever their instruction scores.
 
 mod common;
@@ -37,7 +37,9 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
             false,
             register_limit(128),
         );
-        assert_eq!(f.spill, (peak - 255) as f64);
+        // a shuffle plan's excess counts once per pass over its data
+        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data);
+        assert_eq!(f.spill, (peak - 255) as f64 * passes);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);
         assert!(
@@ -105,9 +107,13 @@ fn candidates_over_the_register_cap_rank_after_those_within_it() {
         assert!(g.windows(2).all(|p| p[0].score <= p[1].score));
     }
     // the spill charged is the registers over the cap, not over the
-    // launch bounds' 255
+    // launch bounds' 255, a shuffle's once per pass over its data
+    // (`Features::spill_passes`)
     for k in &capped.proven[over_at..] {
-        let over = (k.peak_registers - cap) as f64;
+        let passes = Features::for_width(&k.plan, 32)
+            .spill_passes(k.plan.kind, peak_registers(&k.plan, 32, false).data);
+        assert!(k.plan.kind != Kind::Shuffle || passes > 1.0);
+        let over = (k.peak_registers - cap) as f64 * passes;
         assert!(
             (k.score - w.score_for_width(&k.plan, 32) - w.spill * over).abs() < 1e-9,
             "{}: {} over {cap}",

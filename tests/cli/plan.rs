@@ -630,3 +630,31 @@ fn one_warp_section_moves_small_32_bit_tiles_only() {
         assert_eq!(family(&all, f), unbound, "{f}: unbounded {all:?}");
     }
 }
+
+/// Over the register limit a shuffle plan's excess registers count once per
+/// pass it makes over its data (`Features::spill_passes`): the 128x128 f16
+/// one-warp tile (256 words a thread), whose shuffle plan selects and
+/// shuffles each word three times, goes through shared memory (1.6x faster
+/// loops in h2h on an H200 than its shuffle plan), and the 64x256 one, whose
+/// shuffle scores half the shared plan's, keeps its shuffles (1.2x faster
+/// than shared there): results/runs/2026-11-29-h200-one-warp-more-scratch-21251f2/.
+#[test]
+fn over_limit_shuffles_pay_their_spills_per_pass() {
+    let o = run(&[
+        "plan",
+        "--ttgir",
+        "tests/data/over_limit_w1.ttgir",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for (row, family) in rows.iter().zip(["shared/", "shuffle/"]) {
+        assert_eq!(row["over_register_limit"], true, "{row}");
+        let s = row["strategy"].as_str().unwrap();
+        assert!(s.starts_with(family), "{}: {s}", row["name"]);
+    }
+}
