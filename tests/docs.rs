@@ -24,6 +24,10 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
         "scripts/random_conversions.py --warpforge BIN (docs/BENCH.md)",
     ),
     (
+        "--per-thread",
+        "scripts/random_conversions.py --per-thread MIN,MAX (docs/BENCH.md)",
+    ),
+    (
         "--offload-arch",
         "clang -x hip --offload-arch=gfx942 (docs/VERIFY.md, the HIP compile check)",
     ),

@@ -603,7 +603,9 @@ impl CostModel {
     /// Parse and validate a cost-model file's text; `origin` (a path) names
     /// it in errors. Errors: malformed JSON or unknown/missing fields (with
     /// line and column), another format or version, a weight that is
-    /// negative or not finite.
+    /// negative or not finite, one-warp bounds without a `one_warp`
+    /// section, a `one_warp_max_words` of 0, or a `one_warp_min_bits` other
+    /// than 8, 16, 32 or 64.
     pub fn from_json(text: &str, origin: &str) -> Result<CostModel, CostModelError> {
         let m: CostModel = serde_json::from_str(text).map_err(|e| CostModelError::Parse {
             origin: origin.into(),
@@ -648,6 +650,31 @@ impl CostModel {
                 )));
             }
         }
+        // the one-warp bounds bound the section: without it they bound
+        // nothing, and they must be able to hold
+        let w = &m.weights;
+        if w.one_warp.is_none() {
+            for (name, set) in [
+                ("one_warp_max_words", w.one_warp_max_words.is_some()),
+                ("one_warp_min_bits", w.one_warp_min_bits.is_some()),
+            ] {
+                if set {
+                    return Err(bad(format!(
+                        "`{name}` bounds the `one_warp` weights, which the file does not have; remove it or add the section"
+                    )));
+                }
+            }
+        }
+        if w.one_warp_max_words == Some(0) {
+            return Err(bad(
+                "`one_warp_max_words` is 0: no conversion holds less than one word per thread, so the section would rank none; remove the section instead".into(),
+            ));
+        }
+        if let Some(b) = w.one_warp_min_bits.filter(|b| ![8, 16, 32, 64].contains(b)) {
+            return Err(bad(format!(
+                "`one_warp_min_bits` is {b}; plans are made for elements of 8, 16, 32 or 64 bits"
+            )));
+        }
         Ok(m)
     }
     /// The model the planner uses unless told otherwise
@@ -690,6 +717,38 @@ mod tests {
         assert!(e.contains("version 2"), "{e}");
         let extra = m.to_json().replace("\"shfl\"", "\"shufl\"");
         assert!(CostModel::from_json(&extra, "f.json").is_err());
+        // one-warp bounds that cannot act as their numbers say are refused
+        // by name: without the section, a zero word bound, a width no plan
+        // is made for
+        assert!(m.weights.one_warp.is_some());
+        let bounds: [(&str, fn(&mut Weights)); 4] = [
+            ("`one_warp_max_words` bounds", |w| w.one_warp = None),
+            ("`one_warp_max_words` is 0", |w| {
+                w.one_warp_max_words = Some(0)
+            }),
+            ("`one_warp_min_bits` is 12", |w| {
+                w.one_warp_min_bits = Some(12)
+            }),
+            ("`one_warp_min_bits` bounds", |w| {
+                w.one_warp = None;
+                w.one_warp_max_words = None;
+            }),
+        ];
+        for (says, set) in bounds {
+            let mut b = m.clone();
+            set(&mut b.weights);
+            let e = CostModel::from_json(&b.to_json(), "f.json")
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("f.json: ") && e.contains(says), "{e}");
+        }
+        // bounds that hold load: any of the four widths, any positive bound
+        for bits in [8, 16, 32, 64] {
+            let mut b = m.clone();
+            b.weights.one_warp_min_bits = Some(bits);
+            b.weights.one_warp_max_words = Some(1);
+            assert!(CostModel::from_json(&b.to_json(), "f.json").is_ok());
+        }
     }
 
     #[test]
