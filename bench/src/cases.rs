@@ -137,6 +137,12 @@ pub struct BenchCase {
     /// CTAs per cluster the kernels launch with (1: no cluster; a cluster
     /// plan's layout CTAs otherwise).
     pub ctas: u32,
+    /// CTAs the source layout spans ([`synth::plan::Conversion::ctas`]), as
+    /// the planner counts them to pick its weights
+    /// ([`synth::cost_model::Weights::for_conversion`]):
+    /// 2 for a two-CTA layout whose CTAs each convert their own data, where
+    /// [`BenchCase::ctas`] is 1.
+    pub layout_ctas: u32,
     /// The global-memory baseline's timing kernel (cluster cases only,
     /// `kernels::emit_bench_kernel_global`).
     pub global_kernel: Option<String>,
@@ -529,6 +535,7 @@ pub fn build_cases(
             candidates: cands,
             src_tags,
             ctas,
+            layout_ctas: c.ctas(),
             global_kernel,
             limits,
             limit_missing,

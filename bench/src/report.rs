@@ -146,6 +146,12 @@ pub struct Row {
     /// CTAs per cluster the kernels ran in (1: no cluster).
     #[serde(default = "one")]
     pub ctas: u32,
+    /// CTAs the conversion's source layout spans, as the planner counts
+    /// them for its weights (`Weights::for_conversion`; `warpforge fit`
+    /// splits one-warp rows by it); absent in rows written before it
+    /// existed, where [`Row::ctas`] stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_ctas: Option<u32>,
     /// A cluster case's global-memory round trip of the same data
     /// (`{ns, registers}` or `{error}`; docs/ARCHITECTURE.md 4.7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -330,6 +336,7 @@ pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult,
         limit_missing,
         occupancy_spill: None,
         ctas: c.ctas,
+        layout_ctas: Some(c.layout_ctas),
         max_registers: c.max_registers,
         global,
         ratio_chosen_over_global,

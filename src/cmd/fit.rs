@@ -69,21 +69,9 @@ pub(crate) fn run(a: FitArgs) -> Result<i32> {
     // which rows the fit judges, and from which weights: one-warp rows by
     // the one-warp section, the others by the base weights
     let split = a.one_warp || prior.one_warp.is_some();
-    // a row the section ranks: one warp, within its word bound
-    // (words and bits at the width plans are made for, as
-    // `Weights::for_conversion` reads a conversion: `search::plan_width`)
-    let in_section = |r: &Row| {
-        let width = r.bits.clamp(8, 64).next_power_of_two();
-        let words = synth::cost_model::words_per_thread(
-            &r.shape,
-            width,
-            32 * r.warps as u64 * r.ctas.max(1) as u64,
-        );
-        prior.one_warp_bounds_hold(r.warps, r.ctas, words, width)
-    };
     let rows: Vec<Row> = rows
         .into_iter()
-        .filter(|r| !split || in_section(r) == a.one_warp)
+        .filter(|r| !split || in_one_warp_section(&prior, r) == a.one_warp)
         .collect();
     if rows.is_empty() {
         let bounds = match (prior.one_warp_max_words, prior.one_warp_min_bits) {
@@ -175,6 +163,21 @@ fn check_files(a: &FitArgs) -> Result<()> {
 /// The bench rows of every `--from` file, one JSON object a non-blank line,
 /// in order, without the timings that do not time their plan
 /// ([`bench::report::drop_elided`]). Errors name the file and line.
+/// Whether the one-warp section of `prior` ranks the conversion of bench row
+/// `r` ([`Weights::one_warp_bounds_hold`]): one warp, one CTA, within the word
+/// and width bounds, each counted as the planner counts them for
+/// `Weights::for_conversion`: the width plans are made for
+/// (`search::plan_width`), the CTAs the source layout spans (`layout_ctas`;
+/// rows written before it: the cluster CTAs they ran in) and the tensor
+/// data per thread over all of them.
+fn in_one_warp_section(prior: &Weights, r: &Row) -> bool {
+    let width = r.bits.clamp(8, 64).next_power_of_two();
+    let ctas = r.layout_ctas.unwrap_or(r.ctas).max(1);
+    let words =
+        synth::cost_model::words_per_thread(&r.shape, width, 32 * r.warps as u64 * ctas as u64);
+    prior.one_warp_bounds_hold(r.warps, ctas, words, width)
+}
+
 fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
     let mut rows: Vec<Row> = Vec::new();
     for f in from {
@@ -302,4 +305,36 @@ fn print_quality(out: &mut Stdout, r: &FitReport) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-warp row of a two-CTA layout whose CTAs each convert their own
+    /// data ran in no cluster (`ctas` 1), but the planner ranks it with the
+    /// base weights (`Conversion::ctas` is 2), so `fit` must too.
+    #[test]
+    fn one_warp_rows_split_by_the_layouts_ctas() {
+        let prior = CostModel::builtin().weights;
+        assert_eq!(prior.one_warp_max_words, Some(16));
+        let row = |layout_ctas: Option<u32>, shape: [u64; 2]| -> Row {
+            let mut v = serde_json::json!({
+                "file": "t", "name": "c", "shape": shape, "dtype": "f32", "bits": 32,
+                "warps": 1, "ctas": 1, "bwd": "b", "lower_bound": null, "candidates": [],
+                "chosen": {"strategy": "k0", "ns": null}, "fastest": {"strategy": "k0", "ns": null},
+                "triton": null
+            });
+            if let Some(n) = layout_ctas {
+                v["layout_ctas"] = n.into();
+            }
+            serde_json::from_value(v).unwrap()
+        };
+        // 16x16 f32 over one warp: 8 words a thread, inside the bounds
+        assert!(in_one_warp_section(&prior, &row(Some(1), [16, 16])));
+        assert!(in_one_warp_section(&prior, &row(None, [16, 16])));
+        assert!(!in_one_warp_section(&prior, &row(Some(2), [16, 16])));
+        // 64x64 f32 at one CTA: 128 words, over the word bound
+        assert!(!in_one_warp_section(&prior, &row(Some(1), [64, 64])));
+    }
 }

@@ -509,13 +509,7 @@ impl Weights {
     /// source layout spans, and its tensor data per thread at that width
     /// ([`crate::plan::Conversion::words_per_thread_at`]).
     pub fn for_conversion_at(self, c: &crate::plan::Conversion, bits: u32) -> Weights {
-        let ctas = c.src.in_dim_size(crate::layout::BLOCK);
-        self.at_cta(
-            c.num_warps,
-            ctas.clamp(1, u32::MAX as i64) as u32,
-            c.words_per_thread_at(bits),
-            bits,
-        )
+        self.at_cta(c.num_warps, c.ctas(), c.words_per_thread_at(bits), bits)
     }
     /// The latency floor of features `f`: `floor_smem * smem_trips +
     /// floor_shfl * shfl_stages`.

@@ -41,6 +41,14 @@ impl Conversion {
         crate::cost_model::words_per_thread(&self.shape, bits, threads)
     }
 
+    /// The CTAs the source layout spans (`2^` its block bases, at least 1):
+    /// what [`crate::cost_model::Weights::for_conversion`] counts as the
+    /// conversion's CTAs, and `bench` rows record as `layout_ctas` for
+    /// `warpforge fit`.
+    pub fn ctas(&self) -> u32 {
+        self.src.in_dim_size(BLOCK).clamp(1, u32::MAX as i64) as u32
+    }
+
     /// Build from a parsed `convert_layout`, computing both linear layouts.
     /// On an AMD target ([`ConvertOp::amd_arch`]) both layouts are read on
     /// the module's wave size ([`ConvertOp::lanes`]); otherwise on 32-lane
