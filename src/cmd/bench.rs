@@ -26,7 +26,8 @@ pub(crate) struct BenchArgs {
     max_smem: Option<u64>,
     /// Time every candidate under a register cap: the search ranks plans
     /// over N registers (predicted peak) after those within it and charges
-    /// the registers over N as `spill`, and every warpforge timing kernel
+    /// the registers over N as `spill` (a shuffle plan's once per pass over
+    /// its data), and every warpforge timing kernel
     /// is compiled with `__maxnreg__(N)` instead of its launch bounds, as a
     /// helper in a kernel that keeps registers of its own would be (N
     /// above the launch bounds' limit counts as that limit; `__maxnreg__`

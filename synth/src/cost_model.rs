@@ -9,7 +9,8 @@
 //! instructions (`STS`/`LDS`/`LDSM`), `stmatrix`, shared-memory wavefronts
 //! of the warp, and barriers by scope, and the registers a plan is predicted
 //! to need beyond what the launch bounds allow (each one a spill: a local
-//! store and load per round trip). Only differences between candidates of
+//! store and load per round trip; a shuffle plan's once per pass over its
+//! data, [`Features::spill_passes`]). Only differences between candidates of
 //! one conversion matter (the search compares plans of the same conversion),
 //! so a fitted model's units are whatever the fit measured (nanoseconds per
 //! warp per instruction, GPU-wide, for `warpforge fit`).
@@ -39,7 +40,8 @@ pub struct Weights {
     /// dependent path of a conversion. 0 in files written before it existed.
     #[serde(default)]
     pub ldsm: f64,
-    /// Per 32-bit register of the predicted peak over the register limit
+    /// Per 32-bit register of the predicted peak over the register limit,
+    /// a shuffle plan's counted once per pass over its data
     /// ([`Features::spill`]). Files written before it existed get
     /// [`DEFAULT_SPILL_WEIGHT`].
     #[serde(default = "default_spill")]
@@ -162,7 +164,10 @@ impl<'de> Deserialize<'de> for OneWarpWeights {
 /// `__maxnreg__`); the fit, its rows and how well it chooses are in
 /// `results/runs/2026-11-23-h100-spill-weight-d571367/`. It is larger than
 /// one local store and load per excess register because ptxas spills more
-/// than the predicted excess.
+/// than the predicted excess. It was fitted when [`Features::spill`] was
+/// the excess alone, before shuffle plans' excess counted once per pass
+/// ([`Features::spill_passes`]): 63 of those rows' 207 spilling candidates
+/// were shuffle plans, and the weight has not been refitted since.
 pub const DEFAULT_SPILL_WEIGHT: f64 = 10.74;
 
 fn default_spill() -> f64 {
@@ -203,8 +208,11 @@ pub struct Features {
     /// ([`crate::plan::peak_registers`], in the form timed or used) exceeds
     /// the register limit it runs under: the launch bounds' limit
     /// ([`crate::plan::register_limit`] of the conversion's threads), or a
-    /// lower cap (`--max-registers`, [`crate::search::register_cap`]); 0
-    /// when it fits. Set by [`Features::with_spill`].
+    /// lower cap (`--max-registers`, [`crate::search::register_cap`]),
+    /// times the passes the plan makes over its data
+    /// ([`Features::spill_passes`]: more than 1 for shuffle plans only); 0
+    /// when it fits. Set by [`Features::with_spill`]. `bench` rows written
+    /// before the passes existed carry the excess alone.
     #[serde(default)]
     pub spill: f64,
     /// Dependent shared-memory trips (store, barrier, load: one per load
@@ -246,43 +254,59 @@ impl Features {
     /// launch bounds' limit or a lower cap), when positive, times the
     /// passes over the data ([`Features::spill_passes`]).
     pub fn with_spill(self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
-        self.with_spill_of(p, crate::plan::peak_registers(p, bits, packed), limit)
+        self.with_spill_of(p, bits, crate::plan::peak_registers(p, bits, packed), limit)
     }
     /// These features with [`Features::spill`] set to a predicted register
     /// peak (`peak.peak`, 32-bit registers per thread, of which `peak.data`
     /// hold data) less `limit`, when positive, times the passes plan `p`
-    /// makes over its data ([`Features::spill_passes`]).
+    /// makes over its data ([`Features::spill_passes`]) for `bits`-bit
+    /// elements in the form whose instruction counts these features hold.
     pub fn with_spill_of(
-        mut self,
+        self,
         p: &Plan,
+        bits: u32,
+        peak: crate::plan::RegisterPeak,
+        limit: u32,
+    ) -> Features {
+        self.with_spill_for(p.kind, bits, peak, limit)
+    }
+    /// [`Features::with_spill_of`] for a plan of family `kind`.
+    pub fn with_spill_for(
+        mut self,
+        kind: Kind,
+        bits: u32,
         peak: crate::plan::RegisterPeak,
         limit: u32,
     ) -> Features {
         let excess = peak.peak.saturating_sub(limit);
+        // the counts are per plan register: one per 32-bit register, but
+        // one per 64-bit element (two 32-bit registers)
+        let regs = peak.data / bits.div_ceil(32).max(1);
         self.spill = if excess == 0 {
             0.0
         } else {
-            excess as f64 * self.spill_passes(p.kind, peak.data)
+            excess as f64 * self.spill_passes(kind, regs)
         };
         self
     }
     /// How many times a plan of `kind` with these instruction counts reads
-    /// and rewrites its `data` registers (32-bit registers per thread),
-    /// each pass reloading what ptxas spilled: a shuffle plan
-    /// ([`Kind::Shuffle`]) one pass for the caller's arrays and one per
-    /// select, shuffle or byte permute of each data register
-    /// (`1 + (shfl + sel + prmt) / data`); every other plan 1 (a
-    /// shared-memory plan stores each register once and loads each once,
-    /// and rounds free a round's registers as they are stored). Over the
-    /// register limit the shuffle plans of one-warp tiles of 256-512
-    /// registers of data ran 1.5-4.4x as long as `--strategy shared` plans
-    /// in h2h on an H200 (8 of 10 conversions; spilled loads and stores
-    /// 600 against 100), where the unweighted excess ranked the shuffles
+    /// and rewrites its `regs` data registers per thread (the registers the
+    /// counts are per: 32-bit words, or 64-bit elements), each pass
+    /// reloading what ptxas spilled: a shuffle plan ([`Kind::Shuffle`]) one
+    /// pass for the caller's arrays and one per select, shuffle or byte
+    /// permute of each register (`1 + (shfl + sel + prmt) / regs`); every
+    /// other plan 1 (a shared-memory plan stores each register once and
+    /// loads each once, and rounds free a round's registers as they are
+    /// stored). Over the register limit, the shuffle plans of seven one-warp
+    /// tiles and one two-warp tile of 256-512 registers of data ran 1.5-4.4x
+    /// as long as `--strategy shared` plans in their element forms in h2h
+    /// on an H200 (8 of 10 conversions; 451-707 spilled loads and stores in
+    /// the loop against 64-353), where the excess alone ranked the shuffles
     /// first (`results/runs/2026-11-29-h200-one-warp-more-scratch-21251f2/`,
     /// section 3).
-    pub fn spill_passes(&self, kind: Kind, data: u32) -> f64 {
-        if kind == Kind::Shuffle && data > 0 {
-            1.0 + (self.shfl + self.sel + self.prmt) / data as f64
+    pub fn spill_passes(&self, kind: Kind, regs: u32) -> f64 {
+        if kind == Kind::Shuffle && regs > 0 {
+            1.0 + (self.shfl + self.sel + self.prmt) / regs as f64
         } else {
             1.0
         }
@@ -766,6 +790,23 @@ mod tests {
         assert_eq!(f.spill_passes(Kind::Shuffle, 256), 4.0);
         assert_eq!(f.spill_passes(Kind::Shared, 256), 1.0);
         assert_eq!(f.spill_passes(Kind::Shuffle, 0), 1.0);
+        // 64-bit elements: the counts are per element, two 32-bit
+        // registers each, so 256 elements over 512 registers make the same
+        // four passes
+        let peak = crate::plan::RegisterPeak {
+            data: 512,
+            peak: 532,
+        };
+        let spill = |kind, bits| f.with_spill_for(kind, bits, peak, 255).spill;
+        assert_eq!(spill(Kind::Shuffle, 64), 277.0 * 4.0);
+        assert_eq!(spill(Kind::Shuffle, 32), 277.0 * 2.5);
+        assert_eq!(spill(Kind::Shared, 64), 277.0);
+        // within the limit: no spill, whatever the passes
+        let fits = crate::plan::RegisterPeak {
+            data: 128,
+            peak: 148,
+        };
+        assert_eq!(f.with_spill_for(Kind::Shuffle, 32, fits, 255).spill, 0.0);
     }
 
     #[test]

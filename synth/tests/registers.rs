@@ -18,6 +18,7 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
     // over the 255 any thread has, so every candidate spills
     let c = conversion("tests/data/stress_w4.ttgir", "transpose_f64_128x128");
     let bits = plan_width(&c);
+    assert_eq!(bits, 64);
     let opt = SharedOptions {
         elem_bits: bits,
         ..SharedOptions::default()
@@ -38,7 +39,8 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
             register_limit(128),
         );
         // a shuffle plan's excess counts once per pass over its data
-        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data);
+        // (the counts are per element: one 64-bit element, two registers)
+        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data / 2);
         assert_eq!(f.spill, (peak - 255) as f64 * passes);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);

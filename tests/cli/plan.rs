@@ -636,8 +636,8 @@ fn one_warp_section_moves_small_32_bit_tiles_only() {
 /// one-warp tile (256 words a thread), whose shuffle plan selects and
 /// shuffles each word three times, goes through shared memory (1.6x faster
 /// loops in h2h on an H200 than its shuffle plan), and the 64x256 one, whose
-/// shuffle scores half the shared plan's, keeps its shuffles (1.2x faster
-/// than shared there): results/runs/2026-11-29-h200-one-warp-more-scratch-21251f2/.
+/// shuffle scores about 3/4 of the shared plan's even at 3 passes, keeps its
+/// shuffles (1.2x faster than shared there): results/runs/2026-11-29-h200-one-warp-more-scratch-21251f2/.
 #[test]
 fn over_limit_shuffles_pay_their_spills_per_pass() {
     let o = run(&[
