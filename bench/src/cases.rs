@@ -378,7 +378,7 @@ pub fn build_cases(
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill_of(&cand.plan, bits, rp, register_cap(c, &sopt))
+                .with_spill_of(cand.plan.kind, bits, rp, register_cap(c, &sopt))
                 .with_latency(&cand.plan, c.num_warps);
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy,

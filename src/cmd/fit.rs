@@ -160,9 +160,6 @@ fn check_files(a: &FitArgs) -> Result<()> {
     check_outputs(&outs, &ins)
 }
 
-/// The bench rows of every `--from` file, one JSON object a non-blank line,
-/// in order, without the timings that do not time their plan
-/// ([`bench::report::drop_elided`]). Errors name the file and line.
 /// Whether the one-warp section of `prior` ranks the conversion of bench row
 /// `r` ([`Weights::one_warp_bounds_hold`]): one warp, one CTA, within the word
 /// and width bounds, each counted as the planner counts them for
@@ -178,6 +175,9 @@ fn in_one_warp_section(prior: &Weights, r: &Row) -> bool {
     prior.one_warp_bounds_hold(r.warps, ctas, words, width)
 }
 
+/// The bench rows of every `--from` file, one JSON object a non-blank line,
+/// in order, without the timings that do not time their plan
+/// ([`bench::report::drop_elided`]). Errors name the file and line.
 fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
     let mut rows: Vec<Row> = Vec::new();
     for f in from {

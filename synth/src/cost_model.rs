@@ -254,24 +254,20 @@ impl Features {
     /// launch bounds' limit or a lower cap), when positive, times the
     /// passes over the data ([`Features::spill_passes`]).
     pub fn with_spill(self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
-        self.with_spill_of(p, bits, crate::plan::peak_registers(p, bits, packed), limit)
+        self.with_spill_of(
+            p.kind,
+            bits,
+            crate::plan::peak_registers(p, bits, packed),
+            limit,
+        )
     }
     /// These features with [`Features::spill`] set to a predicted register
     /// peak (`peak.peak`, 32-bit registers per thread, of which `peak.data`
-    /// hold data) less `limit`, when positive, times the passes plan `p`
-    /// makes over its data ([`Features::spill_passes`]) for `bits`-bit
-    /// elements in the form whose instruction counts these features hold.
+    /// hold data) less `limit`, when positive, times the passes a plan of
+    /// family `kind` makes over its data ([`Features::spill_passes`]) for
+    /// `bits`-bit elements in the form whose instruction counts these
+    /// features hold.
     pub fn with_spill_of(
-        self,
-        p: &Plan,
-        bits: u32,
-        peak: crate::plan::RegisterPeak,
-        limit: u32,
-    ) -> Features {
-        self.with_spill_for(p.kind, bits, peak, limit)
-    }
-    /// [`Features::with_spill_of`] for a plan of family `kind`.
-    pub fn with_spill_for(
         mut self,
         kind: Kind,
         bits: u32,
@@ -797,7 +793,7 @@ mod tests {
             data: 512,
             peak: 532,
         };
-        let spill = |kind, bits| f.with_spill_for(kind, bits, peak, 255).spill;
+        let spill = |kind, bits| f.with_spill_of(kind, bits, peak, 255).spill;
         assert_eq!(spill(Kind::Shuffle, 64), 277.0 * 4.0);
         assert_eq!(spill(Kind::Shuffle, 32), 277.0 * 2.5);
         assert_eq!(spill(Kind::Shared, 64), 277.0);
@@ -806,7 +802,7 @@ mod tests {
             data: 128,
             peak: 148,
         };
-        assert_eq!(f.with_spill_for(Kind::Shuffle, 32, fits, 255).spill, 0.0);
+        assert_eq!(f.with_spill_of(Kind::Shuffle, 32, fits, 255).spill, 0.0);
     }
 
     #[test]
