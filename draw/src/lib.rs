@@ -647,12 +647,16 @@ fn stage_panels(i: usize, s: &Stage) -> Vec<Panel> {
                     "__syncwarp(): each warp reads only what it wrote".into()
                 }
                 synth::plan::BarrierScope::Cta => "__syncthreads()".into(),
+                synth::plan::BarrierScope::Named { id, threads } => {
+                    format!("bar.sync {id}, {threads}: the warp group's named barrier")
+                }
             }],
             stage: Some(StageTag::new(i, s, None).with("count", 1).with(
                 "scope",
                 match scope {
                     synth::plan::BarrierScope::Warp => "warp",
                     synth::plan::BarrierScope::Cta => "cta",
+                    synth::plan::BarrierScope::Named { .. } => "named",
                 },
             )),
         }],

@@ -28,6 +28,12 @@ pub struct EmittedHelper {
     pub widths: Vec<WidthScratch>,
     /// Threads per CTA (lanes per warp x warps).
     pub threads: u32,
+    /// The named barrier (`bar.sync id, threads`) some width's plan
+    /// synchronises its warps with instead of `__syncthreads()`, as `(id,
+    /// threads)`: the helper runs on the CTA's first warps, one warp group
+    /// of a warp-specialized kernel, while other groups' warps run on (see
+    /// [`synth::plan::BarrierScope::Named`]). `None`: no named barrier.
+    pub named_barrier: Option<(u32, u32)>,
     /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
     /// words (see [`body_packed`]).
     pub packed: Vec<PackedForm>,
@@ -270,6 +276,14 @@ pub fn emit_helper_widths_as(
         smem_elems,
         widths,
         threads,
+        named_barrier: variants.iter().find_map(|(_, c)| {
+            c.plan.stages.iter().find_map(|s| match s {
+                synth::plan::Stage::Barrier {
+                    scope: synth::plan::BarrierScope::Named { id, threads },
+                } => Some((*id, *threads)),
+                _ => None,
+            })
+        }),
         packed: packed_bits,
         word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
@@ -547,8 +561,14 @@ fn smem_line(chosen: &Chosen, own_bits: u32) -> String {
         return String::new();
     }
     let (wf, min_wf) = plan.wavefronts_per_warp();
+    let named = plan.stages.iter().find_map(|s| match s {
+        synth::plan::Stage::Barrier {
+            scope: synth::plan::BarrierScope::Named { id, threads },
+        } => Some((*id, *threads)),
+        _ => None,
+    });
     format!(
-        "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}",
+        "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}{}",
         plan.smem_elems * (own_bits as u64 / 8),
         plan.smem_elems,
         plan.rounds,
@@ -556,7 +576,11 @@ fn smem_line(chosen: &Chosen, own_bits: u32) -> String {
         chosen.sim.min_wavefronts,
         chosen.sim.bank_conflicts,
         wf,
-        min_wf
+        min_wf,
+        named.map_or(String::new(), |(id, threads)| format!(
+            "; its warps synchronise with `bar.sync {id}, {threads}`, the named barrier of the warp group it runs on (the CTA's first {} warps: Triton's default warp group of a warp-specialized kernel), not `__syncthreads()`: calls that reuse the scratch need that barrier between them",
+            threads / 32
+        ))
     )
 }
 

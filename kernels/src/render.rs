@@ -108,10 +108,28 @@ fn test_kernel(
         ctype => ctype,
         kernel => kernel,
         threads => h.threads,
+        other_group => other_group_threads(h),
         src_regs => h.src_regs,
         dst_regs => h.dst_regs,
         smem => h.smem_elems > 0,
     })?)
+}
+
+/// Threads of the warp group a check kernel of `h` adds after the helper's
+/// own where `h` synchronises with a named barrier
+/// ([`EmittedHelper::named_barrier`]): 128 (a 4-warp partition of a
+/// warp-specialized kernel), whose warps meet on a named barrier of their
+/// own (id 1 or 2, never the helper's) while the helper's run, so a helper
+/// that waited for every thread of the CTA would hang, and one that waited
+/// for fewer than its own would read early. 0 otherwise: the CTA is the
+/// helper's threads. The check kernel is launched with
+/// `threads + other_group_threads` threads.
+pub fn other_group_threads(h: &EmittedHelper) -> u32 {
+    if h.named_barrier.is_some() {
+        128
+    } else {
+        0
+    }
 }
 
 /// The register-budget kernel of `h` (element form with `ctype`, or with
@@ -351,6 +369,7 @@ fn test_kernel_words(
             ctype => ctype,
             kernel => kernel,
             threads => h.threads,
+            other_group => other_group_threads(h),
             bits => bits,
             per => per,
             mask => format!("{:#x}", (1u64 << bits) - 1),

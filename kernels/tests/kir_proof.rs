@@ -1,6 +1,7 @@
 //! The CPU proof of printed code (`kernels::prove`, the kernel-IR
 //! interpreter): every form of the bundled conversions' helpers passes it,
-//! and a deliberately broken body (a barrier dropped, a live value dropped,
+//! and a deliberately broken body (a barrier dropped, a named barrier over
+//! another thread count than the helper's, a live value dropped,
 //! two `prmt` selectors swapped, two destination registers swapped, a
 //! shuffle's lane changed) fails it on the CPU. The same on AMD waves:
 //! random wave64 and wave32 conversions are proven, and a shuffle that reads
@@ -142,6 +143,24 @@ fn a_dropped_barrier_is_caught() {
         i.map(|i| ss.remove(i)).is_some()
     });
     assert!(e.contains("not visible"), "{e}");
+}
+
+#[test]
+fn a_named_barrier_of_the_wrong_group_is_caught() {
+    // the default group of a warp-specialized function: `bar.sync 0, 128`
+    let (h, an) = helper("corpus/pairs.mlir", "swizzled_warps");
+    let threads = h.threads;
+    let e = broken(&h, &an, &mut |ss| {
+        let i = ss.iter().position(|s| matches!(s, Stmt::Barrier(_)));
+        i.map(|i| {
+            ss[i] = Stmt::Barrier(synth::plan::BarrierScope::Named {
+                id: 0,
+                threads: threads / 2,
+            })
+        })
+        .is_some()
+    });
+    assert!(e.contains("named barrier `bar.sync 0,"), "{e}");
 }
 
 #[test]

@@ -444,7 +444,7 @@ pub fn plan(loaded: &Loaded, opts: &Options) -> Result<PlannedInput> {
                 let r = match &op.warp_specialize {
                     None => plan_op(&op, opts, &shared, &mut memo)
                         .and_then(|r| check_registers(&op, r, opts))?,
-                    Some(ws) => plan_warp_local(&op, ws, opts, &shared, &mut memo)?,
+                    Some(ws) => plan_warp_specialized(&op, ws, opts, &shared, &mut memo)?,
                 };
                 Ok::<_, anyhow::Error>((t, r))
             });
@@ -589,39 +589,80 @@ fn check_registers(
     Ok(r)
 }
 
+/// The named barrier Triton gives the default warp group of a function
+/// that holds a `ttg.warp_specialize` op: `bar.sync 0, 32 * ttg.num-warps`
+/// (`ConvertWarpSpecializeToLLVM.cpp`, Triton 3.6; barrier 1 starts the
+/// partitions, each partition has one of its own after it).
+pub const DEFAULT_GROUP_BARRIER: u32 = 0;
+
 /// An op of a function that holds a `ttg.warp_specialize` op
-/// ([`synth::parse::WarpSpecialized`]): planned warp-local only (shuffles,
-/// or renames), since a shared-memory helper's `__syncthreads()` would wait
-/// for the warps of the other warp groups, which Triton synchronises each
-/// with a named barrier of its own, and in a partition its warp index
-/// counts from the CTA's first warp, not the partition's
-/// (`ConvertWarpSpecializeToLLVM.cpp`).
+/// ([`synth::parse::WarpSpecialized`]). Each warp group there runs
+/// concurrently with the others and Triton synchronises it with a named
+/// barrier of its own (`ConvertWarpSpecializeToLLVM.cpp`), so a helper's
+/// `__syncthreads()` would wait for warps that never arrive:
 ///
-/// Errors: `--strategy` asks for shared memory or a cluster plan; the
-/// conversion moves data between warps (no warp-local plan exists); those
-/// of [`plan_op`].
-fn plan_warp_local(
+/// - in the `default` region and the rest of the function (the CTA's
+///   first `ttg.num-warps` warps, so `threadIdx.x >> 5` is the layout's
+///   warp index): every plan of one CTA, its cross-warp barriers the
+///   group's named barrier [`DEFAULT_GROUP_BARRIER`] over the group's
+///   threads ([`synth::plan::BarrierScope::Named`]);
+/// - in a `partitionN` region and on AMD targets: warp-local plans only
+///   (shuffles, or renames), since a partition's warps start where
+///   Triton's warp-group allocation puts them, which the TTGIR does not
+///   say, so `threadIdx.x >> 5` is not the partition's warp index.
+///
+/// Errors: `--strategy` asks for what the region cannot use (shared
+/// memory in a partition, a cluster plan anywhere); the conversion moves
+/// data between warps of a partition (no warp-local plan exists) or
+/// between CTAs (a cluster barrier would wait for every warp of every
+/// CTA); those of [`plan_op`].
+fn plan_warp_specialized(
     op: &ConvertOp,
     ws: &synth::parse::WarpSpecialized,
     opts: &Options,
     shared: &SharedOptions,
     memo: &mut Memo,
 ) -> Result<OpPlans> {
-    let why = || {
-        let place = if ws.region == "outside" {
-            "in a function that holds a `ttg.warp_specialize` op".to_string()
-        } else {
-            format!(
-                "inside the `{}` region of a `ttg.warp_specialize` op ({} warp(s))",
-                ws.region, ws.warps
-            )
-        };
+    let place = if ws.region == "outside" {
+        "in a function that holds a `ttg.warp_specialize` op".to_string()
+    } else {
         format!(
-            "{place}, where only warp-local plans are served: Triton synchronises each warp group there with a named barrier of its own, and a shared-memory helper's `__syncthreads()` would wait for the warps of the other groups{}",
-            if ws.region.starts_with("partition") {
-                "; its warp index would count from the CTA's first warp, not the partition's"
+            "inside the `{}` region of a `ttg.warp_specialize` op ({} warp(s))",
+            ws.region, ws.warps
+        )
+    };
+    let group = ws.region == "outside" || ws.region == "default";
+    if group && shared.amd.is_none() {
+        if matches!(
+            opts.strategy,
+            StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad
+        ) {
+            bail!(
+                "{}: --strategy {}: not served {place}: a cluster barrier would wait for the warps of the other warp groups",
+                op.name,
+                opts.strategy.name()
+            );
+        }
+        let named = SharedOptions {
+            named_barrier: Some(DEFAULT_GROUP_BARRIER),
+            ..*shared
+        };
+        let r = plan_op(op, opts, &named, memo).and_then(|r| check_registers(op, r, opts))?;
+        if r.1.plan.kind == synth::plan::Kind::Cluster {
+            bail!(
+                "{}: not served {place}: the conversion moves data between the CTAs of a cluster, and a cluster barrier would wait for the warps of the other warp groups, which Triton synchronises each with a named barrier of its own",
+                op.name
+            );
+        }
+        return Ok(r);
+    }
+    let why = || {
+        format!(
+            "{place}, where only warp-local plans are served: Triton synchronises each warp group there with a named barrier of its own, {}",
+            if shared.amd.is_some() {
+                "and an AMD workgroup barrier (`s_barrier`) would wait for the warps of the other groups"
             } else {
-                ""
+                "and the partition's first warp is where Triton's warp-group allocation puts it, which the TTGIR does not say: a helper could not tell the partition's own warp index"
             }
         )
     };
@@ -667,6 +708,7 @@ fn plan_op(
         amd: shared.amd,
         max_smem: shared.max_smem,
         max_registers: shared.max_registers,
+        named_barrier: shared.named_barrier,
         strategy: opts.strategy,
     };
     if let Some((chosen, variants, m)) = memo.get(&key) {
@@ -701,7 +743,9 @@ struct MemoKey {
     amd: Option<AmdArch>,
     max_smem: Option<u64>,
     max_registers: Option<u32>,
-    /// Warp-local ops ([`plan_warp_local`]) are planned under another
+    /// The warp group's named barrier ([`plan_warp_specialized`]).
+    named_barrier: Option<u32>,
+    /// Warp-local ops ([`plan_warp_specialized`]) are planned under another
     /// strategy than the run's.
     strategy: StrategyChoice,
 }

@@ -354,7 +354,7 @@ impl Features {
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
                 match scope {
-                    BarrierScope::Cta => f.bar += 1.0,
+                    BarrierScope::Cta | BarrierScope::Named { .. } => f.bar += 1.0,
                     BarrierScope::Warp => f.bar_warp += 1.0,
                 }
             }

@@ -157,8 +157,10 @@ pub struct ConvertOp {
 /// Triton synchronises each warp group with its own named barrier
 /// (`barrier.sync` with a thread count: `ConvertWarpSpecializeToLLVM.cpp`),
 /// so a helper's `__syncthreads()` anywhere in such a function waits for
-/// warps that never arrive, and in a partition `threadIdx.x >> 5` is not
-/// the partition's own warp index: only warp-local plans serve these.
+/// warps that never arrive: the default group's helpers use its named
+/// barrier (`bar.sync 0, 32 * ttg.num-warps`), and in a partition, where
+/// `threadIdx.x >> 5` is not the partition's own warp index, only
+/// warp-local plans serve (`pipeline`'s `plan_warp_specialized`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct WarpSpecialized {
     /// `default`, `partition0`, `partition1`, ..., or `outside` (elsewhere

@@ -30,7 +30,9 @@ pub(crate) fn run_case(
     let shape = LaunchShape {
         out_len: an.dst_regs() as usize * nt,
         blocks,
-        threads,
+        // the helper's warp group, and the other group its check kernel
+        // runs beside it where it synchronises with a named barrier
+        threads: threads + kernels::other_group_threads(&c.helper),
         smem_bytes,
         cluster: cluster_ctas(an),
     };

@@ -200,7 +200,8 @@ struct Machine<'a> {
     tpc: u32,
     /// Per CTA, per byte of the scratch.
     smem: Vec<Vec<Cell>>,
-    /// `__syncthreads()` (and cluster barriers) so far.
+    /// `__syncthreads()`, named barriers of the helper's warp group and
+    /// cluster barriers so far.
     phase: u32,
     /// `__syncwarp()` so far (every warp runs it together).
     warp_phase: u32,
@@ -514,6 +515,17 @@ impl<'a> Machine<'a> {
                 }
                 match scope {
                     BarrierScope::Cta => self.phase += 1,
+                    BarrierScope::Named { id, threads } => {
+                        // the warp group is the CTA's warps the helper runs on:
+                        // a count that differs would hang or release early
+                        if *threads != self.tpc || *id > 15 {
+                            return err(format!(
+                                "named barrier `bar.sync {id}, {threads}` for a helper of {} threads per CTA",
+                                self.tpc
+                            ));
+                        }
+                        self.phase += 1
+                    }
                     BarrierScope::Warp => self.warp_phase += 1,
                 }
                 Ok(())

@@ -456,7 +456,8 @@ pub enum Stmt {
     },
     /// `dst[{j}] = {e};`.
     Dst { j: u32, e: Expr },
-    /// `__syncthreads();` or `__syncwarp();`.
+    /// `__syncthreads();`, `__syncwarp();` or a named barrier of the warp
+    /// group (`bar.sync id, threads;`).
     Barrier(BarrierScope),
     /// `barrier.cluster.arrive.release` then `wait.acquire`, as one line.
     ClusterBarrier,

@@ -104,6 +104,9 @@ pub fn stmt(body: &Body, s: &Stmt, out: &mut Vec<String>) {
         Stmt::Dst { j, e } => out.push(format!("dst[{j}] = {};", expr(body, e))),
         Stmt::Barrier(BarrierScope::Cta) => out.push("__syncthreads();".into()),
         Stmt::Barrier(BarrierScope::Warp) => out.push("__syncwarp();".into()),
+        Stmt::Barrier(BarrierScope::Named { id, threads }) => out.push(format!(
+            "asm volatile(\"bar.sync {id}, {threads};\" ::: \"memory\");"
+        )),
         Stmt::ClusterBarrier => out.push(
             "asm volatile(\"barrier.cluster.arrive.release.aligned;\" ::: \"memory\"); asm volatile(\"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");".into(),
         ),

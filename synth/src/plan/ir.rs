@@ -353,6 +353,29 @@ pub enum BarrierScope {
     Warp,
     /// `__syncthreads()`.
     Cta,
+    /// `bar.sync id, threads` (PTX ISA, "bar, barrier"): named barrier `id`
+    /// over the `threads` threads of the warp group the helper runs on, the
+    /// CTA's first `threads / 32` warps. Triton synchronises the default
+    /// warp group of a function that holds a `ttg.warp_specialize` op this
+    /// way (barrier 0 over the module's `ttg.num-warps` warps:
+    /// `ConvertWarpSpecializeToLLVM.cpp`), while the partitions' warps wait
+    /// on barriers of their own. Within the group it orders shared memory
+    /// as `__syncthreads()` does.
+    Named {
+        /// Barrier id, 0..=15.
+        id: u32,
+        /// Threads that arrive: a multiple of 32.
+        threads: u32,
+    },
+}
+
+impl BarrierScope {
+    /// Whether the barrier orders the accesses of several warps (every
+    /// scope but [`BarrierScope::Warp`]): `__syncthreads()` or a named
+    /// barrier of the warp group, a `BAR` in SASS.
+    pub fn across_warps(self) -> bool {
+        !matches!(self, BarrierScope::Warp)
+    }
 }
 
 /// A GF(2)-linear function of a thread's lane, warp and CTA index bits:
@@ -628,7 +651,7 @@ impl Stage {
                 c.sel = access.select_ops();
             }
             // `__syncwarp()` compiles to no `BAR` (a `WARPSYNC` at most).
-            Stage::Barrier { scope } => c.bar = (*scope == BarrierScope::Cta) as u32,
+            Stage::Barrier { scope } => c.bar = scope.across_warps() as u32,
             Stage::SmemLoad { access } => {
                 let n = access.insts.len() as u32;
                 match access.instr {

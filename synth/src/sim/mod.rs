@@ -338,7 +338,7 @@ pub fn simulate(plan: &Plan, an: &Analysis) -> Result<SimReport, SimError> {
                     }
                 }
                 Stage::Barrier { scope } => match scope {
-                    BarrierScope::Cta => cta_phase += 1,
+                    BarrierScope::Cta | BarrierScope::Named { .. } => cta_phase += 1,
                     BarrierScope::Warp => warp_phase.iter_mut().for_each(|p| *p += 1),
                 },
                 Stage::SmemLoad { access } => {

@@ -49,6 +49,11 @@ pub struct SharedOptions {
     /// `None`: the launch bounds' limit of the conversion's warps
     /// ([`crate::plan::register_limit`]: 255; 128 at 16 warps; 64 at 32).
     pub max_registers: Option<u32>,
+    /// The named barrier (id 0..=15) that orders the shared-memory accesses
+    /// of several warps, over the threads of the conversion's warps
+    /// ([`BarrierScope::Named`]), where the helper runs on one warp group
+    /// of a warp-specialized kernel; `None`: `__syncthreads()`.
+    pub named_barrier: Option<u32>,
 }
 
 impl Default for SharedOptions {
@@ -59,6 +64,7 @@ impl Default for SharedOptions {
             amd: None,
             max_smem: None,
             max_registers: None,
+            named_barrier: None,
         }
     }
 }
@@ -554,7 +560,13 @@ fn chunk_plans(
                         if !seen.insert(key.clone()) {
                             continue;
                         }
-                        if let Some(p) = assemble(an, xa, xb, sel, f_st, f_ld, &sl, w, sw, r) {
+                        let cta =
+                            opt.named_barrier
+                                .map_or(BarrierScope::Cta, |id| BarrierScope::Named {
+                                    id,
+                                    threads: (1u32 << an.src.hw.lane) << an.src.hw.warp,
+                                });
+                        if let Some(p) = assemble(an, xa, xb, sel, f_st, f_ld, &sl, w, sw, r, cta) {
                             out.push((key, p));
                         }
                     }
@@ -681,6 +693,7 @@ fn assemble(
     width: u32,
     sw: Swizzle,
     round_bits: usize,
+    cta: BarrierScope,
 ) -> Option<Plan> {
     let st = access(xa, f_st, sl, width, sel)?;
     let ld = access(xb, f_ld, sl, width, &AddrMap::zero())?;
@@ -749,7 +762,7 @@ fn assemble(
     let scope = if an.warp_local && sel.warp.iter().all(|&m| m == 0) {
         BarrierScope::Warp
     } else {
-        BarrierScope::Cta
+        cta
     };
     // Where each destination register's element was loaded (loads append
     // to the source registers).
@@ -789,8 +802,11 @@ fn assemble(
         bases.join(", "),
         f_st.chunk.len().max(f_ld.chunk.len()),
         match scope {
-            BarrierScope::Warp => "__syncwarp (each warp reads only what it wrote)",
-            BarrierScope::Cta => "__syncthreads",
+            BarrierScope::Warp => "__syncwarp (each warp reads only what it wrote)".to_string(),
+            BarrierScope::Cta => "__syncthreads".to_string(),
+            BarrierScope::Named { id, threads } => {
+                format!("bar.sync {id}, {threads} (the warp group's named barrier)")
+            }
         },
         access_name(&st, "st"),
         st.insts.len(),
