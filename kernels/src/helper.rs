@@ -416,6 +416,7 @@ fn via_packed_note(
     use synth::plan::WordsRule;
     let why = match synth::plan::element_form_rule(plan, bits, threads) {
         WordsRule::Natural => ": the packed form's words are the natural pairs".to_string(),
+        WordsRule::OneSide => ": the packed form's words are the natural pairs on one side; prmt reorder the other's".to_string(),
         WordsRule::Over => format!(
             ": the arrays' elements, {} and {}, one register each, would exceed the {} registers __launch_bounds__({threads}) allows less 16 on at least one side",
             plan.src_regs,

@@ -2,9 +2,9 @@
 //! (`synth::plan::element_form_words`): both arrays, two natural words at a
 //! time, where the plan moves data through a packed form with at least
 //! `WORDS_MIN_ELEMS` elements per thread on each side and either its words
-//! are the natural pairs on both sides or an array's elements, one register
-//! each, are over the launch bounds' limit less 16; element by element
-//! otherwise. With 8-byte accesses NVVM widens the caller's array into
+//! are the natural pairs on one side or both, or an array's elements, one
+//! register each, are over the launch bounds' limit less 16; element by
+//! element otherwise. With 8-byte accesses NVVM widens the caller's array into
 //! integers (inferred from the PTX of a model loop), so its per-element
 //! work folds into 32-bit operations and a loop-carried array crosses the
 //! loop edge as words; in h2h on an H200 (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`)
@@ -72,6 +72,24 @@ fn natural_pairs_hold_both_arrays() {
         "warp_local_f16_64x64",
         1,
         WordsRule::Natural,
+    );
+}
+
+#[test]
+fn natural_pairs_on_one_side_hold_both_arrays() {
+    // prmt reorder one side's words only: both arrays (faster this way on
+    // an H200, 1 warp and 4: see synth::plan::element_form_words)
+    holds_both(
+        "tests/data/triton_lowerings.ttgir",
+        "wl_s16x1t2x16_s1x4t1x32_32x32_f16",
+        1,
+        WordsRule::OneSide,
+    );
+    holds_both(
+        "tests/data/triton_lowerings.ttgir",
+        "c2d_blk0_blk1_64x128_f16",
+        4,
+        WordsRule::OneSide,
     );
 }
 

@@ -198,8 +198,11 @@ impl HeldWords {
 /// ([`WordsRule::Split`]); where none of these holds but the plan packs
 /// the elements into words itself ([`words_in_natural_order`]), both
 /// arrays, not through the packed form: its first and last selects fold
-/// into the `prmt` that build its words ([`WordsRule::Folded`]); element by
-/// element otherwise.
+/// into the `prmt` that build its words ([`WordsRule::Folded`]); where
+/// the packed form's words are the natural pairs on one side only, both
+/// arrays, `prmt` reordering the other side's words ([`WordsRule::OneSide`]);
+/// element by element otherwise (words reordered on both sides, within the
+/// limit).
 ///
 /// Why 8 bytes (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; inferred from the PTX of a
 /// model loop, `results/runs/2026-11-27-h200-words-in-pairs-e882d04/local/nvvm_pairs.md`): NVVM's
@@ -224,7 +227,14 @@ impl HeldWords {
 /// layout tests, none of them slower by more than the harness's spread.
 /// Holding both arrays also where `prmt` reorder words within the
 /// limit (timed) was slower on several of those (most on a 4-warp mma v3 ->
-/// 3-D dot operand) and faster on only a few.
+/// 3-D dot operand, words reordered on both sides) and faster on only a
+/// few; those few reorder one side only, and so does every conversion the
+/// one-side rule changes: over the 30 16-bit conversions of Triton's layout
+/// tests, the random and stress files and the fresh kernels it changes,
+/// h2h on an H200 (both orders, `WORDS_ONE_SIDE_RUN`) gave element forms
+/// 0.933x -> 0.927x Triton on the geomean, up to 19% faster
+/// (`wl_s16x1t2x16_s1x4t1x32_32x32_f16` 1.010x -> 0.814x), none slower by
+/// more than 1.5% but one with the same loop SASS.
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     element_form_rule(plan, bits, threads).held()
 }
@@ -258,6 +268,10 @@ pub enum WordsRule {
     /// the launch bounds' limit less 16 ([`register_limit`]): both arrays,
     /// `prmt` reordering the words.
     Over,
+    /// 16-bit data whose packed words are the natural pairs on one side
+    /// only, where no rule above applies: both arrays, `prmt` reordering
+    /// the other side's words.
+    OneSide,
     /// 16-bit data of a plan whose shared-memory stores choose their
     /// registers by lane or warp (split stores, [`super::SmemAccess::reg_xor`]):
     /// both arrays, `prmt` reordering the words where they are not the
@@ -276,6 +290,7 @@ impl WordsRule {
             WordsRule::Bytes
             | WordsRule::Folded
             | WordsRule::Natural
+            | WordsRule::OneSide
             | WordsRule::Over
             | WordsRule::Split => HeldWords::BOTH,
         }
@@ -288,8 +303,24 @@ pub fn element_form_rule(plan: &Plan, bits: u32, threads: u32) -> WordsRule {
         WordsRule::None if bits == 16 && words_in_natural_order(plan) == Some(16) => {
             WordsRule::Folded
         }
+        WordsRule::None if one_side_natural(plan, bits) => WordsRule::OneSide,
         rule => rule,
     }
+}
+
+/// Whether `plan`'s packed form for 16-bit elements (`bits`) takes the
+/// natural pairs on exactly one side ([`WordsRule::OneSide`]), with at
+/// least [`WORDS_MIN_ELEMS`] elements a side and data to move.
+fn one_side_natural(plan: &Plan, bits: u32) -> bool {
+    if bits != 16
+        || !matches!(plan.kind, Kind::Shuffle | Kind::Shared)
+        || plan.src_regs.min(plan.dst_regs) < WORDS_MIN_ELEMS
+        || !plan.packed_form(bits)
+    {
+        return false;
+    }
+    let (src, dst) = super::pack::plan_maps(plan, bits);
+    src.is_lowest() != dst.is_lowest()
 }
 
 /// [`element_form_rule`] before [`WordsRule::Folded`]: the rules of
