@@ -228,13 +228,9 @@ impl HeldWords {
 /// Holding both arrays also where `prmt` reorder words within the
 /// limit (timed) was slower on several of those (most on a 4-warp mma v3 ->
 /// 3-D dot operand, words reordered on both sides) and faster on only a
-/// few; those few reorder one side only, and so does every conversion the
-/// one-side rule changes: over the 30 16-bit conversions of Triton's layout
-/// tests, the random and stress files and the fresh kernels it changes,
-/// h2h on an H200 (both orders, `results/runs/2026-11-29-h200-words-one-side-d088bc8/`) gave element forms
-/// 0.933x -> 0.927x Triton on the geomean, up to 19% faster
-/// (`wl_s16x1t2x16_s1x4t1x32_32x32_f16` 1.010x -> 0.814x), none slower by
-/// more than 1.5% but one with the same loop SASS.
+/// few; those few reorder one side only, which is the one-side rule
+/// ([`WordsRule::OneSide`]; what it changed, timed with h2h:
+/// `results/runs/2026-11-29-h200-words-one-side-d088bc8/`).
 pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
     element_form_rule(plan, bits, threads).held()
 }
