@@ -118,15 +118,16 @@ fn test_kernel(
 /// Threads of the warp group a check kernel of `h` adds after the helper's
 /// own where `h` synchronises with a named barrier
 /// ([`EmittedHelper::named_barrier`]): 128 (a 4-warp partition of a
-/// warp-specialized kernel), whose warps meet on a named barrier of their
-/// own (id 1 or 2, never the helper's) while the helper's run, so a helper
-/// that waited for every thread of the CTA would hang, and one that waited
-/// for fewer than its own would read early. 0 otherwise: the CTA is the
-/// helper's threads. The check kernel is launched with
-/// `threads + other_group_threads` threads.
+/// warp-specialized kernel), whose warps meet on named barrier 1 of their
+/// own while the helper's run and then wait for the helper's group on
+/// barrier 3, so a helper that waited for every thread of the CTA would
+/// never return (a count below the helper's own is the CPU interpreter's
+/// check). 0 otherwise, and where the CTA would exceed 1024 threads (a
+/// 32-warp group): the CTA is the helper's threads. The check kernel is
+/// launched with `threads + other_group_threads` threads.
 pub fn other_group_threads(h: &EmittedHelper) -> u32 {
     if h.named_barrier.is_some() {
-        128
+        128.min(1024u32.saturating_sub(h.threads))
     } else {
         0
     }

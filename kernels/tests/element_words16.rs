@@ -1,9 +1,9 @@
 //! The element form of 16-bit data moves the caller's arrays as natural
 //! 32-bit words, two at a time (an 8-byte `memcpy`), through the packed
-//! form where its words are the natural pairs on both sides or an array's
-//! elements, one register each, are over the launch bounds' limit less 16
-//! (`synth::plan::element_form_rule`); elsewhere it stays element by
-//! element. Measured with h2h on an H200 (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; the
+//! form where its words are the natural pairs on one side or both, or an
+//! array's elements, one register each, are over the launch bounds' limit
+//! less 16 (`synth::plan::element_form_rule`); elsewhere it stays element
+//! by element. Measured with h2h on an H200 (`results/runs/2026-11-27-h200-words-in-pairs-e882d04/`; the
 //! same helpers timed in a broader rule's binary against the earlier one):
 //! `stress_w16`'s `epilogue_f16_256x128` element form and the 32-warp
 //! transpose ran faster this way.

@@ -6,7 +6,9 @@
 // Helpers that go through shared memory also take `smem`, scratch of at least
 // <name>_smem_bytes<T> bytes, 16-byte aligned, that no other thread of the CTA
 // uses during the call; back-to-back calls on the same scratch need a
-// __syncthreads() between them. Assumes a 1-D thread block (lane =
+// __syncthreads() between them (in a warp-specialized kernel, the calling warp
+// group's own barrier instead: `bar.sync 0, 32 * warps` for the default group,
+// as the helpers that use it say). Assumes a 1-D thread block (lane =
 // threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
 // and the 64- or 32-lane waves each AMD helper states), all threads of each
 // warp active. The same file compiles as CUDA and as HIP: each helper only for

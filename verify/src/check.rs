@@ -60,6 +60,7 @@ pub(crate) fn run_case(
         reg_limit: 0,
         max_registers: None,
         threads: c.helper.threads,
+        check_threads: c.helper.threads + kernels::other_group_threads(&c.helper),
         compiled_only: false,
         kernels: Default::default(),
         occupancy_spill: Vec::new(),

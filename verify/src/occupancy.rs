@@ -113,7 +113,7 @@ pub(crate) fn recheck_min_blocks(
     }
     let kernels: Vec<(String, u32)> = todo
         .iter()
-        .map(|(i, _, _, name)| (name.clone(), results[*i].threads))
+        .map(|(i, kind, _, name)| (name.clone(), results[*i].kernel_threads(kind)))
         .collect();
     let ptxas = match compile_min_blocks(source, &kernels, sm, includes) {
         Ok(p) => p,

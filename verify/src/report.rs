@@ -56,9 +56,13 @@ pub struct CaseResult {
     /// its launch bounds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_registers: Option<u32>,
-    /// Threads per CTA: the launch bounds of the one-shot check kernel
-    /// (always) and of the loop kernel (without `max_registers`).
+    /// Threads per CTA of the helper: the launch bounds of the loop kernel
+    /// (without `max_registers`).
     pub threads: u32,
+    /// Threads per CTA of the one-shot check kernel, its launch bounds:
+    /// `threads`, and the second warp group's where the helper
+    /// synchronises with a named barrier (`kernels::other_group_threads`).
+    pub check_threads: u32,
     /// Compiled only (`verify --compile-only`, [`compile_only`](crate::compile_only)): nothing
     /// ran, so no slot was checked; registers and spills are ptxas's.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -135,8 +139,9 @@ impl CaseResult {
     /// launch bounds' limit spare. Each: which (`loop`, `one-shot`), what
     /// it did, its limit, where the limit comes from, its registers.
     fn budget_spills(&self) -> Vec<(&'static str, String, u32, String, u32)> {
-        let launch = register_limit(self.threads);
-        let bounds = format!("the launch bounds at {} threads", self.threads);
+        let launch = register_limit(self.check_threads);
+        let bounds = format!("the launch bounds at {} threads", self.check_threads);
+        let loop_bounds = format!("the launch bounds at {} threads", self.threads);
         let mut out = Vec::new();
         if let Some(l) = self.loop_kernel.as_ref().filter(|l| l.spills_in_loop() > 0) {
             if !self.spills_excused() {
@@ -153,7 +158,7 @@ impl CaseResult {
                     if self.max_registers.is_some() {
                         "--max-registers".to_string()
                     } else {
-                        bounds.clone()
+                        loop_bounds
                     },
                     l.registers.max(0) as u32,
                 ));
@@ -194,6 +199,16 @@ impl CaseResult {
             .collect()
     }
 
+    /// The launch bounds' threads of kernel `kind`: `one-shot`, the check
+    /// kernel's ([`CaseResult::check_threads`]); else the helper's.
+    pub fn kernel_threads(&self, kind: &str) -> u32 {
+        if kind == "one-shot" {
+            self.check_threads
+        } else {
+            self.threads
+        }
+    }
+
     /// The recheck of kernel `kind` (`loop`, `one-shot`), if it was made.
     fn recheck(&self, kind: &str) -> Option<&MinBlocksRecheck> {
         self.occupancy_spill.iter().find(|r| r.kernel == kind)
@@ -210,7 +225,9 @@ impl CaseResult {
                 Some(r) if r.min_blocks_spill_bytes == 0 => return None,
                 Some(r) => format!(
                     "; under __launch_bounds__({}, 1) still {} bytes of spills at {} registers",
-                    self.threads, r.min_blocks_spill_bytes, r.min_blocks_registers
+                    self.kernel_threads(kind),
+                    r.min_blocks_spill_bytes,
+                    r.min_blocks_registers
                 ),
                 None => String::new(),
             };
@@ -232,7 +249,7 @@ impl CaseResult {
             .map(|r| {
                 format!(
                     "ptxas spilled the {} kernel at {} registers to fit more CTAs per SM; under __launch_bounds__({}, 1): {} registers, no spill",
-                    r.kernel, r.registers, self.threads, r.min_blocks_registers
+                    r.kernel, r.registers, self.kernel_threads(r.kernel), r.min_blocks_registers
                 )
             })
             .collect();
@@ -287,6 +304,7 @@ mod tests {
             reg_limit: register_limit(threads),
             max_registers: None,
             threads,
+            check_threads: threads,
             compiled_only: true,
             kernels: ["wf_test_c".into(), "wf_test_c_loop".into()],
             occupancy_spill: Vec::new(),

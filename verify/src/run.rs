@@ -199,6 +199,7 @@ impl GpuRun<'_> {
             reg_limit: synth::plan::capped_register_limit(self.max_registers, c.helper.threads),
             max_registers: loop_cap(self.max_registers, c.helper.threads),
             threads: c.helper.threads,
+            check_threads: c.helper.threads + kernels::other_group_threads(c.helper),
             kernels: [kn, ln],
             ..r
         }
@@ -247,6 +248,7 @@ impl GpuRun<'_> {
             reg_limit: 0,
             max_registers: loop_cap(self.max_registers, c.helper.threads),
             threads: c.helper.threads,
+            check_threads: c.helper.threads + kernels::other_group_threads(c.helper),
             compiled_only: false,
             kernels: Default::default(),
             occupancy_spill: Vec::new(),
@@ -411,6 +413,7 @@ impl CompiledRun<'_> {
             reg_limit: synth::plan::capped_register_limit(self.max_registers, c.helper.threads),
             max_registers: loop_cap(self.max_registers, c.helper.threads),
             threads: c.helper.threads,
+            check_threads: c.helper.threads + kernels::other_group_threads(c.helper),
             compiled_only: true,
             kernels: [kn, ln],
             occupancy_spill: Vec::new(),

@@ -237,14 +237,16 @@ pub fn element_form_words(plan: &Plan, bits: u32, threads: u32) -> HeldWords {
 
 /// Why [`element_form_words`] holds what it holds: the rule that applies to
 /// `plan`'s element form for `bits`-bit elements in CTAs of `threads`
-/// threads (the first that matches, in this order).
+/// threads. Precedence ([`element_form_rule`]): `None` for too few elements
+/// or no data moved, `Bytes`, `Natural`, `Split`, `Over`, then `Folded`,
+/// then `OneSide`, else `None`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum WordsRule {
     /// Element by element: 32/64-bit data, fewer than [`WORDS_MIN_ELEMS`]
     /// elements per thread on a side, a plan that moves nothing or has no
-    /// packed form, or 16-bit data whose words `prmt` reorder and whose
-    /// arrays fit the limit less 16 (unless the plan packs the halves
-    /// itself: [`WordsRule::Folded`]).
+    /// packed form, or 16-bit data whose words `prmt` reorder on both
+    /// sides and whose arrays fit the limit less 16 (unless the plan packs
+    /// the halves itself: [`WordsRule::Folded`]).
     None,
     /// 8-bit data through the packed form or the plan's own byte packing:
     /// both arrays.
@@ -265,8 +267,8 @@ pub enum WordsRule {
     /// `prmt` reordering the words.
     Over,
     /// 16-bit data whose packed words are the natural pairs on one side
-    /// only, where no rule above applies: both arrays, `prmt` reordering
-    /// the other side's words.
+    /// only, where no other rule applies (`Split`, `Over` and `Folded`
+    /// come first): both arrays, `prmt` reordering the other side's words.
     OneSide,
     /// 16-bit data of a plan whose shared-memory stores choose their
     /// registers by lane or warp (split stores, [`super::SmemAccess::reg_xor`]):
