@@ -161,6 +161,13 @@ fn a_named_barrier_of_the_wrong_group_is_caught() {
         .is_some()
     });
     assert!(e.contains("named barrier `bar.sync 0,"), "{e}");
+    // PTX has 16 named barriers (0..=15)
+    let e = broken(&h, &an, &mut |ss| {
+        let i = ss.iter().position(|s| matches!(s, Stmt::Barrier(_)));
+        i.map(|i| ss[i] = Stmt::Barrier(synth::plan::BarrierScope::Named { id: 16, threads }))
+            .is_some()
+    });
+    assert!(e.contains("named barrier `bar.sync 16,"), "{e}");
 }
 
 #[test]

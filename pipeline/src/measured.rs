@@ -55,9 +55,22 @@ pub fn conversion_key(conv: &Conversion, bits: u32, sm: u32) -> String {
 /// The fingerprint of a candidate plan: FNV-1a over the lines of its
 /// element-form body ([`kernels::body`]), 16 hex digits. Candidates that
 /// print the same body (one plan under two strategy names) share it, as
-/// `bench` times them once. Errors: the body cannot be emitted.
+/// `bench` times them once. A warp group's named barrier
+/// ([`synth::plan::BarrierScope::Named`]) counts as `__syncthreads()`:
+/// `bench` plans each conversion for a CTA of its own warps, where the two
+/// are the same barrier (`BAR.SYNC` over every thread), so its rows serve
+/// the default group of a warp-specialized function too. Errors: the body
+/// cannot be emitted.
 pub fn plan_fingerprint(plan: &Plan) -> Result<String> {
-    let body = kernels::body("x", plan).map_err(|e| anyhow!("{e}"))?;
+    let mut plan = plan.clone();
+    for st in &mut plan.stages {
+        if let synth::plan::Stage::Barrier { scope } = st {
+            if matches!(scope, synth::plan::BarrierScope::Named { .. }) {
+                *scope = synth::plan::BarrierScope::Cta;
+            }
+        }
+    }
+    let body = kernels::body("x", &plan).map_err(|e| anyhow!("{e}"))?;
     let lines: Vec<&str> = body.iter().map(String::as_str).collect();
     Ok(format!("{:016x}", kernels::stable_hash(&lines)))
 }

@@ -111,6 +111,17 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
     assert_eq!(emitted.named_barrier, Some((0, 128)));
     // and its printed forms pass the CPU proof
     kernels::prove(&emitted, &h.chosen.analysis).unwrap();
+    // `bench` rows (timed with __syncthreads()) fingerprint it as the same
+    // plan of the same layouts outside warp specialization (`plain:27`)
+    let plain = planned
+        .conversions
+        .iter()
+        .find(|p| p.op.name == "plain:27")
+        .unwrap();
+    assert_eq!(
+        pipeline::measured::plan_fingerprint(&h.chosen.plan).unwrap(),
+        pipeline::measured::plan_fingerprint(&plain.chosen.plan).unwrap()
+    );
     let refused: Vec<(String, String)> = planned
         .refused
         .iter()
