@@ -99,6 +99,7 @@ fn gpu_result(mismatches: u64, ldl: u32) -> CaseResult {
         reg_limit: 255,
         max_registers: None,
         threads: 128,
+        check_threads: 128,
         compiled_only: false,
         kernels: Default::default(),
         occupancy_spill: Vec::new(),
