@@ -198,6 +198,7 @@ fn spills_under_a_register_cap_are_judged_against_the_cap() {
     r.max_registers = None;
     r.reg_limit = 128;
     r.threads = 512;
+    r.check_threads = 512;
     let m = r.spill_problem().unwrap();
     assert!(
         m.contains("limit 128 per thread (the launch bounds at 512 threads)"),
