@@ -168,3 +168,66 @@ fn a_shared_strategy_is_refused_in_a_partition_only() {
         planned.refused[0].reason
     );
 }
+
+#[test]
+fn across_ctas_or_on_amd_a_warp_specialized_function_keeps_its_refusals() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+    // a 2-CTA module: across the cluster refused, within each CTA the
+    // group's named barrier
+    let loaded = load_files(&[dir.join("warp_specialize_cluster.ttgir")], None).unwrap();
+    let planned = plan(&loaded, &Options::default()).unwrap();
+    let refused: Vec<(&str, &str)> = planned
+        .refused
+        .iter()
+        .map(|r| (r.name.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].0, "ws:8");
+    assert!(
+        refused[0]
+            .1
+            .contains("moves data between the CTAs of a cluster"),
+        "{}",
+        refused[0].1
+    );
+    let served: Vec<_> = planned
+        .conversions
+        .iter()
+        .map(|p| p.op.name.as_str())
+        .collect();
+    assert_eq!(served, ["ws:9"]);
+    let bars = barriers(&planned.conversions[0].chosen.plan.stages);
+    assert!(!bars.is_empty());
+    assert!(
+        bars.iter().all(|b| *b
+            == BarrierScope::Named {
+                id: 0,
+                threads: 128
+            }),
+        "{bars:?}"
+    );
+    // an AMD module: warp-local plans only, an s_barrier being the
+    // workgroup's
+    let loaded = load_files(&[dir.join("warp_specialize_amd.ttgir")], None).unwrap();
+    let planned = plan(&loaded, &Options::default()).unwrap();
+    let refused: Vec<(&str, &str)> = planned
+        .refused
+        .iter()
+        .map(|r| (r.name.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(
+        refused.iter().map(|r| r.0).collect::<Vec<_>>(),
+        ["ws:11", "ws:20"]
+    );
+    assert!(refused[0].1.contains("s_barrier"), "{}", refused[0].1);
+    for p in &planned.conversions {
+        if p.op.warp_specialize.is_some() {
+            assert!(
+                p.chosen.plan.strategy.to_string().starts_with("shuffle/"),
+                "{}: {}",
+                p.op.name,
+                p.chosen.plan.strategy
+            );
+        }
+    }
+}
