@@ -10,9 +10,26 @@
 //! another module with the same name (and a blank line between regions is
 //! read).
 
-use pipeline::{load_files, plan, Options};
+use pipeline::{load_files, plan, Options, PlannedInput};
 use std::path::PathBuf;
 use synth::plan::{BarrierScope, Stage};
+
+/// `tests/data/<name>` planned with `opts`.
+fn plan_data(name: &str, opts: &Options) -> PlannedInput {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(name);
+    plan(&load_files(&[path], None).unwrap(), opts).unwrap()
+}
+
+/// The refused conversions of `planned`: name and reason.
+fn refusals(planned: &PlannedInput) -> Vec<(String, String)> {
+    planned
+        .refused
+        .iter()
+        .map(|r| (r.name.clone(), r.reason.clone()))
+        .collect()
+}
 
 /// The barriers of a plan's stages.
 fn barriers(stages: &[Stage]) -> Vec<BarrierScope> {
@@ -27,10 +44,7 @@ fn barriers(stages: &[Stage]) -> Vec<BarrierScope> {
 
 #[test]
 fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_specialize.ttgir");
-    let loaded = load_files(&[path], None).unwrap();
-    let planned = plan(&loaded, &Options::default()).unwrap();
+    let planned = plan_data("warp_specialize.ttgir", &Options::default());
     let served: Vec<_> = planned
         .conversions
         .iter()
@@ -122,11 +136,7 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
         pipeline::measured::plan_fingerprint(&h.chosen.plan).unwrap(),
         pipeline::measured::plan_fingerprint(&plain.chosen.plan).unwrap()
     );
-    let refused: Vec<(String, String)> = planned
-        .refused
-        .iter()
-        .map(|r| (r.name.clone(), r.reason.clone()))
-        .collect();
+    let refused = refusals(&planned);
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].0, "ws:20", "{refused:?}");
     assert!(
@@ -143,14 +153,11 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
 
 #[test]
 fn a_shared_strategy_is_refused_in_a_partition_only() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_specialize.ttgir");
-    let loaded = load_files(&[path], None).unwrap();
     let opts = Options {
         strategy: synth::plan::StrategyChoice::Shared,
         ..Options::default()
     };
-    let planned = plan(&loaded, &opts).unwrap();
+    let planned = plan_data("warp_specialize.ttgir", &opts);
     let names: Vec<&str> = planned
         .conversions
         .iter()
@@ -171,16 +178,10 @@ fn a_shared_strategy_is_refused_in_a_partition_only() {
 
 #[test]
 fn across_ctas_or_on_amd_a_warp_specialized_function_keeps_its_refusals() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
     // a 2-CTA module: across the cluster refused, within each CTA the
     // group's named barrier
-    let loaded = load_files(&[dir.join("warp_specialize_cluster.ttgir")], None).unwrap();
-    let planned = plan(&loaded, &Options::default()).unwrap();
-    let refused: Vec<(&str, &str)> = planned
-        .refused
-        .iter()
-        .map(|r| (r.name.as_str(), r.reason.as_str()))
-        .collect();
+    let planned = plan_data("warp_specialize_cluster.ttgir", &Options::default());
+    let refused = refusals(&planned);
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].0, "ws:8");
     assert!(
@@ -208,15 +209,10 @@ fn across_ctas_or_on_amd_a_warp_specialized_function_keeps_its_refusals() {
     );
     // an AMD module: warp-local plans only, an s_barrier being the
     // workgroup's
-    let loaded = load_files(&[dir.join("warp_specialize_amd.ttgir")], None).unwrap();
-    let planned = plan(&loaded, &Options::default()).unwrap();
-    let refused: Vec<(&str, &str)> = planned
-        .refused
-        .iter()
-        .map(|r| (r.name.as_str(), r.reason.as_str()))
-        .collect();
+    let planned = plan_data("warp_specialize_amd.ttgir", &Options::default());
+    let refused = refusals(&planned);
     assert_eq!(
-        refused.iter().map(|r| r.0).collect::<Vec<_>>(),
+        refused.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
         ["ws:11", "ws:20"]
     );
     assert!(refused[0].1.contains("s_barrier"), "{}", refused[0].1);
