@@ -276,14 +276,7 @@ pub fn emit_helper_widths_as(
         smem_elems,
         widths,
         threads,
-        named_barrier: variants.iter().find_map(|(_, c)| {
-            c.plan.stages.iter().find_map(|s| match s {
-                synth::plan::Stage::Barrier {
-                    scope: synth::plan::BarrierScope::Named { id, threads },
-                } => Some((*id, *threads)),
-                _ => None,
-            })
-        }),
+        named_barrier: variants.iter().find_map(|(_, c)| c.plan.named_barrier()),
         packed: packed_bits,
         word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
@@ -562,12 +555,7 @@ fn smem_line(chosen: &Chosen, own_bits: u32) -> String {
         return String::new();
     }
     let (wf, min_wf) = plan.wavefronts_per_warp();
-    let named = plan.stages.iter().find_map(|s| match s {
-        synth::plan::Stage::Barrier {
-            scope: synth::plan::BarrierScope::Named { id, threads },
-        } => Some((*id, *threads)),
-        _ => None,
-    });
+    let named = plan.named_barrier();
     format!(
         "shared scratch {} bytes ({} elements), {} round(s); per CTA {} wavefronts, minimum {}, {} bank conflicts; per warp {} of at least {}{}",
         plan.smem_elems * (own_bits as u64 / 8),

@@ -849,6 +849,17 @@ impl Serialize for Rounds {
 }
 
 impl Plan {
+    /// The named barrier ([`BarrierScope::Named`]) the plan synchronises
+    /// its warps with, as `(id, threads)`; `None` where it has none.
+    pub fn named_barrier(&self) -> Option<(u32, u32)> {
+        self.stages.iter().find_map(|s| match s {
+            Stage::Barrier {
+                scope: BarrierScope::Named { id, threads },
+            } => Some((*id, *threads)),
+            _ => None,
+        })
+    }
+
     /// Shared-memory scratch in bytes for `bits`-bit elements (0 without
     /// scratch).
     pub fn smem_bytes(&self, bits: u32) -> u64 {
