@@ -34,6 +34,11 @@ pub struct EmittedHelper {
     /// of a warp-specialized kernel, while other groups' warps run on (see
     /// [`synth::plan::BarrierScope::Named`]). `None`: no named barrier.
     pub named_barrier: Option<(u32, u32)>,
+    /// The CTA warp the layouts' warp 0 is ([`synth::plan::Plan::first_warp`]):
+    /// nonzero for a partition of a warp-specialized kernel, whose warps
+    /// start there; the helper's threads are `threadIdx.x` in
+    /// `[32 * first_warp, 32 * first_warp + threads)`.
+    pub first_warp: u32,
     /// The packed forms `{ident}_packed{bits}` (8, 16) taking 32-bit
     /// words (see [`body_packed`]).
     pub packed: Vec<PackedForm>,
@@ -277,6 +282,7 @@ pub fn emit_helper_widths_as(
         widths,
         threads,
         named_barrier: variants.iter().find_map(|(_, c)| c.plan.named_barrier()),
+        first_warp: plan.first_warp,
         packed: packed_bits,
         word_choices: word_choices.iter().map(|(b, _)| *b).collect(),
         code,
@@ -567,8 +573,12 @@ fn smem_line(chosen: &Chosen, own_bits: u32) -> String {
         wf,
         min_wf,
         named.map_or(String::new(), |(id, threads)| format!(
-            "; its warps synchronise with `bar.sync {id}, {threads}`, the named barrier of the warp group it runs on (the CTA's first {} warps: Triton's default warp group of a warp-specialized kernel), not `__syncthreads()`: calls that reuse the scratch need that barrier between them",
-            threads / 32
+            "; its warps synchronise with `bar.sync {id}, {threads}`, the named barrier of the warp group it runs on ({}), not `__syncthreads()`: calls that reuse the scratch need that barrier between them",
+            if plan.first_warp == 0 {
+                format!("the CTA's first {} warps: Triton's default warp group of a warp-specialized kernel", threads / 32)
+            } else {
+                format!("CTA warps {} to {}: a partition of a warp-specialized kernel", plan.first_warp, plan.first_warp + threads / 32 - 1)
+            }
         ))
     )
 }

@@ -64,5 +64,5 @@ pub use render::{
     emit_bench_kernel_vector, emit_loop_kernel, emit_loop_kernel_inplace, emit_loop_kernel_vector,
     emit_loop_kernel_words, emit_test_kernel, emit_test_kernel_inplace, emit_test_kernel_packed,
     emit_test_kernel_packed_inplace, emit_test_kernel_vector, emit_test_kernel_words,
-    other_group_threads,
+    other_group_threads, CheckGroups,
 };

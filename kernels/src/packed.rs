@@ -55,11 +55,12 @@ struct PackedBody {
 
 impl PackedBody {
     /// The body's opening for `bits`-bit elements on warps of `lanes`
-    /// lanes: the element type `T`, `lane` and `warp`; no registers yet.
-    fn new(bits: u32, lanes: u32) -> Self {
+    /// lanes counted from the CTA's warp `first_warp` ([`Ids::open`]): the
+    /// element type `T`, `lane` and `warp`; no registers yet.
+    fn new(bits: u32, lanes: u32, first_warp: u32) -> Self {
         let mut b = Body::default();
         b.push(Stmt::TypedefT(bits));
-        let ids = Ids::open(&mut b, lanes);
+        let ids = Ids::open(&mut b, lanes, first_warp);
         PackedBody {
             b,
             ids,
@@ -329,7 +330,7 @@ pub fn body_packed_kir(name: &str, plan: &Plan, bits: u32) -> Result<Option<Body
     if plan.is_cluster() {
         return Ok(None);
     }
-    let mut b = PackedBody::new(bits, plan.lanes);
+    let mut b = PackedBody::new(bits, plan.lanes, plan.first_warp);
     if plan.packs_words() {
         // Words all the way: the plan without its Pack and Unpack.
         return b.words_throughout(name, plan, p);

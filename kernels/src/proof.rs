@@ -67,6 +67,7 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
                 words,
                 packed: &h.kir.packed,
                 smem_bytes: w.bytes,
+                first_warp: h.first_warp,
             };
             runs.push((form, &h.kir.element, setup));
         }
@@ -90,6 +91,7 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
             words: "automatic",
             packed: &[],
             smem_bytes: h.smem_bytes(*bits).unwrap_or(0),
+            first_warp: h.first_warp,
         };
         runs.push((form, body, setup));
     }
@@ -110,6 +112,7 @@ pub fn prove(h: &EmittedHelper, an: &Analysis) -> Result<Vec<FormProof>, ProofEr
             words: "automatic",
             packed: &h.kir.packed,
             smem_bytes: h.smem_bytes(*bits).unwrap_or(0),
+            first_warp: h.first_warp,
         };
         runs.push((format!("vector x{}", 32 / bits), body, setup));
     }

@@ -8,7 +8,9 @@ use synth::plan::{ShflMode, Stage};
 pub(crate) struct Ids {
     /// `const unsigned lane = threadIdx.x & 31u;` (`& 63u` on a wave64).
     pub lane: Val,
-    /// `const unsigned warp = threadIdx.x >> 5;` (`>> 6` on a wave64).
+    /// `const unsigned warp = threadIdx.x >> 5;` (`>> 6` on a wave64), less
+    /// the plan's first warp in a partition of a warp-specialized kernel
+    /// (`(threadIdx.x >> 5) - 4u`: [`synth::plan::Plan::first_warp`]).
     pub warp: Val,
     /// The lane predicates declared so far, by lane mask.
     preds: BTreeMap<u32, Val>,
@@ -18,17 +20,24 @@ pub(crate) struct Ids {
 
 impl Ids {
     /// Declare `lane` and `warp` of warps of `lanes` lanes (32 or 64; and
-    /// void them, as a body may read neither) at the end of `b`.
-    pub(crate) fn open(b: &mut Body, lanes: u32) -> Ids {
+    /// void them, as a body may read neither) at the end of `b`; `warp`
+    /// counts from the CTA's warp `first_warp` (0 but in a partition of a
+    /// warp-specialized kernel, whose warps start there).
+    pub(crate) fn open(b: &mut Body, lanes: u32, first_warp: u32) -> Ids {
         let lane = b.let_(
             "lane",
             Ty::U32,
             Expr::bin(Op::And, Expr::ThreadIdx, Expr::u(lanes - 1)),
         );
+        let cta_warp = Expr::bin(Op::Shr, Expr::ThreadIdx, Expr::int(lanes.trailing_zeros()));
         let warp = b.let_(
             "warp",
             Ty::U32,
-            Expr::bin(Op::Shr, Expr::ThreadIdx, Expr::int(lanes.trailing_zeros())),
+            if first_warp == 0 {
+                cta_warp
+            } else {
+                Expr::bin(Op::Sub, Expr::paren(cta_warp), Expr::u(first_warp))
+            },
         );
         b.push(Stmt::Void(Expr::V(lane)));
         b.push(Stmt::Void(Expr::V(warp)));

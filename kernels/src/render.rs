@@ -109,27 +109,63 @@ fn test_kernel(
         kernel => kernel,
         threads => h.threads,
         other_group => other_group_threads(h),
+        groups => CheckGroups::of(h),
         src_regs => h.src_regs,
         dst_regs => h.dst_regs,
         smem => h.smem_elems > 0,
     })?)
 }
 
-/// Threads of the warp group a check kernel of `h` adds after the helper's
-/// own where `h` synchronises with a named barrier
-/// ([`EmittedHelper::named_barrier`]): 128 (a 4-warp partition of a
-/// warp-specialized kernel), whose warps meet on named barrier 1 of their
-/// own while the helper's run and then wait for the helper's group on
-/// barrier 3, so a helper that waited for every thread of the CTA would
-/// never return (a count below the helper's own is the CPU interpreter's
-/// check). 0 otherwise, and where the CTA would exceed 1024 threads (a
-/// 32-warp group): the CTA is the helper's threads. The check kernel is
-/// launched with `threads + other_group_threads` threads.
+/// Threads of the warp group a check kernel of `h` adds beside the
+/// helper's own where `h` synchronises with a named barrier or runs on a
+/// partition's warps ([`EmittedHelper::named_barrier`],
+/// [`EmittedHelper::first_warp`]): for a partition, its first warps' (the
+/// warps before it, as Triton's default group and the partitions placed
+/// first are); else 128 after the helper's (a 4-warp partition of a
+/// warp-specialized kernel), 0 where the CTA would exceed 1024 threads (a
+/// 32-warp group). That group meets on a named barrier of its own while
+/// the helper runs, then waits for the helper's group on another
+/// ([`CheckGroups`]), so a helper that waited for every thread of the CTA
+/// would never return (a count below the helper's own is the CPU
+/// interpreter's check). The check kernel is launched with `threads +
+/// other_group_threads` threads.
 pub fn other_group_threads(h: &EmittedHelper) -> u32 {
-    if h.named_barrier.is_some() {
+    if h.first_warp > 0 {
+        32 * h.first_warp
+    } else if h.named_barrier.is_some() {
         128.min(1024u32.saturating_sub(h.threads))
     } else {
         0
+    }
+}
+
+/// Where a check kernel's other warp group is and which named barriers it
+/// uses: `base` threads before the helper's (its first warp's, for a
+/// partition) or none (the other group after the helper's); `own`, the
+/// barrier that group meets on while the helper runs, and `all`, the one
+/// every thread meets on at the end, both other than the helper's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CheckGroups {
+    /// Threads before the helper's group (0: the other group is after it).
+    pub base: u32,
+    /// The other group's own barrier.
+    pub own: u32,
+    /// The barrier every thread meets on at the end.
+    pub all: u32,
+}
+
+impl CheckGroups {
+    /// The groups of `h`'s check kernels.
+    pub fn of(h: &EmittedHelper) -> CheckGroups {
+        let helper = h.named_barrier.map(|(id, _)| id);
+        let mut free = [1u32, 3, 0, 2, 4, 5]
+            .into_iter()
+            .filter(|&b| Some(b) != helper);
+        CheckGroups {
+            base: 32 * h.first_warp,
+            own: free.next().unwrap_or(1),
+            all: free.next().unwrap_or(3),
+        }
     }
 }
 
@@ -371,6 +407,7 @@ fn test_kernel_words(
             kernel => kernel,
             threads => h.threads,
             other_group => other_group_threads(h),
+            groups => CheckGroups::of(h),
             bits => bits,
             per => per,
             mask => format!("{:#x}", (1u64 << bits) - 1),

@@ -589,12 +589,6 @@ fn check_registers(
     Ok(r)
 }
 
-/// The named barrier Triton gives the default warp group of a function
-/// that holds a `ttg.warp_specialize` op: `bar.sync 0, 32 * ttg.num-warps`
-/// (`ConvertWarpSpecializeToLLVM.cpp`, Triton 3.6; barrier 1 starts the
-/// partitions, each partition has one of its own after it).
-pub const DEFAULT_GROUP_BARRIER: u32 = 0;
-
 /// An op of a function that holds a `ttg.warp_specialize` op
 /// ([`synth::parse::WarpSpecialized`]). Each warp group there runs
 /// concurrently with the others and Triton synchronises it with a named
@@ -602,20 +596,22 @@ pub const DEFAULT_GROUP_BARRIER: u32 = 0;
 /// `__syncthreads()` would wait for warps that never arrive:
 ///
 /// - in the `default` region and the rest of the function (the CTA's
-///   first `ttg.num-warps` warps, so `threadIdx.x >> 5` is the layout's
-///   warp index): every plan of one CTA, its cross-warp barriers the
-///   group's named barrier [`DEFAULT_GROUP_BARRIER`] over the group's
-///   threads ([`synth::plan::BarrierScope::Named`]);
-/// - in a `partitionN` region and on AMD targets: warp-local plans only
-///   (shuffles, or renames), since a partition's warps start where
-///   Triton's warp-group allocation puts them, which the TTGIR does not
-///   say, so `threadIdx.x >> 5` is not the partition's warp index.
+///   first `ttg.num-warps` warps): every plan of one CTA, its cross-warp
+///   barriers the group's named barrier 0 ([`synth::parse::WarpSpecialized::barrier`]) over the
+///   group's threads ([`synth::plan::BarrierScope::Named`]);
+/// - in partition `k` on NVIDIA: the same, with the partition's barrier
+///   `k + 2` over its threads, and the layouts' warp index counted from
+///   the partition's first warp ([`synth::plan::Plan::first_warp`]: Triton's
+///   warp-group allocation, [`synth::parse::warp_group_start_ids`]), as
+///   Triton's own lowering counts it;
+/// - on AMD targets: warp-local plans only (shuffles, or renames): an AMD
+///   workgroup barrier would wait for the other groups' warps.
 ///
-/// Errors: `--strategy` asks for what the region cannot use (shared
-/// memory in a partition, a cluster plan anywhere); the conversion moves
-/// data between warps of a partition (no warp-local plan exists) or
-/// between CTAs (a cluster barrier would wait for every warp of every
-/// CTA); those of [`plan_op`].
+/// Errors: `--strategy` asks for what the region cannot use (a cluster
+/// plan anywhere, shared memory on AMD); the conversion moves data between
+/// CTAs (a cluster barrier would wait for every warp of every CTA), or, in
+/// a partition whose first warp or barrier is not known, or on AMD,
+/// between warps (no warp-local plan exists); those of [`plan_op`].
 fn plan_warp_specialized(
     op: &ConvertOp,
     ws: &synth::parse::WarpSpecialized,
@@ -631,8 +627,11 @@ fn plan_warp_specialized(
             ws.region, ws.warps
         )
     };
-    let group = ws.region == "outside" || ws.region == "default";
-    if group && shared.amd.is_none() {
+    let group = match (ws.first_warp, ws.barrier) {
+        (Some(first), Some(barrier)) if shared.amd.is_none() => Some((first, barrier)),
+        _ => None,
+    };
+    if let Some((first, barrier)) = group {
         if matches!(
             opts.strategy,
             StrategyChoice::ClusterStore | StrategyChoice::ClusterLoad
@@ -644,15 +643,29 @@ fn plan_warp_specialized(
             );
         }
         let named = SharedOptions {
-            named_barrier: Some(DEFAULT_GROUP_BARRIER),
+            named_barrier: Some(barrier),
             ..*shared
         };
-        let r = plan_op(op, opts, &named, memo).and_then(|r| check_registers(op, r, opts))?;
+        let mut r = plan_op(op, opts, &named, memo).and_then(|r| check_registers(op, r, opts))?;
         if r.1.plan.kind == synth::plan::Kind::Cluster {
             bail!(
                 "{}: not served {place}: the conversion moves data between the CTAs of a cluster, and a cluster barrier would wait for the warps of the other warp groups, which Triton synchronises each with a named barrier of its own",
                 op.name
             );
+        }
+        if first > 0 {
+            let warps = if ws.warps == 1 {
+                format!("CTA warp {first}")
+            } else {
+                format!("CTA warps {first} to {}", first + ws.warps - 1)
+            };
+            let note = format!(
+                "runs on {warps} ({place}, where Triton 3.6's warp-group allocation puts it): the layouts' warp index is `(threadIdx.x >> 5) - {first}`, as Triton's lowering counts it in the partition"
+            );
+            for ch in std::iter::once(&mut r.1).chain(r.2.iter_mut().map(|(_, c)| c)) {
+                ch.plan.first_warp = first;
+                ch.plan.notes.push(note.clone());
+            }
         }
         return Ok(r);
     }
@@ -660,9 +673,11 @@ fn plan_warp_specialized(
         format!(
             "{place}, where only warp-local plans are served: Triton synchronises each warp group there with a named barrier of its own, {}",
             if shared.amd.is_some() {
-                "and an AMD workgroup barrier (`s_barrier`) would wait for the warps of the other groups"
+                "and an AMD workgroup barrier (`s_barrier`) would wait for the warps of the other groups".to_string()
+            } else if ws.barrier.is_none() {
+                "and this partition's would be past barrier 15 (Triton's partitions take barriers 2 to 15)".to_string()
             } else {
-                "and the partition's first warp is where Triton's warp-group allocation puts it, which the TTGIR does not say: a helper could not tell the partition's own warp index"
+                "and the partition's first warp is not known: its op's partitions are not numbered 0, 1, ... in order, or too many for Triton's warp-group allocation to keep their order".to_string()
             }
         )
     };

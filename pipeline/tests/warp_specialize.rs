@@ -3,12 +3,13 @@
 //! synchronised by a named barrier of its own, so a helper's
 //! `__syncthreads()` would wait for warps that never arrive. On the default
 //! warp group (the `default` region and the function outside the op) every
-//! plan serves, its cross-warp barriers the group's `bar.sync 0, 128`;
-//! in a partition only warp-local plans serve, on the partition's warps,
-//! and a conversion across its warps is refused, naming where it is and
-//! why; a function without the op is planned as always, also one of
-//! another module with the same name (and a blank line between regions is
-//! read).
+//! plan serves, its cross-warp barriers the group's `bar.sync 0, 128`; in
+//! partition `k` every plan serves too, with barrier `k + 2` over the
+//! partition's threads and the warp index counted from the partition's
+//! first warp (Triton's warp-group allocation); a function without the op
+//! is planned as always, also one of another module with the same name (and
+//! a blank line between regions is read). The partitions of the Gluon
+//! kernels of `tests/data/warp_groups/` are planned and proven too.
 
 use pipeline::{load_files, plan, Options, PlannedInput};
 use std::path::PathBuf;
@@ -61,7 +62,7 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
     let names: Vec<&str> = served.iter().map(|s| s.0).collect();
     assert_eq!(
         names,
-        ["ws:11", "ws:14", "ws:19", "ws:23", "plain:27", "ws:33"],
+        ["ws:11", "ws:14", "ws:19", "ws:20", "ws:23", "plain:27", "ws:33"],
         "{served:?}"
     );
     let named = BarrierScope::Named {
@@ -88,10 +89,22 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
                 assert_eq!((*region, *warps), (Some(want), 4), "{name}");
                 assert!(bars.iter().all(|b| !b.across_warps()), "{name}: {bars:?}");
             }
-            // warp-local, in the 2-warp partition: shuffles
+            // warp-local, in the 2-warp partition
             "ws:19" => {
-                assert!(strategy.starts_with("shuffle/"), "{name}: {strategy}");
                 assert_eq!((*region, *warps), (Some("partition0"), 2), "{name}");
+                assert!(bars.iter().all(|b| !b.across_warps()), "{name}: {bars:?}");
+            }
+            // across the 2-warp partition's warps: its barrier 2 over 64
+            // threads
+            "ws:20" => {
+                assert!(strategy.starts_with("shared/"), "{name}: {strategy}");
+                assert_eq!((*region, *warps), (Some("partition0"), 2), "{name}");
+                assert!(!bars.is_empty(), "{name}");
+                assert!(
+                    bars.iter()
+                        .all(|b| *b == BarrierScope::Named { id: 2, threads: 64 }),
+                    "{name}: {bars:?}"
+                );
             }
             // the same layouts outside any warp-specialized function take
             // shared memory and __syncthreads(), in another module's
@@ -123,6 +136,7 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
         emitted.code
     );
     assert_eq!(emitted.named_barrier, Some((0, 128)));
+    assert_eq!(emitted.first_warp, 0);
     // and its printed forms pass the CPU proof
     kernels::prove(&emitted, &h.chosen.analysis).unwrap();
     // `bench` rows (timed with __syncthreads()) fingerprint it as the same
@@ -136,23 +150,107 @@ fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
         pipeline::measured::plan_fingerprint(&h.chosen.plan).unwrap(),
         pipeline::measured::plan_fingerprint(&plain.chosen.plan).unwrap()
     );
-    let refused = refusals(&planned);
-    assert_eq!(refused.len(), 1, "{refused:?}");
-    assert_eq!(refused[0].0, "ws:20", "{refused:?}");
-    assert!(
-        refused[0].1.contains("`partition0` region") && refused[0].1.contains("(2 warp(s))"),
-        "{}",
-        refused[0].1
-    );
-    assert!(
-        refused[0].1.contains("the partition's own warp index"),
-        "{}",
-        refused[0].1
-    );
+    assert_eq!(refusals(&planned), []);
 }
 
 #[test]
-fn a_shared_strategy_is_refused_in_a_partition_only() {
+fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
+    // partition0 (2 warps) of a 4-warp module: padded to a warp group of 4,
+    // it starts at CTA warp 4 and synchronises with barrier 2
+    let planned = plan_data("warp_specialize.ttgir", &Options::default());
+    let p = planned
+        .conversions
+        .iter()
+        .find(|p| p.op.name == "ws:20")
+        .unwrap();
+    let ws = p.op.warp_specialize.as_ref().unwrap();
+    assert_eq!(
+        (ws.first_warp, ws.barrier, ws.op_line),
+        (Some(4), Some(2), Some(12))
+    );
+    assert_eq!(p.chosen.plan.first_warp, 4);
+    let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
+    assert_eq!(
+        (emitted.first_warp, emitted.named_barrier),
+        (4, Some((2, 64)))
+    );
+    for line in [
+        "const unsigned warp = (threadIdx.x >> 5) - 4u;",
+        "asm volatile(\"bar.sync 2, 64;\" ::: \"memory\");",
+        "runs on CTA warps 4 to 5",
+    ] {
+        assert!(emitted.code.contains(line), "{line}\n{}", emitted.code);
+    }
+    assert!(!emitted.code.contains("__syncthreads();"));
+    assert!(!emitted
+        .code
+        .contains("const unsigned warp = threadIdx.x >> 5;"));
+    let proofs = kernels::prove(&emitted, &p.chosen.analysis).unwrap();
+    assert!(proofs.iter().all(|f| f.report.threads == 64), "{proofs:?}");
+    // the check kernel puts the 4 warps before the partition's in a group
+    // of their own, on barriers other than the helper's
+    let k = kernels::emit_test_kernel(&emitted, "int", "chk").unwrap();
+    for line in [
+        "__launch_bounds__(192)",
+        "if (threadIdx.x < 128u) {",
+        "bar.sync 1, 128;",
+        "bar.sync 3, 192;",
+        "threadIdx.x - 128u;",
+    ] {
+        assert!(k.contains(line), "{line}\n{k}");
+    }
+}
+
+#[test]
+fn the_partitions_of_gluon_kernels_are_served_and_proven() {
+    // tests/data/warp_groups: Triton 3.6 Gluon kernels, each region
+    // converting a tile across its own warps
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_groups");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ttgir"))
+        .collect();
+    files.sort();
+    let planned = plan(&load_files(&files, None).unwrap(), &Options::default()).unwrap();
+    assert_eq!(refusals(&planned), []);
+    let (mut partitions, mut misaligned) = (0, 0);
+    for p in &planned.conversions {
+        let ws = p.op.warp_specialize.as_ref().unwrap();
+        let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
+        assert_eq!(Some(emitted.first_warp), ws.first_warp, "{}", p.op.name);
+        if ws.region.starts_with("partition") {
+            partitions += 1;
+            if ws.warps > 1 {
+                assert_eq!(
+                    emitted.named_barrier.map(|b| b.0),
+                    ws.barrier,
+                    "{}",
+                    p.op.name
+                );
+            }
+        }
+        kernels::prove(&emitted, &p.chosen.analysis)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.op.name));
+        // where the partition's first warp is not a multiple of its warps
+        // (8 warps from warp 4), the same code run on the CTA's first warps
+        // does not convert: the proof runs the threads where the helper
+        // says they are (elsewhere the low warp bits, all a layout reads,
+        // agree)
+        if emitted.first_warp % ws.warps != 0 {
+            misaligned += 1;
+            let mut elsewhere = emitted.clone();
+            elsewhere.first_warp = 0;
+            let e = kernels::prove(&elsewhere, &p.chosen.analysis).unwrap_err();
+            assert!(e.error.what.contains("wrong destination"), "{e}");
+        }
+    }
+    assert!(partitions >= 25, "{partitions}");
+    assert!(misaligned >= 1, "{misaligned}");
+}
+
+#[test]
+fn a_shared_strategy_serves_every_warp_group() {
     let opts = Options {
         strategy: synth::plan::StrategyChoice::Shared,
         ..Options::default()
@@ -163,17 +261,20 @@ fn a_shared_strategy_is_refused_in_a_partition_only() {
         .iter()
         .map(|p| p.op.name.as_str())
         .collect();
-    assert_eq!(names, ["ws:11", "ws:14", "ws:23", "plain:27", "ws:33"]);
-    let refused: Vec<&str> = planned.refused.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(refused, ["ws:19", "ws:20"]);
-    assert!(
-        planned
-            .refused
-            .iter()
-            .all(|r| r.reason.contains("--strategy shared") && r.reason.contains("partition0")),
-        "{:?}",
-        planned.refused[0].reason
+    assert_eq!(
+        names,
+        ["ws:11", "ws:14", "ws:19", "ws:20", "ws:23", "plain:27", "ws:33"]
     );
+    assert_eq!(refusals(&planned), []);
+    for p in &planned.conversions {
+        let first = p.op.warp_specialize.as_ref().and_then(|w| w.first_warp);
+        assert_eq!(
+            p.chosen.plan.first_warp,
+            first.unwrap_or(0),
+            "{}",
+            p.op.name
+        );
+    }
 }
 
 #[test]

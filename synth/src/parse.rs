@@ -158,9 +158,9 @@ pub struct ConvertOp {
 /// (`barrier.sync` with a thread count: `ConvertWarpSpecializeToLLVM.cpp`),
 /// so a helper's `__syncthreads()` anywhere in such a function waits for
 /// warps that never arrive: the default group's helpers use its named
-/// barrier (`bar.sync 0, 32 * ttg.num-warps`), and in a partition, where
-/// `threadIdx.x >> 5` is not the partition's own warp index, only
-/// warp-local plans serve (`pipeline`'s `plan_warp_specialized`).
+/// barrier (`bar.sync 0, 32 * ttg.num-warps`), and a partition's helpers
+/// count their warps from the partition's first warp and use its barrier
+/// (`pipeline`'s `plan_warp_specialized`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct WarpSpecialized {
     /// `default`, `partition0`, `partition1`, ..., or `outside` (elsewhere
@@ -169,6 +169,67 @@ pub struct WarpSpecialized {
     /// The region's warps: the module's for `default`, `num_warps(W)` for
     /// a partition (also the op's [`ConvertOp::num_warps`]).
     pub warps: u32,
+    /// The CTA warp the region's warp 0 is: 0 for `default` and `outside`;
+    /// for partition `k`, the op's `warpGroupStartIds[k]` where the TTGIR
+    /// carries them, else what Triton 3.6's warp-group allocation gives
+    /// ([`warp_group_start_ids`]). `None` where the allocation is not known
+    /// (the partitions are not numbered 0..n in order, or they are too many
+    /// for Triton's barriers).
+    pub first_warp: Option<u32>,
+    /// The named barrier Triton gives the region's warps: 0 for `default`
+    /// and `outside`, `k + 2` for partition `k` (barriers 0 and 1 are the
+    /// default group's and the partitions' start;
+    /// `ConvertWarpSpecializeToLLVM.cpp`); `None` past barrier 15.
+    pub barrier: Option<u32>,
+    /// The line the `ttg.warp_specialize` op starts on (`None` for
+    /// `outside`).
+    pub op_line: Option<usize>,
+}
+
+/// Triton's first warp of each partition of one `ttg.warp_specialize` op,
+/// in partition order (`warpGroupStartIds`), as its
+/// `TritonGPUAllocateWarpGroups` pass (Triton 3.6,
+/// `lib/Conversion/TritonGPUToLLVM/AllocateWarpGroups.cpp`) allocates them:
+/// every op of the module is padded with partitions of powers of two
+/// warps, largest first, until its partitions hold as many warp groups of
+/// 4 warps as the op that needs most (`max_partition_warps`, the largest
+/// sum of partition warps over the module's ops, rounded up to a multiple
+/// of 4); then the partitions, padding included, are placed largest first,
+/// ties in partition order, one after another from warp `num_warps` (the
+/// default group's are the CTA's first). `partition_warps`: the op's own
+/// partitions' warps (each a power of two). Returns the start of each of
+/// the op's own partitions (the padding's are dropped), or `None` where the
+/// sort would not keep ties in order: Triton's `llvm::sort` is
+/// `std::sort`, an insertion sort (which keeps them) up to 16 entries.
+pub fn warp_group_start_ids(
+    num_warps: u32,
+    partition_warps: &[u32],
+    max_partition_warps: u32,
+) -> Option<Vec<u32>> {
+    let total: u32 = partition_warps.iter().sum();
+    let mut sizes = partition_warps.to_vec();
+    let mut pad =
+        max_partition_warps.div_ceil(4) * 4 - total.min(max_partition_warps.div_ceil(4) * 4);
+    while pad > 0 {
+        // the largest power of two not above what is left
+        let p = 1u32 << (31 - pad.leading_zeros());
+        sizes.push(p);
+        pad -= p;
+    }
+    if sizes.len() > 16 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    // stable: ties keep partition order
+    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]));
+    let mut start = vec![0u32; sizes.len()];
+    let mut next = num_warps;
+    for i in order {
+        start[i] = next;
+        next += sizes[i];
+    }
+    start.truncate(partition_warps.len());
+    Some(start)
 }
 
 impl ConvertOp {
@@ -1129,15 +1190,22 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
         return Some(WarpSpecialized {
             region: "default".into(),
             warps: module.and_then(|m| m.num_warps).unwrap_or(4),
+            first_warp: Some(0),
+            barrier: Some(0),
+            op_line: None,
         });
     }
     let rest = l.strip_prefix("partition")?;
     let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
     let w = l.rfind("num_warps(")?;
     let warps: u32 = l[w + 10..].split(')').next()?.trim().parse().ok()?;
+    // the first warp is the allocation's, known once the op is read
     (!n.is_empty() && warps > 0 && warps <= MAX_WARPS).then(|| WarpSpecialized {
         region: format!("partition{n}"),
         warps,
+        first_warp: None,
+        barrier: n.parse::<u32>().ok().map(|k| k + 2).filter(|&b| b <= 15),
+        op_line: None,
     })
 }
 
@@ -1251,11 +1319,17 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     // the depth its line starts at and the region being read
     let mut depth: i64 = 0;
     let mut ws: Option<(i64, Option<WarpSpecialized>)> = None;
+    // every ws op read: its module's ordinal and warps, the start ids its
+    // attributes give, and its partitions' (number, warps) in order
+    let mut module_no = 0usize;
+    let mut ws_ops: Vec<WsOp> = Vec::new();
+    // per read convert, the ws op it sits in a region of
     // functions that hold a ws op, by ordinal (two modules may reuse a
     // name), and the ordinal of each read convert's function
     let mut func_no = 0usize;
     let mut ws_funcs: std::collections::HashSet<usize> = Default::default();
     let mut op_func: Vec<usize> = Vec::new();
+    let mut op_ws: Vec<Option<usize>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if let Some(c) = raw.trim().strip_prefix("//") {
@@ -1271,7 +1345,18 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             // the op (blank lines aside)
             if before <= *at && !l.is_empty() {
                 match ws_region(l, module.as_ref()) {
-                    Some(r) if before == *at => *region = Some(r),
+                    Some(mut r) if before == *at => {
+                        r.op_line = ws_ops.last().map(|op| op.line);
+                        if let (Some(op), Some(k)) = (
+                            ws_ops.last_mut(),
+                            r.region
+                                .strip_prefix("partition")
+                                .and_then(|k| k.parse().ok()),
+                        ) {
+                            op.partitions.push((k, r.warps));
+                        }
+                        *region = Some(r)
+                    }
                     _ => ws = None,
                 }
             }
@@ -1279,9 +1364,17 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         if ws.is_none() && l.contains("ttg.warp_specialize(") {
             ws_funcs.insert(func_no);
             ws = Some((before, None));
+            ws_ops.push(WsOp {
+                line,
+                module: module_no,
+                num_warps: module.as_ref().and_then(|m| m.num_warps).unwrap_or(4),
+                start_ids: i32_array(l, "warpGroupStartIds"),
+                partitions: Vec::new(),
+            });
         }
         if l.starts_with("module") {
             module = Some(parse_module(raw, line, l)?);
+            module_no += 1;
             continue;
         }
         if let Some(p) = l.find("tt.func") {
@@ -1319,6 +1412,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 }
                 file.converts.push(op);
                 op_func.push(func_no);
+                op_ws.push(ws.as_ref().map(|_| ws_ops.len() - 1));
             }
             Err(error) => file.failed.push(FailedOp {
                 name: format!("{func}:{line}"),
@@ -1335,10 +1429,87 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             op.warp_specialize = Some(WarpSpecialized {
                 region: "outside".into(),
                 warps: op.num_warps,
+                first_warp: Some(0),
+                barrier: Some(0),
+                op_line: None,
             });
         }
     }
+    // each partition's first warp: the op's own start ids, else Triton's
+    // allocation over the ops of its module
+    let starts: Vec<Option<Vec<u32>>> = ws_ops
+        .iter()
+        .map(|op| {
+            // partitions numbered 0, 1, ... in order, as Triton prints them
+            let numbered = op
+                .partitions
+                .iter()
+                .enumerate()
+                .all(|(i, p)| p.0 == i as u32);
+            if !numbered {
+                return None;
+            }
+            if let Some(ids) = &op.start_ids {
+                return (ids.len() >= op.partitions.len()).then(|| ids.clone());
+            }
+            let most = ws_ops
+                .iter()
+                .filter(|o| o.module == op.module)
+                .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
+                .max()
+                .unwrap_or(0);
+            let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
+            warp_group_start_ids(op.num_warps, &warps, most)
+        })
+        .collect();
+    for (op, w) in file.converts.iter_mut().zip(&op_ws) {
+        let (Some(ws), Some(w)) = (op.warp_specialize.as_mut(), w) else {
+            continue;
+        };
+        if let Some(k) = ws
+            .region
+            .strip_prefix("partition")
+            .and_then(|k| k.parse::<usize>().ok())
+        {
+            ws.first_warp = starts[*w].as_ref().and_then(|s| s.get(k).copied());
+        }
+    }
     Ok(file)
+}
+
+/// One `ttg.warp_specialize` op as [`parse_ttgir`] reads it, for the
+/// partitions' first warps ([`warp_group_start_ids`]).
+struct WsOp {
+    /// The line the op starts on.
+    line: usize,
+    /// The ordinal of its module in the file.
+    module: usize,
+    /// The module's `ttg.num-warps`: the default group's warps.
+    num_warps: u32,
+    /// `warpGroupStartIds = array<i32: ...>` of its attributes, where the
+    /// TTGIR was printed after Triton's warp-group allocation.
+    start_ids: Option<Vec<u32>>,
+    /// Its partitions' `(N of partitionN, num_warps)`, in the file's order.
+    partitions: Vec<(u32, u32)>,
+}
+
+/// The values of `key = array<i32: a, b, ...>` in `l`, where it holds one
+/// that parses.
+fn i32_array(l: &str, key: &str) -> Option<Vec<u32>> {
+    let i = l.find(key)?;
+    let rest = l[i + key.len()..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
+    let rest = rest.strip_prefix("array<i32")?.trim_start();
+    let body = rest.strip_prefix(':').map(str::trim_start).unwrap_or(rest);
+    let end = body.find('>')?;
+    body[..end]
+        .split(',')
+        .map(|x| x.trim())
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse::<u32>().ok())
+        .collect()
 }
 
 /// Where one `convert_layout` is: its raw line, number, trimmed text, the

@@ -8,11 +8,13 @@
 // uses during the call; back-to-back calls on the same scratch need a
 // __syncthreads() between them (in a warp-specialized kernel, the calling warp
 // group's own barrier instead: `bar.sync 0, 32 * warps` for the default group,
-// as the helpers that use it say). Assumes a 1-D thread block (lane =
-// threadIdx.x % W, warp = threadIdx.x / W, for warps of W = 32 lanes on NVIDIA,
-// and the 64- or 32-lane waves each AMD helper states), all threads of each
-// warp active. The same file compiles as CUDA and as HIP: each helper only for
-// the vendor it was planned for, on that vendor's detail code below.
+// `bar.sync k + 2, 32 * warps` for partition k, as the helpers that use it
+// say). Assumes a 1-D thread block (lane = threadIdx.x % W, warp =
+// threadIdx.x / W, less the first warp of the partition a helper says it runs
+// on, for warps of W = 32 lanes on NVIDIA, and the 64- or 32-lane waves each
+// AMD helper states), all threads of each warp active. The same file compiles
+// as CUDA and as HIP: each helper only for the vendor it was planned for, on
+// that vendor's detail code below.
 // Every helper below was proven on warpforge's CPU simulator over every slot of
 // every thread. Predicted costs count instructions per thread for elements of
 // at most 32 bits (64-bit elements shuffle as two halves).

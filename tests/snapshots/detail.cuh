@@ -1,5 +1,5 @@
 #ifndef WARPFORGE_DETAIL_H
-#define WARPFORGE_DETAIL_H 0x275e95a70a0c
+#define WARPFORGE_DETAIL_H 0x8c16f5bec4b7
 namespace detail {
 
 #if defined(__HIP__)
@@ -280,6 +280,6 @@ __device__ __forceinline__ void __syncwarp() {
 // which); none moves both element by element; both holds both as words. Widths and plans
 // for which the header names no choice (32/64-bit, renames, no packed form) ignore it.
 enum class words : unsigned { automatic, none, src, dst, both };
-#elif WARPFORGE_DETAIL_H != 0x275e95a70a0c
+#elif WARPFORGE_DETAIL_H != 0x8c16f5bec4b7
 #error "warpforge: headers from different warpforge versions in one translation unit (their warpforge::detail code differs); emit them with one version"
 #endif  // WARPFORGE_DETAIL_H

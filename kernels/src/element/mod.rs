@@ -332,7 +332,7 @@ impl<'a> ElementBody<'a> {
     /// array (`fold16` false: 16-bit elements stay element by element).
     fn new(name: &'a str, plan: &Plan, fold16: bool) -> Self {
         let mut b = Body::default();
-        let ids = Ids::open(&mut b, plan.lanes);
+        let ids = Ids::open(&mut b, plan.lanes, plan.first_warp);
         // 8-bit elements that the plan packs into words: read and write the
         // caller's arrays as natural 32-bit words (`memcpy`, four elements per
         // word, lowest index in the lowest byte). NVVM then keeps the caller's

@@ -116,6 +116,11 @@ pub struct Setup<'a> {
     pub packed: &'a [(u32, Body)],
     /// The scratch's bytes per CTA (0: none).
     pub smem_bytes: u64,
+    /// The CTA warp the helper's warp 0 is ([`crate::EmittedHelper::first_warp`]):
+    /// thread `t` of a CTA runs with `threadIdx.x = 32 * first_warp + t`
+    /// (lanes per warp for 32), as the warps of a partition of a
+    /// warp-specialized kernel do.
+    pub first_warp: u32,
 }
 
 /// What a run checked.
@@ -1072,7 +1077,12 @@ impl<'a> Machine<'a> {
                 .map(|w| w.resize(4))
                 .collect(),
             Expr::ThreadIdx => (0..n as u32)
-                .map(|t| W::int((t % self.tpc) as u64, 4))
+                .map(|t| {
+                    W::int(
+                        (t % self.tpc + self.setup.first_warp * self.lanes) as u64,
+                        4,
+                    )
+                })
                 .collect(),
             Expr::Smem => vec![W::int(0, 8); n],
             Expr::SrcPtr(_) | Expr::DstPtr(_) => return err("a pointer outside a call"),

@@ -347,6 +347,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         notes: vec![note],
         pack: Some((bits, ps, pd)),
         lanes: 1 << an.src.hw.lane,
+        first_warp: 0,
     })
 }
 

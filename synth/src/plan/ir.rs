@@ -802,6 +802,15 @@ pub struct Plan {
     /// only when not 32.
     #[serde(skip_serializing_if = "is_32")]
     pub lanes: u32,
+    /// The CTA warp that is the layouts' warp 0: nonzero for a partition of
+    /// a warp-specialized kernel, whose warps Triton places after the
+    /// default group's (`synth::parse::WarpSpecialized::first_warp`); the
+    /// emitters derive the layouts' warp index as `(threadIdx.x >> 5) -
+    /// first_warp`, as Triton's `getThreadId` subtracts the partition's
+    /// start (`lib/Conversion/TritonGPUToLLVM/Utility.cpp`). Set after
+    /// planning (no plan depends on it); serialized only when nonzero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub first_warp: u32,
 }
 
 /// How many store/barrier/load rounds a plan uses its shared-memory scratch

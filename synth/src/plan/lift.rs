@@ -242,5 +242,6 @@ pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
         notes,
         pack: Some((bits, ps, pd)),
         lanes: 1 << an.src.hw.lane,
+        first_warp: 0,
     })
 }

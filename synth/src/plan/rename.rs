@@ -37,5 +37,6 @@ pub fn rename_plan(an: &Analysis) -> Option<Plan> {
         notes: vec![],
         pack: None,
         lanes: 1 << an.src.hw.lane,
+        first_warp: 0,
     })
 }

@@ -309,6 +309,7 @@ impl ShuffleCtx<'_> {
             notes: vec![self.describe()],
             pack: None,
             lanes: 1 << self.an.src.hw.lane,
+            first_warp: 0,
         }
     }
 
@@ -388,6 +389,7 @@ impl ShuffleCtx<'_> {
             notes: vec![self.describe()],
             pack: None,
             lanes: 1 << self.an.src.hw.lane,
+            first_warp: 0,
         }
     }
 

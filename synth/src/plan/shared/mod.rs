@@ -868,6 +868,7 @@ fn assemble(
         notes: vec![note],
         pack: None,
         lanes: 1 << an.src.hw.lane,
+        first_warp: 0,
     })
 }
 
