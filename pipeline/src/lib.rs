@@ -677,7 +677,10 @@ fn plan_warp_specialized(
             } else if ws.barrier.is_none() {
                 "and this partition's would be past barrier 15 (Triton's partitions take barriers 2 to 15)".to_string()
             } else {
-                "and the partition's first warp is not known: its op's partitions are not numbered 0, 1, ... in order, or too many for Triton's warp-group allocation to keep their order".to_string()
+                format!(
+                    "and the partition's first warp is not known: {}",
+                    ws.first_warp_unknown.as_deref().unwrap_or("no allocation was read for it")
+                )
             }
         )
     };

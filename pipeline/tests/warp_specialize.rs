@@ -328,3 +328,40 @@ fn across_ctas_or_on_amd_a_warp_specialized_function_keeps_its_refusals() {
         }
     }
 }
+
+#[test]
+fn start_ids_the_ttgir_carries_are_the_partitions_first_warps() {
+    // `tests/data/warp_specialize_start_ids.ttgir`: ops with
+    // `warpGroupStartIds` (TTGIR printed after Triton's allocation)
+    let planned = plan_data("warp_specialize_start_ids.ttgir", &Options::default());
+    let served: Vec<(&str, u32)> = planned
+        .conversions
+        .iter()
+        .map(|p| (p.op.name.as_str(), p.chosen.plan.first_warp))
+        .collect();
+    // the given ids, not the [4, 6] Triton's allocation would give
+    assert_eq!(served, [("given:14", 6), ("given:18", 4)]);
+    for p in &planned.conversions {
+        let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
+        kernels::prove(&emitted, &p.chosen.analysis).unwrap();
+    }
+    // ids that do not parse, or that place the partition outside the CTA
+    // or among the default group's warps: refused, saying which
+    let refused = refusals(&planned);
+    let want = [
+        (
+            "malformed:29",
+            "`warpGroupStartIds` of its op (line 24) are not one warp per partition",
+        ),
+        ("past_the_cta:40", "would run on warps 31 to 32 of a CTA"),
+        (
+            "among_the_default:51",
+            "would run on warps 2 to 3 of a CTA whose first 4 are the default group's",
+        ),
+    ];
+    assert_eq!(refused.len(), want.len(), "{refused:?}");
+    for ((name, why), (n, w)) in refused.iter().zip(want) {
+        assert_eq!(name, n);
+        assert!(why.contains(w), "{name}: {why}");
+    }
+}

@@ -172,10 +172,15 @@ pub struct WarpSpecialized {
     /// The CTA warp the region's warp 0 is: 0 for `default` and `outside`;
     /// for partition `k`, the op's `warpGroupStartIds[k]` where the TTGIR
     /// carries them, else what Triton 3.6's warp-group allocation gives
-    /// ([`warp_group_start_ids`]). `None` where the allocation is not known
-    /// (the partitions are not numbered 0..n in order, or they are too many
-    /// for Triton's barriers).
+    /// ([`warp_group_start_ids`]). `None` where the allocation is not known:
+    /// the partitions are not numbered 0..n in order, they are too many
+    /// for Triton's sort to keep ties in order, the attribute's values do
+    /// not parse, or a partition would start among the default group's
+    /// warps or end past the CTA's 32.
     pub first_warp: Option<u32>,
+    /// Why [`WarpSpecialized::first_warp`] is not known, where it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_warp_unknown: Option<String>,
     /// The named barrier Triton gives the region's warps: 0 for `default`
     /// and `outside`, `k + 2` for partition `k` (barriers 0 and 1 are the
     /// default group's and the partitions' start;
@@ -1191,6 +1196,7 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
             region: "default".into(),
             warps: module.and_then(|m| m.num_warps).unwrap_or(4),
             first_warp: Some(0),
+            first_warp_unknown: None,
             barrier: Some(0),
             op_line: None,
         });
@@ -1204,6 +1210,7 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
         region: format!("partition{n}"),
         warps,
         first_warp: None,
+        first_warp_unknown: None,
         barrier: n.parse::<u32>().ok().map(|k| k + 2).filter(|&b| b <= 15),
         op_line: None,
     })
@@ -1368,7 +1375,9 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 line,
                 module: module_no,
                 num_warps: module.as_ref().and_then(|m| m.num_warps).unwrap_or(4),
-                start_ids: i32_array(l, "warpGroupStartIds"),
+                start_ids: l
+                    .contains("warpGroupStartIds")
+                    .then(|| i32_array(l, "warpGroupStartIds")),
                 partitions: Vec::new(),
             });
         }
@@ -1430,6 +1439,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 region: "outside".into(),
                 warps: op.num_warps,
                 first_warp: Some(0),
+                first_warp_unknown: None,
                 barrier: Some(0),
                 op_line: None,
             });
@@ -1437,7 +1447,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     }
     // each partition's first warp: the op's own start ids, else Triton's
     // allocation over the ops of its module
-    let starts: Vec<Option<Vec<u32>>> = ws_ops
+    let starts: Vec<Result<Vec<u32>, String>> = ws_ops
         .iter()
         .map(|op| {
             // partitions numbered 0, 1, ... in order, as Triton prints them
@@ -1447,19 +1457,49 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 .enumerate()
                 .all(|(i, p)| p.0 == i as u32);
             if !numbered {
-                return None;
+                return Err(format!(
+                    "the partitions of its op (line {}) are not numbered 0, 1, ... in order",
+                    op.line
+                ));
             }
-            if let Some(ids) = &op.start_ids {
-                return (ids.len() >= op.partitions.len()).then(|| ids.clone());
+            let starts = match &op.start_ids {
+                Some(Some(ids)) if ids.len() >= op.partitions.len() => ids.clone(),
+                Some(_) => {
+                    return Err(format!(
+                        "the `warpGroupStartIds` of its op (line {}) are not one warp per partition",
+                        op.line
+                    ))
+                }
+                None => {
+                    let most = ws_ops
+                        .iter()
+                        .filter(|o| o.module == op.module)
+                        .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
+                        .max()
+                        .unwrap_or(0);
+                    let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
+                    warp_group_start_ids(op.num_warps, &warps, most).ok_or_else(|| {
+                        format!(
+                            "its op (line {}) has more partitions with the padding than the 16 whose order Triton's warp-group allocation keeps",
+                            op.line
+                        )
+                    })?
+                }
+            };
+            // every partition after the default group's warps and inside
+            // the CTA's 32 warps (1024 threads)
+            match op.partitions.iter().zip(&starts).find(|(p, &s)| {
+                s < op.num_warps || s.checked_add(p.1).is_none_or(|end| end > MAX_WARPS)
+            }) {
+                Some((p, s)) => Err(format!(
+                    "partition{} of its op (line {}) would run on warps {s} to {} of a CTA whose first {} are the default group's and which has at most {MAX_WARPS}",
+                    p.0,
+                    op.line,
+                    s.saturating_add(p.1) - 1,
+                    op.num_warps
+                )),
+                None => Ok(starts),
             }
-            let most = ws_ops
-                .iter()
-                .filter(|o| o.module == op.module)
-                .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
-                .max()
-                .unwrap_or(0);
-            let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
-            warp_group_start_ids(op.num_warps, &warps, most)
         })
         .collect();
     for (op, w) in file.converts.iter_mut().zip(&op_ws) {
@@ -1471,7 +1511,10 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             .strip_prefix("partition")
             .and_then(|k| k.parse::<usize>().ok())
         {
-            ws.first_warp = starts[*w].as_ref().and_then(|s| s.get(k).copied());
+            match &starts[*w] {
+                Ok(s) => ws.first_warp = s.get(k).copied(),
+                Err(why) => ws.first_warp_unknown = Some(why.clone()),
+            }
         }
     }
     Ok(file)
@@ -1487,8 +1530,9 @@ struct WsOp {
     /// The module's `ttg.num-warps`: the default group's warps.
     num_warps: u32,
     /// `warpGroupStartIds = array<i32: ...>` of its attributes, where the
-    /// TTGIR was printed after Triton's warp-group allocation.
-    start_ids: Option<Vec<u32>>,
+    /// TTGIR was printed after Triton's warp-group allocation: `Some(None)`
+    /// where the attribute is there but its values do not parse.
+    start_ids: Option<Option<Vec<u32>>>,
     /// Its partitions' `(N of partitionN, num_warps)`, in the file's order.
     partitions: Vec<(u32, u32)>,
 }
