@@ -455,6 +455,19 @@ pub fn emit_bench_kernel_vector(
 
 /// The timing kernel of a round trip on words: the packed forms (`vector`
 /// `None`) or the vector forms on that vector type.
+/// `Ok` for a helper whose warps start at the CTA's first: the timing
+/// kernels launch only the helpers' own warps.
+fn from_warp_zero(h: &EmittedHelper) -> Result<(), EmitError> {
+    if h.first_warp == 0 {
+        Ok(())
+    } else {
+        Err(EmitError::PartitionHelper {
+            name: h.name.clone(),
+            first_warp: h.first_warp,
+        })
+    }
+}
+
 fn bench_kernel_words(
     fwd: &EmittedHelper,
     bwd: &EmittedHelper,
@@ -464,6 +477,8 @@ fn bench_kernel_words(
     max_registers: Option<u32>,
     vector: Option<&str>,
 ) -> Result<Option<String>, EmitError> {
+    from_warp_zero(fwd)?;
+    from_warp_zero(bwd)?;
     let (Some(pf), Some(pb)) = (fwd.packed_form(bits), bwd.packed_form(bits)) else {
         return Ok(None);
     };
@@ -560,6 +575,8 @@ fn bench_kernel(
     max_registers: Option<u32>,
     words: Option<(&str, &str)>,
 ) -> Result<String, EmitError> {
+    from_warp_zero(fwd)?;
+    from_warp_zero(bwd)?;
     Ok(env().get_template("bench_kernel")?.render(context! {
         iters_doc => format!(
             "{} -> xor 1 -> {}{}",

@@ -168,6 +168,52 @@ fn a_named_barrier_of_the_wrong_group_is_caught() {
             .is_some()
     });
     assert!(e.contains("named barrier `bar.sync 16,"), "{e}");
+    // on the CTA's first warps, only the default group's barrier 0
+    let e = broken(&h, &an, &mut |ss| {
+        let i = ss.iter().position(|s| matches!(s, Stmt::Barrier(_)));
+        i.map(|i| ss[i] = Stmt::Barrier(synth::plan::BarrierScope::Named { id: 2, threads }))
+            .is_some()
+    });
+    assert!(e.contains("named barrier `bar.sync 2,"), "{e}");
+}
+
+#[test]
+fn a_partitions_helper_takes_no_barrier_of_the_cta_or_the_default_group() {
+    // the same conversion on CTA warps 5 onwards (a partition): its
+    // barrier is one of 2..=15 over its threads; `__syncthreads()`, or the
+    // default group's barrier 0 or the partitions' start barrier 1, fail
+    let path = format!("{}/../corpus/pairs.mlir", env!("CARGO_MANIFEST_DIR"));
+    let f = parse_ttgir(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let op = f
+        .converts
+        .iter()
+        .find(|o| o.name.starts_with("swizzled_warps"))
+        .unwrap();
+    let c = Conversion::from_op(op).unwrap();
+    let opt = SharedOptions {
+        named_barrier: Some(3),
+        ..SharedOptions::default()
+    };
+    let mut v = plan_all_widths(&c, StrategyChoice::Auto, &Weights::default(), &opt).unwrap();
+    for (_, ch) in &mut v {
+        ch.plan.first_warp = 5;
+    }
+    let an = v[0].1.analysis.clone();
+    let h = kernels::emit_helper_widths(&c, &v).unwrap();
+    assert_eq!((h.first_warp, h.named_barrier.map(|b| b.0)), (5, Some(3)));
+    prove(&h, &an).unwrap();
+    let threads = h.threads;
+    for scope in [
+        synth::plan::BarrierScope::Cta,
+        synth::plan::BarrierScope::Named { id: 0, threads },
+        synth::plan::BarrierScope::Named { id: 1, threads },
+    ] {
+        let e = broken(&h, &an, &mut |ss| {
+            let i = ss.iter().position(|s| matches!(s, Stmt::Barrier(_)));
+            i.map(|i| ss[i] = Stmt::Barrier(scope)).is_some()
+        });
+        assert!(e.contains("CTA warps 5 onwards"), "{scope:?}: {e}");
+    }
 }
 
 #[test]

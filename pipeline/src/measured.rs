@@ -59,10 +59,13 @@ pub fn conversion_key(conv: &Conversion, bits: u32, sm: u32) -> String {
 /// ([`synth::plan::BarrierScope::Named`]) counts as `__syncthreads()`:
 /// `bench` plans each conversion for a CTA of its own warps, where the two
 /// are the same barrier (`BAR.SYNC` over every thread), so its rows serve
-/// the default group of a warp-specialized function too. Errors: the body
+/// the default group of a warp-specialized function too; and a partition's
+/// first warp ([`Plan::first_warp`]) counts as 0, the warps `bench` runs
+/// the plan on, so they serve its partitions as well. Errors: the body
 /// cannot be emitted.
 pub fn plan_fingerprint(plan: &Plan) -> Result<String> {
     let mut plan = plan.clone();
+    plan.first_warp = 0;
     for st in &mut plan.stages {
         if let synth::plan::Stage::Barrier { scope } = st {
             if matches!(scope, synth::plan::BarrierScope::Named { .. }) {

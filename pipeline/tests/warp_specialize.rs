@@ -43,6 +43,38 @@ fn barriers(stages: &[Stage]) -> Vec<BarrierScope> {
         .collect()
 }
 
+/// `h` as if it ran on the CTA's first warps, the default group: its first
+/// warp 0, and its named barriers the default group's 0 (the code is
+/// otherwise the same, `warp` still counted from the first warp it
+/// printed).
+fn on_the_first_warps(h: &kernels::EmittedHelper) -> kernels::EmittedHelper {
+    fn renumber(ss: &mut [kernels::kir::Stmt]) {
+        use kernels::kir::{Else, Stmt};
+        for s in ss {
+            match s {
+                Stmt::Barrier(BarrierScope::Named { id, .. }) => *id = 0,
+                Stmt::IfClear { body, .. } => renumber(body),
+                Stmt::IfConstexpr { arms, otherwise } => {
+                    for (_, b) in arms {
+                        renumber(b);
+                    }
+                    if let Else::Words(_, b) = otherwise {
+                        renumber(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut h = h.clone();
+    h.first_warp = 0;
+    renumber(&mut h.kir.element.stmts);
+    for (_, b) in h.kir.packed.iter_mut().chain(h.kir.vector.iter_mut()) {
+        renumber(&mut b.stmts);
+    }
+    h
+}
+
 #[test]
 fn the_default_group_of_a_warp_specialized_function_takes_its_named_barrier() {
     let planned = plan_data("warp_specialize.ttgir", &Options::default());
@@ -187,6 +219,9 @@ fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
         .contains("const unsigned warp = threadIdx.x >> 5;"));
     let proofs = kernels::prove(&emitted, &p.chosen.analysis).unwrap();
     assert!(proofs.iter().all(|f| f.report.threads == 64), "{proofs:?}");
+    // the timing kernels, which launch a helper's warps alone, refuse it
+    let e = kernels::emit_bench_kernel(&emitted, &emitted, "int", "t", None).unwrap_err();
+    assert!(e.to_string().contains("runs on CTA warps 4 onwards"), "{e}");
     // the check kernel puts the 4 warps before the partition's in a group
     // of their own, on barriers other than the helper's
     let k = kernels::emit_test_kernel(&emitted, "int", "chk").unwrap();
@@ -239,14 +274,34 @@ fn the_partitions_of_gluon_kernels_are_served_and_proven() {
         // agree)
         if emitted.first_warp % ws.warps != 0 {
             misaligned += 1;
-            let mut elsewhere = emitted.clone();
-            elsewhere.first_warp = 0;
-            let e = kernels::prove(&elsewhere, &p.chosen.analysis).unwrap_err();
+            let e = kernels::prove(&on_the_first_warps(&emitted), &p.chosen.analysis).unwrap_err();
             assert!(e.error.what.contains("wrong destination"), "{e}");
         }
     }
     assert!(partitions >= 25, "{partitions}");
     assert!(misaligned >= 1, "{misaligned}");
+    // `bench` rows (planned on a CTA of the conversion's own warps) match
+    // every warp group's helper of the same layouts: the default group's
+    // and the partitions' share a fingerprint wherever they share a plan
+    let mut by_key: std::collections::BTreeMap<(String, String), Vec<(String, String)>> =
+        Default::default();
+    for p in &planned.conversions {
+        let bits = synth::search::plan_width(&p.conv);
+        let key = pipeline::measured::conversion_key(&p.conv, bits, p.target.sm);
+        let fp = pipeline::measured::plan_fingerprint(&p.chosen.plan).unwrap();
+        by_key
+            .entry((key, p.chosen.plan.strategy.to_string()))
+            .or_default()
+            .push((p.op.name.clone(), fp));
+    }
+    let mut shared = 0;
+    for (k, v) in &by_key {
+        if v.len() > 1 {
+            shared += 1;
+            assert!(v.iter().all(|x| x.1 == v[0].1), "{k:?}: {v:?}");
+        }
+    }
+    assert!(shared >= 3, "{by_key:?}");
 }
 
 #[test]
@@ -340,23 +395,34 @@ fn start_ids_the_ttgir_carries_are_the_partitions_first_warps() {
         .map(|p| (p.op.name.as_str(), p.chosen.plan.first_warp))
         .collect();
     // the given ids, not the [4, 6] Triton's allocation would give
-    assert_eq!(served, [("given:14", 6), ("given:18", 4)]);
+    assert_eq!(served, [("given:15", 6), ("given:19", 4)]);
     for p in &planned.conversions {
         let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
         kernels::prove(&emitted, &p.chosen.analysis).unwrap();
     }
-    // ids that do not parse, or that place the partition outside the CTA
-    // or among the default group's warps: refused, saying which
+    // ids that do not parse, that place the partition outside the CTA,
+    // among the default group's warps or on another partition's, and a
+    // 2-warp module (Triton warp-specializes multiples of 4): refused,
+    // saying which
     let refused = refusals(&planned);
     let want = [
         (
-            "malformed:29",
-            "`warpGroupStartIds` of its op (line 24) are not one warp per partition",
+            "malformed:30",
+            "`warpGroupStartIds` of its op (line 25) are not one warp per partition",
         ),
-        ("past_the_cta:40", "would run on warps 31 to 32 of a CTA"),
+        ("past_the_cta:41", "would run on warps 31 to 32 of a CTA"),
         (
-            "among_the_default:51",
+            "among_the_default:52",
             "would run on warps 2 to 3 of a CTA whose first 4 are the default group's",
+        ),
+        (
+            "overlapping:63",
+            "partition0 and partition1 of its op (line 58) would share warps (from warp 5)",
+        ),
+        ("overlapping:67", "would share warps"),
+        (
+            "two_warps:80",
+            "only kernels whose ttg.num-warps is a multiple of 4, and this module's is 2",
         ),
     ];
     assert_eq!(refused.len(), want.len(), "{refused:?}");
@@ -364,4 +430,64 @@ fn start_ids_the_ttgir_carries_are_the_partitions_first_warps() {
         assert_eq!(name, n);
         assert!(why.contains(w), "{name}: {why}");
     }
+}
+
+#[test]
+fn a_helper_on_warps_that_are_not_a_multiple_of_its_own_counts_from_its_first() {
+    // Triton's largest-first placement mostly gives a partition a first
+    // warp that is a multiple of its warps, where the layouts' low warp
+    // bits are the CTA's and a helper that forgot the offset would still
+    // convert. Here every corpus conversion whose plan synchronises across
+    // warps runs from warp `warps + 1` instead, on a partition's barrier:
+    // its printed forms pass the proof there, and the same code run from
+    // warp 0 (as the default group) fails it.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/ttgir");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ttgir"))
+        .collect();
+    files.sort();
+    let planned = plan(&load_files(&files, None).unwrap(), &Options::default()).unwrap();
+    let mut checked = std::collections::BTreeSet::new();
+    for p in &planned.conversions {
+        let across = barriers(&p.chosen.plan.stages)
+            .iter()
+            .any(|b| b.across_warps());
+        if !across || p.chosen.plan.is_cluster() {
+            continue;
+        }
+        let mut ch = p.chosen.clone();
+        ch.plan.first_warp = p.op.num_warps + 1;
+        // a partition's barrier over its threads
+        for st in &mut ch.plan.stages {
+            if let Stage::Barrier { scope } = st {
+                if scope.across_warps() {
+                    *scope = BarrierScope::Named {
+                        id: 2,
+                        threads: 32 * p.op.num_warps,
+                    };
+                }
+            }
+        }
+        let emitted = kernels::emit_helper(&p.conv, &ch).unwrap();
+        assert!(
+            emitted
+                .code
+                .contains(&format!("(threadIdx.x >> 5) - {}u;", p.op.num_warps + 1)),
+            "{}",
+            p.op.name
+        );
+        kernels::prove(&emitted, &ch.analysis).unwrap_or_else(|e| panic!("{}: {e}", p.op.name));
+        let e = kernels::prove(&on_the_first_warps(&emitted), &ch.analysis)
+            .expect_err(&format!("{}: the offset is not read", p.op.name));
+        assert!(
+            e.error.what.contains("wrong destination") || e.error.what.contains("scratch"),
+            "{}: {e}",
+            p.op.name
+        );
+        checked.insert(ch.plan.strategy.to_string());
+    }
+    // shared-memory plans of several kinds (stmatrix, ldmatrix, vectors)
+    assert!(checked.len() >= 4, "{checked:?}");
 }

@@ -106,6 +106,19 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
     // the conversion's key and the chosen plan's fingerprint, as `bench`
     // rows name them (NVIDIA targets: bench times no AMD helper)
     if let Some(o) = v.as_object_mut() {
+        // a warp group of a warp-specialized function: where the helper runs
+        if let Some(ws) = &p.op.warp_specialize {
+            o.insert(
+                "warp_group".into(),
+                json!({
+                    "region": ws.region,
+                    "warps": ws.warps,
+                    "first_warp": ws.first_warp,
+                    "barrier": ws.barrier,
+                    "op_line": ws.op_line,
+                }),
+            );
+        }
         if let Some(m) = &p.measured {
             o.insert(
                 "measured".into(),

@@ -172,11 +172,12 @@ pub struct WarpSpecialized {
     /// The CTA warp the region's warp 0 is: 0 for `default` and `outside`;
     /// for partition `k`, the op's `warpGroupStartIds[k]` where the TTGIR
     /// carries them, else what Triton 3.6's warp-group allocation gives
-    /// ([`warp_group_start_ids`]). `None` where the allocation is not known:
-    /// the partitions are not numbered 0..n in order, they are too many
-    /// for Triton's sort to keep ties in order, the attribute's values do
-    /// not parse, or a partition would start among the default group's
-    /// warps or end past the CTA's 32.
+    /// ([`warp_group_start_ids`]). `None` where the allocation is not known
+    /// ([`WarpSpecialized::first_warp_unknown`] says why: partitions not
+    /// numbered 0..n in order, too many for Triton's sort to keep ties in
+    /// order, start ids that do not parse or put a partition among the
+    /// default group's warps, past the CTA's 32 or on another partition's,
+    /// a module of warps not a multiple of 4).
     pub first_warp: Option<u32>,
     /// Why [`WarpSpecialized::first_warp`] is not known, where it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1330,12 +1331,12 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     // attributes give, and its partitions' (number, warps) in order
     let mut module_no = 0usize;
     let mut ws_ops: Vec<WsOp> = Vec::new();
-    // per read convert, the ws op it sits in a region of
     // functions that hold a ws op, by ordinal (two modules may reuse a
     // name), and the ordinal of each read convert's function
     let mut func_no = 0usize;
     let mut ws_funcs: std::collections::HashSet<usize> = Default::default();
     let mut op_func: Vec<usize> = Vec::new();
+    // per read convert, the ws op it sits in a region of
     let mut op_ws: Vec<Option<usize>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -1462,6 +1463,12 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     op.line
                 ));
             }
+            if op.num_warps % 4 != 0 {
+                return Err(format!(
+                    "Triton 3.6 warp-specializes only kernels whose ttg.num-warps is a multiple of 4, and this module's is {}",
+                    op.num_warps
+                ));
+            }
             let starts = match &op.start_ids {
                 Some(Some(ids)) if ids.len() >= op.partitions.len() => ids.clone(),
                 Some(_) => {
@@ -1488,18 +1495,32 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             };
             // every partition after the default group's warps and inside
             // the CTA's 32 warps (1024 threads)
-            match op.partitions.iter().zip(&starts).find(|(p, &s)| {
+            if let Some((p, s)) = op.partitions.iter().zip(&starts).find(|(p, &s)| {
                 s < op.num_warps || s.checked_add(p.1).is_none_or(|end| end > MAX_WARPS)
             }) {
-                Some((p, s)) => Err(format!(
+                return Err(format!(
                     "partition{} of its op (line {}) would run on warps {s} to {} of a CTA whose first {} are the default group's and which has at most {MAX_WARPS}",
                     p.0,
                     op.line,
                     s.saturating_add(p.1) - 1,
                     op.num_warps
-                )),
-                None => Ok(starts),
+                ));
             }
+            // and no two on the same warps
+            let mut spans: Vec<(u32, u32, u32)> = op
+                .partitions
+                .iter()
+                .zip(&starts)
+                .map(|(p, &s)| (s, s + p.1, p.0))
+                .collect();
+            spans.sort();
+            if let Some(w) = spans.windows(2).find(|w| w[0].1 > w[1].0) {
+                return Err(format!(
+                    "partition{} and partition{} of its op (line {}) would share warps (from warp {})",
+                    w[0].2, w[1].2, op.line, w[1].0
+                ));
+            }
+            Ok(starts)
         })
         .collect();
     for (op, w) in file.converts.iter_mut().zip(&op_ws) {

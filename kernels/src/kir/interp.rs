@@ -518,14 +518,26 @@ impl<'a> Machine<'a> {
                 if act.iter().any(|a| !a) {
                     return err("a barrier under a condition (some threads would not reach it)");
                 }
+                let first = self.setup.first_warp;
                 match scope {
+                    // a partition's warps run beside the default group's,
+                    // which never reach its `__syncthreads()`
+                    BarrierScope::Cta if first > 0 => {
+                        return err(format!(
+                            "`__syncthreads()` in a helper on CTA warps {first} onwards (a partition of a warp-specialized kernel): it waits for the other warp groups' warps"
+                        ))
+                    }
                     BarrierScope::Cta => self.phase += 1,
                     BarrierScope::Named { id, threads } => {
                         // the warp group is the CTA's warps the helper runs on:
-                        // a count that differs would hang or release early
-                        if *threads != self.tpc || *id > 15 {
+                        // a count that differs would hang or release early;
+                        // barrier 0 is the default group's (the CTA's first
+                        // warps), 1 starts the partitions, 2 to 15 are the
+                        // partitions' own
+                        let id_ok = if first == 0 { *id == 0 } else { (2..=15).contains(id) };
+                        if *threads != self.tpc || !id_ok {
                             return err(format!(
-                                "named barrier `bar.sync {id}, {threads}` for a helper of {} threads per CTA",
+                                "named barrier `bar.sync {id}, {threads}` for a helper of {} threads per CTA on CTA warps {first} onwards (the default group's is barrier 0; a partition's, 2 to 15)",
                                 self.tpc
                             ));
                         }

@@ -5,8 +5,9 @@ by Triton 3.6 for sm_90 on the CPU (no GPU), and the first warp Triton gives eac
 usage (from the repository root): python3 tests/data/warp_groups/gen.py
   writes tests/data/warp_groups/<kernel>.ttgir (the TTGIR `triton.compile` keeps, which does not
   carry the allocation) and start_ids.json: per file, per `ttg.warp_specialize` op (by the line
-  its op starts on), the `warpGroupStartIds` that Triton's own TritonGPUAllocateWarpGroups pass
-  (the first pass of its TTGIR -> LLVM pipeline, run here alone on the parsed file) sets.
+  its op starts on), the kernel's own partitions ("partitions") and the `warpGroupStartIds` that
+  Triton's own TritonGPUAllocateWarpGroups pass (the first pass of its TTGIR -> LLVM pipeline,
+  run here alone on the parsed file) sets ("start_ids": the padding partitions it adds last).
   `synth/tests/warp_groups.rs` checks warpforge's reading of each partition's first warp against
   them; `pipeline/tests/warp_specialize.rs` plans and proves the partitions' helpers.
 Needs triton==3.6.0 (Gluon). About 30 s on two cores."""
@@ -116,8 +117,9 @@ def ttgir(src, num_warps):
             return open(found[0]).read()
 
 
-def start_ids(path):
-    """{op line: warpGroupStartIds} from Triton's allocation pass on the parsed file."""
+def start_ids(path, partitions):
+    """{op line: {"partitions": n, "start_ids": warpGroupStartIds}} from Triton's allocation pass
+    on the parsed file; `partitions`: each op's own partition count, in op order."""
     ctx = ir.context()
     ir.load_dialects(ctx)
     nvidia.load_dialects(ctx)
@@ -129,8 +131,8 @@ def start_ids(path):
     pm.run(m, "allocate_warp_groups")
     ids = [[int(x) for x in a.split(",")] for a in re.findall(r"warpGroupStartIds = array<i32: ([0-9, ]+)>", str(m))]
     lines = [i + 1 for i, l in enumerate(open(path).read().splitlines()) if "ttg.warp_specialize(" in l]
-    assert len(ids) == len(lines), (path, ids, lines)
-    return {str(l): a for l, a in zip(lines, ids)}
+    assert len(ids) == len(lines) == len(partitions), (path, ids, lines, partitions)
+    return {str(l): {"partitions": n, "start_ids": a} for l, a, n in zip(lines, ids, partitions)}
 
 
 def main():
@@ -144,7 +146,9 @@ def main():
         path = os.path.join(HERE, f"{name}.ttgir")
         with open(path, "w") as f:
             f.write(ttgir(src, nw))
-        truth[f"{name}.ttgir"] = start_ids(path)
+        # ws_twice: two ops of two partitions each
+        ops = [2, 2] if fn is ws_twice else [len(warps)]
+        truth[f"{name}.ttgir"] = start_ids(path, ops)
         print(name, truth[f"{name}.ttgir"], flush=True)
     with open(os.path.join(HERE, "start_ids.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
