@@ -23,6 +23,21 @@ fn plan_data(name: &str, opts: &Options) -> PlannedInput {
     plan(&load_files(&[path], None).unwrap(), opts).unwrap()
 }
 
+/// Every `.ttgir` file of the repository's folder `rel`, planned together
+/// with the default options.
+fn plan_dir(rel: &str) -> PlannedInput {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ttgir"))
+        .collect();
+    files.sort();
+    plan(&load_files(&files, None).unwrap(), &Options::default()).unwrap()
+}
+
 /// The refused conversions of `planned`: name and reason.
 fn refusals(planned: &PlannedInput) -> Vec<(String, String)> {
     planned
@@ -240,14 +255,7 @@ fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
 fn the_partitions_of_gluon_kernels_are_served_and_proven() {
     // tests/data/warp_groups: Triton 3.6 Gluon kernels, each region
     // converting a tile across its own warps
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_groups");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ttgir"))
-        .collect();
-    files.sort();
-    let planned = plan(&load_files(&files, None).unwrap(), &Options::default()).unwrap();
+    let planned = plan_dir("tests/data/warp_groups");
     assert_eq!(refusals(&planned), []);
     let (mut partitions, mut misaligned) = (0, 0);
     for p in &planned.conversions {
@@ -441,14 +449,7 @@ fn a_helper_on_warps_that_are_not_a_multiple_of_its_own_counts_from_its_first() 
     // warps runs from warp `warps + 1` instead, on a partition's barrier:
     // its printed forms pass the proof there, and the same code run from
     // warp 0 (as the default group) fails it.
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/ttgir");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ttgir"))
-        .collect();
-    files.sort();
-    let planned = plan(&load_files(&files, None).unwrap(), &Options::default()).unwrap();
+    let planned = plan_dir("corpus/ttgir");
     let mut checked = std::collections::BTreeSet::new();
     for p in &planned.conversions {
         let across = barriers(&p.chosen.plan.stages)
