@@ -397,7 +397,7 @@ __device__ __forceinline__ void wf_attn_93_x4_inplace(V (&x)[16]) {
 #error "warpforge: two headers define wf_attn_93 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_104
-#define WARPFORGE_HELPER_wf_attn_104 0xbc72ed650864
+#define WARPFORGE_HELPER_wf_attn_104 0x01d8816e972d
 #if !defined(__HIP__)
 // target: sm_90 (ttg.target = "cuda:90"); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -439,7 +439,7 @@ __device__ __forceinline__ void wf_attn_93_x4_inplace(V (&x)[16]) {
 //   where out dims are: [dim0 (size 128), dim1 (size 64)]
 // plan: shuffle via shuffle/in-place/idx/words; m = 1 transposition(s) (r2 l0); lane permutation [l1 l0 l2 l3 l4]; 64 working registers; lifted to 32-bit words of 4 8-bit elements (packed register bits take no part in the transpositions)
 // plan for 32-bit elements: shuffle via shuffle/in-place/idx (64 shfl + 128 sel)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (64 shfl + 128 sel)
+// plan for 64-bit elements: shuffle via shuffle/in-place/idx (128 shfl + 256 sel)
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 16 shfl + 32 sel
 // 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_attn_104_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
@@ -1601,7 +1601,7 @@ __device__ __forceinline__ void wf_attn_104_x4_inplace(V (&x)[16]) {
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_attn_104 != 0xbc72ed650864
+#elif WARPFORGE_HELPER_wf_attn_104 != 0x01d8816e972d
 #error "warpforge: two headers define wf_attn_104 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_attn_116

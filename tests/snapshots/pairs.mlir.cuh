@@ -2312,7 +2312,7 @@ __device__ __forceinline__ void wf_cvt16_m1_39_x4_inplace(V (&x)[2]) {
 #error "warpforge: two headers define wf_cvt16_m1_39 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_44
-#define WARPFORGE_HELPER_wf_cvt16_m2_44 0xf6f178890006
+#define WARPFORGE_HELPER_wf_cvt16_m2_44 0x28250abdb9dc
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -2347,12 +2347,12 @@ __device__ __forceinline__ void wf_cvt16_m1_39_x4_inplace(V (&x)[2]) {
 // plan: shared via shared/v4+b32/swz-ld; shared layout (offset bit -> tensor index bits): [0x1, 0x2, 0x40, 0x80, 0x4, 0x48, 0x90, 0x20]; chunk 2 bit(s); __syncwarp (each warp reads only what it wrote); store st.shared.v4.b32 x2, load ld.shared.b32 x8
 // plan for 8-bit elements: shared via shared/v2+u8/swz-ld (6 prmt + 1 sts + 8 lds)
 // plan for 16-bit elements: shared via shared/x4.trans+v2/swz-ld (2 lds + 1 stsm)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (8 shfl + 48 sel)
+// plan for 64-bit elements: shared via shared/v4+v2/swz-st (4 sts + 8 lds)
 // stages: SmemStore -> Barrier -> SmemLoad -> RegRename
 // predicted cost per thread: 2 sts + 8 lds
 // element form's warpforge::words (which arrays move as natural 32-bit words): 8-bit (automatic = none), 16-bit (automatic = none); other widths ignore it
 // shared scratch 1024 bytes (256 elements), 1 round(s); per CTA 16 wavefronts, minimum 16, 0 bank conflicts; per warp 16 of at least 16
-// scratch by element width: 1-byte 256 bytes (1 round), 2-byte 512 bytes (1 round), 4-byte 1024 bytes (1 round), 8-byte none
+// scratch by element width: 1-byte 256 bytes (1 round), 2-byte 512 bytes (1 round), 4-byte 1024 bytes (1 round), 8-byte 2048 bytes (1 round)
 // predicted register peak per thread (32-bit elements): element form ~24 (8 of data); __launch_bounds__(32) allows 255
 // lower bound (32-bit elements): 8 shuffled 32-bit words per thread, or 4 shared-memory accesses per thread and 16 wavefronts per warp for a round trip
 template <typename T>
@@ -2539,74 +2539,54 @@ __device__ __forceinline__ void wf_cvt16_m2_44(const T (&src)[8], T (&dst)[8], v
     const unsigned warp = threadIdx.x >> 5;
     (void)lane;
     (void)warp;
-    const bool p4 = ((lane >> 2) & 1u) != 0u;
-    const T s1_0 = p4 ? src[4] : src[0];
-    const T s1_1 = p4 ? src[5] : src[1];
-    const T s1_2 = p4 ? src[6] : src[2];
-    const T s1_3 = p4 ? src[7] : src[3];
-    const T s1_4 = p4 ? src[0] : src[4];
-    const T s1_5 = p4 ? src[1] : src[5];
-    const T s1_6 = p4 ? src[2] : src[6];
-    const T s1_7 = p4 ? src[3] : src[7];
-    const bool p8 = ((lane >> 3) & 1u) != 0u;
-    const T s2_0 = p8 ? s1_1 : s1_0;
-    const T s2_1 = p8 ? s1_0 : s1_1;
-    const T s2_2 = p8 ? s1_3 : s1_2;
-    const T s2_3 = p8 ? s1_2 : s1_3;
-    const T s2_4 = p8 ? s1_5 : s1_4;
-    const T s2_5 = p8 ? s1_4 : s1_5;
-    const T s2_6 = p8 ? s1_7 : s1_6;
-    const T s2_7 = p8 ? s1_6 : s1_7;
-    const bool p2 = ((lane >> 1) & 1u) != 0u;
-    const T s3_0 = p2 ? s2_2 : s2_0;
-    const T s3_1 = p2 ? s2_3 : s2_1;
-    const T s3_2 = p2 ? s2_0 : s2_2;
-    const T s3_3 = p2 ? s2_1 : s2_3;
-    const T s3_4 = p2 ? s2_6 : s2_4;
-    const T s3_5 = p2 ? s2_7 : s2_5;
-    const T s3_6 = p2 ? s2_4 : s2_6;
-    const T s3_7 = p2 ? s2_5 : s2_7;
-    const unsigned sl4 = ((lane & 16u) >> 4) ^ ((lane & 8u) >> 2) ^ ((lane & 6u) << 1) ^ ((lane & 1u) << 4);
-    const T s4_0 = detail::shfl_idx(s3_0, sl4);
-    const T s4_1 = detail::shfl_idx(s3_1, sl4 ^ 8u);
-    const T s4_2 = detail::shfl_idx(s3_2, sl4 ^ 2u);
-    const T s4_3 = detail::shfl_idx(s3_3, sl4 ^ 10u);
-    const T s4_4 = detail::shfl_idx(s3_4, sl4 ^ 4u);
-    const T s4_5 = detail::shfl_idx(s3_5, sl4 ^ 12u);
-    const T s4_6 = detail::shfl_idx(s3_6, sl4 ^ 6u);
-    const T s4_7 = detail::shfl_idx(s3_7, sl4 ^ 14u);
-    const T s5_0 = p2 ? s4_4 : s4_0;
-    const T s5_1 = p2 ? s4_5 : s4_1;
-    const T s5_2 = p2 ? s4_6 : s4_2;
-    const T s5_3 = p2 ? s4_7 : s4_3;
-    const T s5_4 = p2 ? s4_0 : s4_4;
-    const T s5_5 = p2 ? s4_1 : s4_5;
-    const T s5_6 = p2 ? s4_2 : s4_6;
-    const T s5_7 = p2 ? s4_3 : s4_7;
-    const T s6_0 = p4 ? s5_1 : s5_0;
-    const T s6_1 = p4 ? s5_0 : s5_1;
-    const T s6_2 = p4 ? s5_3 : s5_2;
-    const T s6_3 = p4 ? s5_2 : s5_3;
-    const T s6_4 = p4 ? s5_5 : s5_4;
-    const T s6_5 = p4 ? s5_4 : s5_5;
-    const T s6_6 = p4 ? s5_7 : s5_6;
-    const T s6_7 = p4 ? s5_6 : s5_7;
-    const T s7_0 = p8 ? s6_2 : s6_0;
-    const T s7_1 = p8 ? s6_3 : s6_1;
-    const T s7_2 = p8 ? s6_0 : s6_2;
-    const T s7_3 = p8 ? s6_1 : s6_3;
-    const T s7_4 = p8 ? s6_6 : s6_4;
-    const T s7_5 = p8 ? s6_7 : s6_5;
-    const T s7_6 = p8 ? s6_4 : s6_6;
-    const T s7_7 = p8 ? s6_5 : s6_7;
-    dst[0] = s7_0;
-    dst[1] = s7_4;
-    dst[2] = s7_1;
-    dst[3] = s7_5;
-    dst[4] = s7_2;
-    dst[5] = s7_6;
-    dst[6] = s7_3;
-    dst[7] = s7_7;
+    const unsigned sb = detail::smem_u32(smem);
+    const unsigned o0 = ((lane & 7u) << 1) ^ ((lane & 8u) << 4) ^ ((0u - ((lane >> 4) & 1u)) & 18u);
+    const unsigned a0_0 = sb + o0 * 8u;
+    const unsigned a0_1 = sb + (o0 ^ 8u) * 8u;
+    const unsigned a0_2 = sb + (o0 ^ 4u) * 8u;
+    const unsigned a0_3 = sb + (o0 ^ 12u) * 8u;
+    detail::st_v4(a0_0, (unsigned)detail::to_u64(src[0]), (unsigned)(detail::to_u64(src[0]) >> 32), (unsigned)detail::to_u64(src[1]), (unsigned)(detail::to_u64(src[1]) >> 32));
+    detail::st_v4(a0_1 + 512u, (unsigned)detail::to_u64(src[2]), (unsigned)(detail::to_u64(src[2]) >> 32), (unsigned)detail::to_u64(src[3]), (unsigned)(detail::to_u64(src[3]) >> 32));
+    detail::st_v4(a0_2 + 256u, (unsigned)detail::to_u64(src[4]), (unsigned)(detail::to_u64(src[4]) >> 32), (unsigned)detail::to_u64(src[5]), (unsigned)(detail::to_u64(src[5]) >> 32));
+    detail::st_v4(a0_3 + 768u, (unsigned)detail::to_u64(src[6]), (unsigned)(detail::to_u64(src[6]) >> 32), (unsigned)detail::to_u64(src[7]), (unsigned)(detail::to_u64(src[7]) >> 32));
+    __syncwarp();
+    const unsigned o2 = ((lane & 16u) >> 3) ^ ((lane & 4u) >> 2) ^ ((0u - ((lane >> 0) & 1u)) & 18u) ^ ((0u - ((lane >> 1) & 1u)) & 36u) ^ ((0u - ((lane >> 3) & 1u)) & 72u);
+    const unsigned a2_0 = sb + o2 * 8u;
+    const unsigned a2_1 = sb + (o2 ^ 8u) * 8u;
+    const unsigned a2_2 = sb + (o2 ^ 4u) * 8u;
+    const unsigned a2_3 = sb + (o2 ^ 12u) * 8u;
+    unsigned w2_0_0, w2_0_1;
+    detail::ld_v2(a2_0, w2_0_0, w2_0_1);
+    const T s2_0_0 = detail::from_u64<T>(w2_0_0, w2_0_1);
+    unsigned w2_1_0, w2_1_1;
+    detail::ld_v2(a2_1, w2_1_0, w2_1_1);
+    const T s2_1_0 = detail::from_u64<T>(w2_1_0, w2_1_1);
+    unsigned w2_2_0, w2_2_1;
+    detail::ld_v2(a2_0 + 1024u, w2_2_0, w2_2_1);
+    const T s2_2_0 = detail::from_u64<T>(w2_2_0, w2_2_1);
+    unsigned w2_3_0, w2_3_1;
+    detail::ld_v2(a2_1 + 1024u, w2_3_0, w2_3_1);
+    const T s2_3_0 = detail::from_u64<T>(w2_3_0, w2_3_1);
+    unsigned w2_4_0, w2_4_1;
+    detail::ld_v2(a2_2, w2_4_0, w2_4_1);
+    const T s2_4_0 = detail::from_u64<T>(w2_4_0, w2_4_1);
+    unsigned w2_5_0, w2_5_1;
+    detail::ld_v2(a2_3, w2_5_0, w2_5_1);
+    const T s2_5_0 = detail::from_u64<T>(w2_5_0, w2_5_1);
+    unsigned w2_6_0, w2_6_1;
+    detail::ld_v2(a2_2 + 1024u, w2_6_0, w2_6_1);
+    const T s2_6_0 = detail::from_u64<T>(w2_6_0, w2_6_1);
+    unsigned w2_7_0, w2_7_1;
+    detail::ld_v2(a2_3 + 1024u, w2_7_0, w2_7_1);
+    const T s2_7_0 = detail::from_u64<T>(w2_7_0, w2_7_1);
+    dst[0] = s2_0_0;
+    dst[1] = s2_1_0;
+    dst[2] = s2_2_0;
+    dst[3] = s2_3_0;
+    dst[4] = s2_4_0;
+    dst[5] = s2_5_0;
+    dst[6] = s2_6_0;
+    dst[7] = s2_7_0;
   } else {
     static_assert(sizeof(T) == 0, "wf_cvt16_m2_44: planned for 1/2/4/8-byte elements only");
   }
@@ -2755,11 +2735,11 @@ __device__ __forceinline__ void wf_cvt16_m2_44_x4_inplace(V (&x)[2], void* smem)
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_cvt16_m2_44 != 0xf6f178890006
+#elif WARPFORGE_HELPER_wf_cvt16_m2_44 != 0x28250abdb9dc
 #error "warpforge: two headers define wf_cvt16_m2_44 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_cvt16_m2_i16_49
-#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xeb74d6d9128a
+#define WARPFORGE_HELPER_wf_cvt16_m2_i16_49 0xd29a4d0fe82b
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -2794,12 +2774,12 @@ __device__ __forceinline__ void wf_cvt16_m2_44_x4_inplace(V (&x)[2], void* smem)
 // plan: shared via shared/x4.trans+v2/swz-ld; shared layout (offset bit -> tensor index bits): [0x10, 0x20, 0x40, 0x80, 0x1, 0x2, 0x84, 0xa]; chunk 3 bit(s); __syncwarp (each warp reads only what it wrote); store stmatrix.x4.trans x1, load ld.shared.v2.b32 x2
 // plan for 8-bit elements: shared via shared/v2+u8/swz-ld (6 prmt + 1 sts + 8 lds)
 // plan for 32-bit elements: shared via shared/v4+b32/swz-ld (2 sts + 8 lds)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (8 shfl + 48 sel)
+// plan for 64-bit elements: shared via shared/v4+v2/swz-st (4 sts + 8 lds)
 // stages: SmemStore -> Barrier -> SmemLoad -> RegRename
 // predicted cost per thread: 2 lds + 1 stsm
 // element form's warpforge::words (which arrays move as natural 32-bit words): 8-bit (automatic = none), 16-bit (automatic = none); other widths ignore it
 // shared scratch 512 bytes (256 elements), 1 round(s); per CTA 8 wavefronts, minimum 8, 0 bank conflicts; per warp 8 of at least 8
-// scratch by element width: 1-byte 256 bytes (1 round), 2-byte 512 bytes (1 round), 4-byte 1024 bytes (1 round), 8-byte none
+// scratch by element width: 1-byte 256 bytes (1 round), 2-byte 512 bytes (1 round), 4-byte 1024 bytes (1 round), 8-byte 2048 bytes (1 round)
 // predicted register peak per thread (16-bit elements): element form ~24 (8 of data), packed form ~28 (4 of data); __launch_bounds__(32) allows 255
 // lower bound (16-bit elements): 8 shuffled 32-bit words per thread, or 2 shared-memory accesses per thread and 8 wavefronts per warp for a round trip
 template <typename T>
@@ -2986,74 +2966,54 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49(const T (&src)[8], T (&dst)[8
     const unsigned warp = threadIdx.x >> 5;
     (void)lane;
     (void)warp;
-    const bool p4 = ((lane >> 2) & 1u) != 0u;
-    const T s1_0 = p4 ? src[4] : src[0];
-    const T s1_1 = p4 ? src[5] : src[1];
-    const T s1_2 = p4 ? src[6] : src[2];
-    const T s1_3 = p4 ? src[7] : src[3];
-    const T s1_4 = p4 ? src[0] : src[4];
-    const T s1_5 = p4 ? src[1] : src[5];
-    const T s1_6 = p4 ? src[2] : src[6];
-    const T s1_7 = p4 ? src[3] : src[7];
-    const bool p8 = ((lane >> 3) & 1u) != 0u;
-    const T s2_0 = p8 ? s1_1 : s1_0;
-    const T s2_1 = p8 ? s1_0 : s1_1;
-    const T s2_2 = p8 ? s1_3 : s1_2;
-    const T s2_3 = p8 ? s1_2 : s1_3;
-    const T s2_4 = p8 ? s1_5 : s1_4;
-    const T s2_5 = p8 ? s1_4 : s1_5;
-    const T s2_6 = p8 ? s1_7 : s1_6;
-    const T s2_7 = p8 ? s1_6 : s1_7;
-    const bool p2 = ((lane >> 1) & 1u) != 0u;
-    const T s3_0 = p2 ? s2_2 : s2_0;
-    const T s3_1 = p2 ? s2_3 : s2_1;
-    const T s3_2 = p2 ? s2_0 : s2_2;
-    const T s3_3 = p2 ? s2_1 : s2_3;
-    const T s3_4 = p2 ? s2_6 : s2_4;
-    const T s3_5 = p2 ? s2_7 : s2_5;
-    const T s3_6 = p2 ? s2_4 : s2_6;
-    const T s3_7 = p2 ? s2_5 : s2_7;
-    const unsigned sl4 = ((lane & 16u) >> 4) ^ ((lane & 8u) >> 2) ^ ((lane & 6u) << 1) ^ ((lane & 1u) << 4);
-    const T s4_0 = detail::shfl_idx(s3_0, sl4);
-    const T s4_1 = detail::shfl_idx(s3_1, sl4 ^ 8u);
-    const T s4_2 = detail::shfl_idx(s3_2, sl4 ^ 2u);
-    const T s4_3 = detail::shfl_idx(s3_3, sl4 ^ 10u);
-    const T s4_4 = detail::shfl_idx(s3_4, sl4 ^ 4u);
-    const T s4_5 = detail::shfl_idx(s3_5, sl4 ^ 12u);
-    const T s4_6 = detail::shfl_idx(s3_6, sl4 ^ 6u);
-    const T s4_7 = detail::shfl_idx(s3_7, sl4 ^ 14u);
-    const T s5_0 = p2 ? s4_4 : s4_0;
-    const T s5_1 = p2 ? s4_5 : s4_1;
-    const T s5_2 = p2 ? s4_6 : s4_2;
-    const T s5_3 = p2 ? s4_7 : s4_3;
-    const T s5_4 = p2 ? s4_0 : s4_4;
-    const T s5_5 = p2 ? s4_1 : s4_5;
-    const T s5_6 = p2 ? s4_2 : s4_6;
-    const T s5_7 = p2 ? s4_3 : s4_7;
-    const T s6_0 = p4 ? s5_1 : s5_0;
-    const T s6_1 = p4 ? s5_0 : s5_1;
-    const T s6_2 = p4 ? s5_3 : s5_2;
-    const T s6_3 = p4 ? s5_2 : s5_3;
-    const T s6_4 = p4 ? s5_5 : s5_4;
-    const T s6_5 = p4 ? s5_4 : s5_5;
-    const T s6_6 = p4 ? s5_7 : s5_6;
-    const T s6_7 = p4 ? s5_6 : s5_7;
-    const T s7_0 = p8 ? s6_2 : s6_0;
-    const T s7_1 = p8 ? s6_3 : s6_1;
-    const T s7_2 = p8 ? s6_0 : s6_2;
-    const T s7_3 = p8 ? s6_1 : s6_3;
-    const T s7_4 = p8 ? s6_6 : s6_4;
-    const T s7_5 = p8 ? s6_7 : s6_5;
-    const T s7_6 = p8 ? s6_4 : s6_6;
-    const T s7_7 = p8 ? s6_5 : s6_7;
-    dst[0] = s7_0;
-    dst[1] = s7_4;
-    dst[2] = s7_1;
-    dst[3] = s7_5;
-    dst[4] = s7_2;
-    dst[5] = s7_6;
-    dst[6] = s7_3;
-    dst[7] = s7_7;
+    const unsigned sb = detail::smem_u32(smem);
+    const unsigned o0 = ((lane & 7u) << 1) ^ ((lane & 8u) << 4) ^ ((0u - ((lane >> 4) & 1u)) & 18u);
+    const unsigned a0_0 = sb + o0 * 8u;
+    const unsigned a0_1 = sb + (o0 ^ 8u) * 8u;
+    const unsigned a0_2 = sb + (o0 ^ 4u) * 8u;
+    const unsigned a0_3 = sb + (o0 ^ 12u) * 8u;
+    detail::st_v4(a0_0, (unsigned)detail::to_u64(src[0]), (unsigned)(detail::to_u64(src[0]) >> 32), (unsigned)detail::to_u64(src[1]), (unsigned)(detail::to_u64(src[1]) >> 32));
+    detail::st_v4(a0_1 + 512u, (unsigned)detail::to_u64(src[2]), (unsigned)(detail::to_u64(src[2]) >> 32), (unsigned)detail::to_u64(src[3]), (unsigned)(detail::to_u64(src[3]) >> 32));
+    detail::st_v4(a0_2 + 256u, (unsigned)detail::to_u64(src[4]), (unsigned)(detail::to_u64(src[4]) >> 32), (unsigned)detail::to_u64(src[5]), (unsigned)(detail::to_u64(src[5]) >> 32));
+    detail::st_v4(a0_3 + 768u, (unsigned)detail::to_u64(src[6]), (unsigned)(detail::to_u64(src[6]) >> 32), (unsigned)detail::to_u64(src[7]), (unsigned)(detail::to_u64(src[7]) >> 32));
+    __syncwarp();
+    const unsigned o2 = ((lane & 16u) >> 3) ^ ((lane & 4u) >> 2) ^ ((0u - ((lane >> 0) & 1u)) & 18u) ^ ((0u - ((lane >> 1) & 1u)) & 36u) ^ ((0u - ((lane >> 3) & 1u)) & 72u);
+    const unsigned a2_0 = sb + o2 * 8u;
+    const unsigned a2_1 = sb + (o2 ^ 8u) * 8u;
+    const unsigned a2_2 = sb + (o2 ^ 4u) * 8u;
+    const unsigned a2_3 = sb + (o2 ^ 12u) * 8u;
+    unsigned w2_0_0, w2_0_1;
+    detail::ld_v2(a2_0, w2_0_0, w2_0_1);
+    const T s2_0_0 = detail::from_u64<T>(w2_0_0, w2_0_1);
+    unsigned w2_1_0, w2_1_1;
+    detail::ld_v2(a2_1, w2_1_0, w2_1_1);
+    const T s2_1_0 = detail::from_u64<T>(w2_1_0, w2_1_1);
+    unsigned w2_2_0, w2_2_1;
+    detail::ld_v2(a2_0 + 1024u, w2_2_0, w2_2_1);
+    const T s2_2_0 = detail::from_u64<T>(w2_2_0, w2_2_1);
+    unsigned w2_3_0, w2_3_1;
+    detail::ld_v2(a2_1 + 1024u, w2_3_0, w2_3_1);
+    const T s2_3_0 = detail::from_u64<T>(w2_3_0, w2_3_1);
+    unsigned w2_4_0, w2_4_1;
+    detail::ld_v2(a2_2, w2_4_0, w2_4_1);
+    const T s2_4_0 = detail::from_u64<T>(w2_4_0, w2_4_1);
+    unsigned w2_5_0, w2_5_1;
+    detail::ld_v2(a2_3, w2_5_0, w2_5_1);
+    const T s2_5_0 = detail::from_u64<T>(w2_5_0, w2_5_1);
+    unsigned w2_6_0, w2_6_1;
+    detail::ld_v2(a2_2 + 1024u, w2_6_0, w2_6_1);
+    const T s2_6_0 = detail::from_u64<T>(w2_6_0, w2_6_1);
+    unsigned w2_7_0, w2_7_1;
+    detail::ld_v2(a2_3 + 1024u, w2_7_0, w2_7_1);
+    const T s2_7_0 = detail::from_u64<T>(w2_7_0, w2_7_1);
+    dst[0] = s2_0_0;
+    dst[1] = s2_1_0;
+    dst[2] = s2_2_0;
+    dst[3] = s2_3_0;
+    dst[4] = s2_4_0;
+    dst[5] = s2_5_0;
+    dst[6] = s2_6_0;
+    dst[7] = s2_7_0;
   } else {
     static_assert(sizeof(T) == 0, "wf_cvt16_m2_i16_49: planned for 1/2/4/8-byte elements only");
   }
@@ -3202,11 +3162,11 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_x4_inplace(V (&x)[2], void* s
   for (unsigned i = 0; i < 2u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xeb74d6d9128a
+#elif WARPFORGE_HELPER_wf_cvt16_m2_i16_49 != 0xd29a4d0fe82b
 #error "warpforge: two headers define wf_cvt16_m2_i16_49 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54
-#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0x3b5a0ffc8f07
+#define WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 0xede2e331235b
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -3239,7 +3199,7 @@ __device__ __forceinline__ void wf_cvt16_m2_i16_49_x4_inplace(V (&x)[2], void* s
 // plan: shuffle via shuffle/packed/idx; packed 8-bit shuffle: 4 elements per 32-bit word; 2 source word fetch(es), 2 of them shuffled (idx); each destination word from 2 fetched word(s) by prmt with lane-dependent selectors
 // plan for 16-bit elements: shuffle via shuffle/in-place/idx/words (2 shfl + 4 sel)
 // plan for 32-bit elements: shuffle via shuffle/in-place/idx (4 shfl + 8 sel)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (4 shfl + 8 sel)
+// plan for 64-bit elements: shuffle via shuffle/in-place/idx (8 shfl + 16 sel)
 // stages: Pack -> Shuffle -> BytePerm -> Unpack
 // predicted cost per thread: 2 shfl + 1 sel + 1 prmt
 // element form's warpforge::words (which arrays move as natural 32-bit words): 8-bit (automatic = none), 16-bit (automatic = none); other widths ignore it
@@ -3495,11 +3455,11 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x4_inplace(V (&x)[1]) {
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0x3b5a0ffc8f07
+#elif WARPFORGE_HELPER_wf_mma2_to_blocked_i8_54 != 0xede2e331235b
 #error "warpforge: two headers define wf_mma2_to_blocked_i8_54 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_fig3_60
-#define WARPFORGE_HELPER_wf_fig3_60 0xd338cd367e90
+#define WARPFORGE_HELPER_wf_fig3_60 0x72f202fde9e3
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -3530,7 +3490,7 @@ __device__ __forceinline__ void wf_mma2_to_blocked_i8_54_x4_inplace(V (&x)[1]) {
 // plan: shuffle via shuffle/packed/idx; packed 16-bit shuffle: 2 elements per 32-bit word; 2 source word fetch(es), 2 of them shuffled (idx); each destination word from 2 fetched word(s) by prmt with lane-dependent selectors
 // plan for 8-bit elements: shuffle via shuffle/in-place/idx (2 shfl + 4 sel)
 // plan for 32-bit elements: shuffle via shuffle/in-place/idx (2 shfl + 4 sel)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (2 shfl + 4 sel)
+// plan for 64-bit elements: shuffle via shuffle/in-place/idx (4 shfl + 8 sel)
 // stages: Pack -> Shuffle -> BytePerm -> Unpack
 // predicted cost per thread: 2 shfl + 1 sel + 1 prmt
 // element form's warpforge::words (which arrays move as natural 32-bit words): 16-bit (automatic = none); other widths ignore it
@@ -3652,11 +3612,11 @@ __device__ __forceinline__ void wf_fig3_60_x2_inplace(V (&x)[1]) {
   for (unsigned i = 0; i < 1u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_fig3_60 != 0xd338cd367e90
+#elif WARPFORGE_HELPER_wf_fig3_60 != 0x72f202fde9e3
 #error "warpforge: two headers define wf_fig3_60 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68
-#define WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 0x391a579c5865
+#define WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 0x8ce6b6bb0ed2
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -3698,7 +3658,7 @@ __device__ __forceinline__ void wf_fig3_60_x2_inplace(V (&x)[1]) {
 //   where out dims are: [dim0 (size 128), dim1 (size 64)]
 // plan: shuffle via shuffle/in-place/idx/words; m = 1 transposition(s) (r2 l0); lane permutation [l1 l0 l2 l3 l4]; 64 working registers; lifted to 32-bit words of 4 8-bit elements (packed register bits take no part in the transpositions)
 // plan for 32-bit elements: shuffle via shuffle/in-place/idx (64 shfl + 128 sel)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (64 shfl + 128 sel)
+// plan for 64-bit elements: shuffle via shuffle/in-place/idx (128 shfl + 256 sel)
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 16 shfl + 32 sel
 // 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_mma3_to_dot_fp8_68_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
@@ -4860,11 +4820,11 @@ __device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x4_inplace(V (&x)[16]) {
   for (unsigned i = 0; i < 16u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 != 0x391a579c5865
+#elif WARPFORGE_HELPER_wf_mma3_to_dot_fp8_68 != 0x8ce6b6bb0ed2
 #error "warpforge: two headers define wf_mma3_to_dot_fp8_68 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73
-#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 0xb87d585f1266
+#define WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 0x8b6e039e7ed1
 #if !defined(__HIP__)
 // target: sm_90 (the default sm_90 (no --sm, no ttg.target)); compiles for sm_90 and newer, an older architecture stops with #error
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -4902,7 +4862,7 @@ __device__ __forceinline__ void wf_mma3_to_dot_fp8_68_x4_inplace(V (&x)[16]) {
 //   where out dims are: [dim0 (size 64), dim1 (size 32)]
 // plan: shuffle via shuffle/in-place/idx/words; m = 1 transposition(s) (r2 l0); lane permutation [l1 l0 l2 l3 l4]; 16 working registers; lifted to 32-bit words of 4 8-bit elements (packed register bits take no part in the transpositions)
 // plan for 32-bit elements: shuffle via shuffle/in-place/idx (16 shfl + 32 sel)
-// plan for 64-bit elements: shuffle via shuffle/in-place/idx (16 shfl + 32 sel)
+// plan for 64-bit elements: shuffle via shuffle/in-place/idx (32 shfl + 64 sel)
 // stages: Pack -> Select -> Shuffle -> Select -> Unpack
 // predicted cost per thread: 4 shfl + 8 sel
 // 16-bit elements in this form: the arrays move as natural 32-bit words, two at a time by an 8-byte memcpy, through wf_mma2_acc_to_dot_a_i8_73_packed16 (the caller's per-element work on them folds into 32-bit operations): the packed form's words are the natural pairs; 0 prmt per thread reorder them to and from its word order
@@ -5308,7 +5268,7 @@ __device__ __forceinline__ void wf_mma2_acc_to_dot_a_i8_73_x4_inplace(V (&x)[4])
   for (unsigned i = 0; i < 4u; ++i) x[i] = y[i];
 }
 #endif  // !defined(__HIP__)
-#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 != 0xb87d585f1266
+#elif WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_i8_73 != 0x8b6e039e7ed1
 #error "warpforge: two headers define wf_mma2_acc_to_dot_a_i8_73 differently; emit one of them with another --prefix"
 #endif
 #ifndef WARPFORGE_HELPER_wf_mma2_acc_to_dot_a_f16_78

@@ -914,7 +914,8 @@ impl Plan {
     }
     /// Predicted cost per thread for elements of `bits` in the form
     /// [`Plan::packed_form`] recommends: [`super::pack::packed_cost`] or
-    /// [`Plan::cost`].
+    /// [`Plan::cost`], whose shuffles (and a shuffle plan's selects) count
+    /// twice for 64-bit elements (each moves as two 32-bit halves).
     pub fn cost_for_width(&self, bits: u32) -> Cost {
         self.width_form(bits).0
     }
@@ -936,7 +937,22 @@ impl Plan {
                 return (c, true);
             }
         }
-        (self.cost(), false)
+        let mut c = self.cost();
+        if bits == 64 {
+            // a 64-bit element shuffles as its two 32-bit halves and a
+            // shuffle plan's select of one is two `selp.b32`
+            // (`detail::shfl_bits`; SASS: two SHFL, two SEL), where
+            // shared-memory accesses already count the plan's own
+            // 64-bit-element vectors. The selects of shared-memory plans
+            // (split stores) are left as counted: counting them twice too
+            // moved choices among shared variants both ways in h2h
+            // (results/runs/2026-11-29-h200-i64-shuffle-cost-3018c7c)
+            c.shfl *= 2;
+            if self.kind == Kind::Shuffle {
+                c.sel *= 2;
+            }
+        }
+        (c, false)
     }
     /// Cluster barriers of the plan ([`Stage::ClusterBarrier`]).
     pub fn cluster_barriers(&self) -> u32 {
