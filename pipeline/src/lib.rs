@@ -659,8 +659,13 @@ fn plan_warp_specialized(
             } else {
                 format!("CTA warps {first} to {}", first + ws.warps - 1)
             };
+            let regs = ws.requested_registers.map_or(String::new(), |r| {
+                format!(
+                    "; Triton's allocation sets the partition's registers per thread from its op's `requestedRegisters`, {r} here (rounded up to 8, the most over its 4-warp group, by `setmaxnreg`, where the kernel's register budget allows), while the register figures below assume the group's warps alone"
+                )
+            });
             let note = format!(
-                "runs on {warps} ({place}, where Triton 3.6's warp-group allocation puts it): the layouts' warp index is `(threadIdx.x >> 5) - {first}`, as Triton's lowering counts it in the partition"
+                "runs on {warps} ({place}, where Triton 3.6's warp-group allocation puts it): the layouts' warp index is `(threadIdx.x >> 5) - {first}`, as Triton's lowering counts it in the partition{regs}"
             );
             for ch in std::iter::once(&mut r.1).chain(r.2.iter_mut().map(|(_, c)| c)) {
                 ch.plan.first_warp = first;

@@ -215,6 +215,7 @@ fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
         (ws.first_warp, ws.barrier, ws.op_line),
         (Some(4), Some(2), Some(12))
     );
+    assert_eq!(ws.requested_registers, Some(232));
     assert_eq!(p.chosen.plan.first_warp, 4);
     let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
     assert_eq!(
@@ -225,6 +226,8 @@ fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
         "const unsigned warp = (threadIdx.x >> 5) - 4u;",
         "asm volatile(\"bar.sync 2, 64;\" ::: \"memory\");",
         "runs on CTA warps 4 to 5",
+        // the registers Triton's allocation gives the partition
+        "from its op's `requestedRegisters`, 232 here",
     ] {
         assert!(emitted.code.contains(line), "{line}\n{}", emitted.code);
     }

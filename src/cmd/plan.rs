@@ -116,6 +116,7 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
                     "first_warp": ws.first_warp,
                     "barrier": ws.barrier,
                     "op_line": ws.op_line,
+                    "requested_registers": ws.requested_registers,
                 }),
             );
         }

@@ -190,6 +190,13 @@ pub struct WarpSpecialized {
     /// The line the `ttg.warp_specialize` op starts on (`None` for
     /// `outside`).
     pub op_line: Option<usize>,
+    /// Partition `k`'s entry of the op's `requestedRegisters`: the
+    /// registers per thread Triton gives its warp group (rounded up to 8,
+    /// the most over the partitions of one 4-warp group, by `setmaxnreg`;
+    /// `AllocateWarpGroups.cpp`). `None` for the default group and where
+    /// the op requests none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_registers: Option<u32>,
 }
 
 /// Triton's first warp of each partition of one `ttg.warp_specialize` op,
@@ -1200,6 +1207,7 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
             first_warp_unknown: None,
             barrier: Some(0),
             op_line: None,
+            requested_registers: None,
         });
     }
     let rest = l.strip_prefix("partition")?;
@@ -1214,6 +1222,7 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
         first_warp_unknown: None,
         barrier: n.parse::<u32>().ok().map(|k| k + 2).filter(|&b| b <= 15),
         op_line: None,
+        requested_registers: None,
     })
 }
 
@@ -1355,6 +1364,11 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 match ws_region(l, module.as_ref()) {
                     Some(mut r) if before == *at => {
                         r.op_line = ws_ops.last().map(|op| op.line);
+                        r.requested_registers = r
+                            .region
+                            .strip_prefix("partition")
+                            .and_then(|k| k.parse::<usize>().ok())
+                            .and_then(|k| ws_ops.last()?.requested.as_ref()?.get(k).copied());
                         if let (Some(op), Some(k)) = (
                             ws_ops.last_mut(),
                             r.region
@@ -1379,6 +1393,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 start_ids: l
                     .contains("warpGroupStartIds")
                     .then(|| i32_array(l, "warpGroupStartIds")),
+                requested: i32_array(l, "requestedRegisters"),
                 partitions: Vec::new(),
             });
         }
@@ -1443,6 +1458,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 first_warp_unknown: None,
                 barrier: Some(0),
                 op_line: None,
+                requested_registers: None,
             });
         }
     }
@@ -1556,6 +1572,9 @@ struct WsOp {
     start_ids: Option<Option<Vec<u32>>>,
     /// Its partitions' `(N of partitionN, num_warps)`, in the file's order.
     partitions: Vec<(u32, u32)>,
+    /// `requestedRegisters = array<i32: ...>` of its attributes, one per
+    /// partition, where it parses.
+    requested: Option<Vec<u32>>,
 }
 
 /// The values of `key = array<i32: a, b, ...>` in `l`, where it holds one
