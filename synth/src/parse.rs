@@ -199,6 +199,27 @@ pub struct WarpSpecialized {
     pub requested_registers: Option<u32>,
 }
 
+impl WarpSpecialized {
+    /// The default warp group's place (`default`, or `outside` the op):
+    /// the CTA's first `warps` warps, barrier 0.
+    fn default_group(region: &str, warps: u32) -> WarpSpecialized {
+        WarpSpecialized {
+            region: region.into(),
+            warps,
+            first_warp: Some(0),
+            first_warp_unknown: None,
+            barrier: Some(0),
+            op_line: None,
+            requested_registers: None,
+        }
+    }
+
+    /// `k` of a `partitionk` region; `None` for the default group.
+    pub fn partition(&self) -> Option<usize> {
+        self.region.strip_prefix("partition")?.parse().ok()
+    }
+}
+
 /// Triton's first warp of each partition of one `ttg.warp_specialize` op,
 /// in partition order (`warpGroupStartIds`), as its
 /// `TritonGPUAllocateWarpGroups` pass (Triton 3.6,
@@ -221,8 +242,7 @@ pub fn warp_group_start_ids(
 ) -> Option<Vec<u32>> {
     let total: u32 = partition_warps.iter().sum();
     let mut sizes = partition_warps.to_vec();
-    let mut pad =
-        max_partition_warps.div_ceil(4) * 4 - total.min(max_partition_warps.div_ceil(4) * 4);
+    let mut pad = (max_partition_warps.div_ceil(4) * 4).saturating_sub(total);
     while pad > 0 {
         // the largest power of two not above what is left
         let p = 1u32 << (31 - pad.leading_zeros());
@@ -1200,15 +1220,10 @@ fn brace_delta(raw: &str) -> i64 {
 /// any other line.
 fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
     if l.starts_with("default") && l.ends_with('{') {
-        return Some(WarpSpecialized {
-            region: "default".into(),
-            warps: module.and_then(|m| m.num_warps).unwrap_or(4),
-            first_warp: Some(0),
-            first_warp_unknown: None,
-            barrier: Some(0),
-            op_line: None,
-            requested_registers: None,
-        });
+        return Some(WarpSpecialized::default_group(
+            "default",
+            module.and_then(|m| m.num_warps).unwrap_or(4),
+        ));
     }
     let rest = l.strip_prefix("partition")?;
     let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
@@ -1363,20 +1378,12 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             if before <= *at && !l.is_empty() {
                 match ws_region(l, module.as_ref()) {
                     Some(mut r) if before == *at => {
-                        r.op_line = ws_ops.last().map(|op| op.line);
-                        r.requested_registers = r
-                            .region
-                            .strip_prefix("partition")
-                            .and_then(|k| k.parse::<usize>().ok())
-                            .and_then(|k| ws_ops.last()?.requested.as_ref()?.get(k).copied());
-                        if let (Some(op), Some(k)) = (
-                            ws_ops.last_mut(),
-                            r.region
-                                .strip_prefix("partition")
-                                .and_then(|k| k.parse().ok()),
-                        ) {
+                        if let (Some(op), Some(k)) = (ws_ops.last_mut(), r.partition()) {
+                            r.requested_registers =
+                                op.requested.as_ref().and_then(|q| q.get(k).copied());
                             op.partitions.push((k, r.warps));
                         }
+                        r.op_line = ws_ops.last().map(|op| op.line);
                         *region = Some(r)
                     }
                     _ => ws = None,
@@ -1451,15 +1458,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
     // default warp group too (the partitions' warps wait outside the op)
     for (op, f) in file.converts.iter_mut().zip(&op_func) {
         if op.warp_specialize.is_none() && ws_funcs.contains(f) {
-            op.warp_specialize = Some(WarpSpecialized {
-                region: "outside".into(),
-                warps: op.num_warps,
-                first_warp: Some(0),
-                first_warp_unknown: None,
-                barrier: Some(0),
-                op_line: None,
-                requested_registers: None,
-            });
+            op.warp_specialize = Some(WarpSpecialized::default_group("outside", op.num_warps));
         }
     }
     // each partition's first warp: the op's own start ids, else Triton's
@@ -1472,7 +1471,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 .partitions
                 .iter()
                 .enumerate()
-                .all(|(i, p)| p.0 == i as u32);
+                .all(|(i, p)| p.0 == i);
             if !numbered {
                 return Err(format!(
                     "the partitions of its op (line {}) are not numbered 0, 1, ... in order",
@@ -1523,7 +1522,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 ));
             }
             // and no two on the same warps
-            let mut spans: Vec<(u32, u32, u32)> = op
+            let mut spans: Vec<(u32, u32, usize)> = op
                 .partitions
                 .iter()
                 .zip(&starts)
@@ -1543,11 +1542,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
         let (Some(ws), Some(w)) = (op.warp_specialize.as_mut(), w) else {
             continue;
         };
-        if let Some(k) = ws
-            .region
-            .strip_prefix("partition")
-            .and_then(|k| k.parse::<usize>().ok())
-        {
+        if let Some(k) = ws.partition() {
             match &starts[*w] {
                 Ok(s) => ws.first_warp = s.get(k).copied(),
                 Err(why) => ws.first_warp_unknown = Some(why.clone()),
@@ -1571,7 +1566,7 @@ struct WsOp {
     /// where the attribute is there but its values do not parse.
     start_ids: Option<Option<Vec<u32>>>,
     /// Its partitions' `(N of partitionN, num_warps)`, in the file's order.
-    partitions: Vec<(u32, u32)>,
+    partitions: Vec<(usize, u32)>,
     /// `requestedRegisters = array<i32: ...>` of its attributes, one per
     /// partition, where it parses.
     requested: Option<Vec<u32>>,
