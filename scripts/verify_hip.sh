@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make test`'s AMD compile check: every AMD helper of the given files
-# (planned for its module's ttg.target = "hip:gfx942" / "hip:gfx950" /
-# "hip:gfx1100") compiled as HIP for its architecture with
+# (planned for its module's ttg.target, e.g. "hip:gfx942" / "hip:gfx90a" /
+# "hip:gfx1201") compiled as HIP for its architecture with
 # `warpforge verify --compile-only` (verify/src/hip.rs: every check kernel,
 # i8/f16/i32/i64, every form), the amdgcn read per kernel (ds_bpermute, LDS,
 # s_barrier, v_perm, VGPRs, scratch). The compiler is clang with the AMDGPU

@@ -61,7 +61,11 @@ fn serve_all(dir: &str, skip: &str) -> usize {
 /// [`serve_all`] of `files`; with `amd`, every served conversion must be
 /// planned for its module's AMD target.
 fn serve_files(files: &[PathBuf], amd: bool) -> usize {
-    let every = sample();
+    serve_every(files, amd, sample())
+}
+
+/// [`serve_files`] on every `every`-th conversion.
+fn serve_every(files: &[PathBuf], amd: bool, every: usize) -> usize {
     let mut loaded = load_files(files, None).unwrap();
     let mut refused: Vec<String> = loaded
         .refused
@@ -131,6 +135,28 @@ fn every_generated_real_kernel_conversion_is_served_and_proven() {
     // 2,911 NVIDIA conversions (sm_80, sm_90, sm_100), 26 kernel families:
     // 2,905 served, 6 refused over 1024 elements per thread
     assert!(n >= 2911 / sample(), "{n} checked");
+}
+
+/// Real Triton 3.6 kernels compiled for the AMD architectures beyond the
+/// AMD corpus's three (`tests/data/amd_archs/<arch>/`, from the run folder
+/// named in its README): CDNA2's MFMA version 2 on 64-lane waves and
+/// RDNA4's WMMA version 2 on 32-lane waves, among others. Every conversion
+/// served and proven on its module's architecture and wave.
+#[test]
+fn every_conversion_of_the_other_amd_architectures_is_served_and_proven() {
+    let dir = root().join("tests/data/amd_archs");
+    let files = ttgir_files(&dir);
+    // few enough to check whole in CI
+    let n = serve_every(&files, true, 1);
+    assert!(n >= 23, "{n} conversions");
+    let loaded = load_files(&files, None).unwrap();
+    assert!(loaded.refused.is_empty());
+    for (file, op) in &loaded.ops {
+        // each file sits in a folder named after its module's architecture
+        let arch = op.amd_arch().expect("an AMD module");
+        let folder = Path::new(file).parent().unwrap().file_name().unwrap();
+        assert_eq!(folder.to_str(), Some(arch.name()), "{file}");
+    }
 }
 
 #[test]

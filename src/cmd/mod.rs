@@ -166,8 +166,9 @@ pub(crate) struct Source {
     /// only on the conversions it names (`func:line`, or a function name).
     #[arg(long)]
     pub name: Option<String>,
-    /// AMD target of the --src/--dst conversion: gfx942 or gfx950 (64-lane
-    /// waves) or gfx1100 (32-lane waves), as a TTGIR module's ttg.target =
+    /// AMD target of the --src/--dst conversion: CDNA gfx908, gfx90a, gfx942 or
+    /// gfx950 (64-lane waves) or RDNA gfx1100-gfx1103, gfx1150, gfx1151,
+    /// gfx1200 or gfx1201 (32-lane waves), as a TTGIR module's ttg.target =
     /// "hip:gfx942" says for --ttgir: its layouts on that wave, a HIP helper
     /// [default: NVIDIA, 32-lane warps, the target of --sm].
     #[arg(long, value_parser = parse_amd_target)]

@@ -364,7 +364,8 @@ fn module_refusal(m: &Module) -> Option<String> {
         }
         if !t.starts_with("cuda:") {
             return Some(format!(
-                "target `{t}`: warpforge plans NVIDIA (`cuda:NN`) and AMD (`hip:gfx942`, `hip:gfx950`, `hip:gfx1100`) conversions only"
+                "target `{t}`: warpforge plans NVIDIA (`cuda:NN`) and AMD ({}) conversions only",
+                AmdArch::ALL.map(|a| format!("`hip:{a}`")).join(", ")
             ));
         }
     }
@@ -2047,7 +2048,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
             "#b = {B}\nmodule attributes {{\"ttg.num-warps\" = 1 : i32, ttg.target = \"cuda:80\"}} {{\n  tt.func @f() {{\n    {good}\n    {bad}\n    {good}\n  }}\n}}\n{}{}{}{}",
             module(", \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx942\"", "g"),
             module(", \"ttg.threads-per-warp\" = 32 : i32, ttg.target = \"hip:gfx942\"", "h"),
-            module(", \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx90a\"", "i"),
+            module(", \"ttg.threads-per-warp\" = 64 : i32, ttg.target = \"hip:gfx906\"", "i"),
             module(", \"ttg.threads-per-warp\" = 64 : i32", "j"),
         );
         let f = parse_ttgir(&t).unwrap();
@@ -2081,7 +2082,9 @@ module attributes {"ttg.num-warps" = 4 : i32} {
         assert!(failed[1].1.contains("= 32 on `hip:gfx942`") && failed[1].1.contains("64 lanes"));
         assert_eq!(failed[2].0, "i:21");
         assert!(
-            failed[2].1.contains("AMD target `hip:gfx90a`") && failed[2].1.contains("hip:gfx942")
+            failed[2].1.contains("AMD target `hip:gfx906`")
+                && failed[2].1.contains("hip:gfx942")
+                && failed[2].1.contains("hip:gfx90a")
         );
         assert_eq!(failed[3].0, "j:26");
         assert!(failed[3].1.contains("= 64") && failed[3].1.contains("without a `ttg.target`"));

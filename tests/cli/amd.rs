@@ -184,11 +184,14 @@ fn a_pair_takes_an_amd_target() {
         "{}",
         stderr(&o)
     );
-    let o = run(&args("gfx90a"));
+    let o = run(&args("gfx1250"));
     assert_eq!(o.status.code(), Some(2), "a usage error");
     let e = stderr(&o);
     assert!(
-        e.contains("`gfx90a`") && e.contains("gfx942") && e.contains("--sm"),
+        e.contains("`gfx1250`")
+            && e.contains("gfx942")
+            && e.contains("gfx90a")
+            && e.contains("--sm"),
         "{e}"
     );
     // without --target, the AMD layout is refused on NVIDIA's 32 lanes, by name
