@@ -725,7 +725,7 @@ fn vector_form(ident: &str, bits: u32, plan: &synth::plan::Plan, smem: bool) -> 
 /// spill; `None` otherwise.
 fn over_limit(plan: &synth::plan::Plan, own_bits: u32, threads: u32) -> Option<OverLimit> {
     let e = synth::plan::element_form_peak(plan, own_bits, threads).peak;
-    let limit = synth::plan::register_limit(threads);
+    let limit = plan.register_limit(threads);
     (e > limit).then_some(OverLimit::Peak {
         bits: own_bits,
         peak: e,
@@ -946,7 +946,12 @@ fn words_line(choices: &[(u32, &str)], over_limit: Option<OverLimit>) -> String 
             threads,
         }) => {
             s += &format!(
-                ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} that __launch_bounds__({threads}) allows: {NAME}"
+                ". With automatic the {bits}-bit element form is predicted at ~{peak} registers, over the {limit} {}: {NAME}",
+                if limit < synth::plan::register_limit(threads) {
+                    "the partition's `setmaxnreg` budget allows".to_string()
+                } else {
+                    format!("that __launch_bounds__({threads}) allows")
+                }
             );
         }
         None => {}
@@ -995,7 +1000,7 @@ fn register_line(
 ) -> String {
     use synth::plan::{peak_registers, peak_registers_held, register_limit, resident_ctas_by_form};
     let threads = plan.lanes * warps;
-    let limit = register_limit(threads);
+    let limit = plan.register_limit(threads);
     let e = peak_registers_held(plan, bits, held);
     // what one register per element would have left is said where words
     // were taken for it (both arrays as words: 8-bit data, 16-bit data
@@ -1032,7 +1037,14 @@ fn register_line(
             }
         }
     }
-    s += &format!("; __launch_bounds__({threads}) allows {limit}{occupancy}");
+    if limit < register_limit(threads) {
+        s += &format!(
+            "; the partition's `setmaxnreg` budget allows {limit} (__launch_bounds__({threads}) {}){occupancy}",
+            register_limit(threads)
+        );
+    } else {
+        s += &format!("; __launch_bounds__({threads}) allows {limit}{occupancy}");
+    }
     let data = if bits < 32 && plan.packed_form(bits) {
         peak_registers(plan, bits, true).data
     } else {
@@ -1040,7 +1052,7 @@ fn register_line(
     };
     if data > limit {
         s += &format!(
-            "; PREDICTED SPILL: the data alone ({data} registers) is over the {limit} a thread of this CTA can hold, so ptxas will spill to local memory (as it does for Triton's own lowering of this tile)"
+            "; PREDICTED SPILL: the data alone ({data} registers) is over the {limit} a thread can hold here, so ptxas will spill to local memory (as it does for Triton's own lowering of this tile)"
         );
     }
     s

@@ -642,8 +642,16 @@ fn plan_warp_specialized(
                 opts.strategy.name()
             );
         }
+        // a partition's plans are ranked under the registers Triton's
+        // allocation gives its warps (`setmaxnreg`, in steps of 8), where
+        // that is below the launch bounds' and --max-registers' limits
+        let budget = ws.requested_registers.map(|r| r.div_ceil(8) * 8);
         let named = SharedOptions {
             named_barrier: Some(barrier),
+            max_registers: match (shared.max_registers, budget) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             ..*shared
         };
         let mut r = plan_op(op, opts, &named, memo).and_then(|r| check_registers(op, r, opts))?;
@@ -661,7 +669,8 @@ fn plan_warp_specialized(
             };
             let regs = ws.requested_registers.map_or(String::new(), |r| {
                 format!(
-                    "; Triton's allocation sets the partition's registers per thread from its op's `requestedRegisters`, {r} here (rounded up to 8, the most over its 4-warp group, by `setmaxnreg`, where the kernel's register budget allows), while the register figures below assume the group's warps alone"
+                    "; Triton's allocation sets the partition's registers per thread from its op's `requestedRegisters`, {r} here (rounded up to 8, the most over its 4-warp group, by `setmaxnreg`, where the kernel's register budget allows): its plans are ranked under {} registers",
+                    r.div_ceil(8) * 8
                 )
             });
             let note = format!(
@@ -669,6 +678,7 @@ fn plan_warp_specialized(
             );
             for ch in std::iter::once(&mut r.1).chain(r.2.iter_mut().map(|(_, c)| c)) {
                 ch.plan.first_warp = first;
+                ch.plan.register_budget = budget;
                 ch.plan.notes.push(note.clone());
             }
         }

@@ -66,6 +66,7 @@ pub fn conversion_key(conv: &Conversion, bits: u32, sm: u32) -> String {
 pub fn plan_fingerprint(plan: &Plan) -> Result<String> {
     let mut plan = plan.clone();
     plan.first_warp = 0;
+    plan.register_budget = None;
     for st in &mut plan.stages {
         if let synth::plan::Stage::Barrier { scope } = st {
             if matches!(scope, synth::plan::BarrierScope::Named { .. }) {

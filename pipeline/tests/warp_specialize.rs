@@ -495,3 +495,54 @@ fn a_helper_on_warps_that_are_not_a_multiple_of_its_own_counts_from_its_first() 
     // shared-memory plans of several kinds (stmatrix, ldmatrix, vectors)
     assert!(checked.len() >= 4, "{checked:?}");
 }
+
+#[test]
+fn a_partitions_plans_are_ranked_under_its_register_budget() {
+    // partition0 of warp_specialize.ttgir with requestedRegisters 44:
+    // Triton's `setmaxnreg` gives its warps 48 registers (44 rounded up to
+    // 8), below the 255 its launch bounds allow
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_specialize.ttgir");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = |requested: u32| {
+        let t = text.replace(
+            "requestedRegisters = array<i32: 232>",
+            &format!("requestedRegisters = array<i32: {requested}>"),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("ws.ttgir");
+        std::fs::write(&f, t).unwrap();
+        let planned = plan(&load_files(&[f], None).unwrap(), &Options::default()).unwrap();
+        let p = planned
+            .conversions
+            .into_iter()
+            .find(|p| p.op.name == "ws:20")
+            .unwrap();
+        let emitted = kernels::emit_helper(&p.conv, &p.chosen).unwrap();
+        (p, emitted)
+    };
+    let (small, code) = at(44);
+    assert_eq!(small.chosen.plan.register_budget, Some(48));
+    assert_eq!(small.chosen.plan.register_limit(64), 48);
+    // ranked under 48: its 64 registers of data alone are over, so its
+    // score carries the spill term, and the header says so rather than
+    // the 255 of the launch bounds
+    assert!(synth::plan::peak_registers(&small.chosen.plan, 32, false).peak > 48);
+    for line in [
+        "its plans are ranked under 48 registers",
+        "the partition's `setmaxnreg` budget allows 48 (__launch_bounds__(64) 255)",
+        "PREDICTED SPILL: the data alone (64 registers) is over the 48",
+    ] {
+        assert!(code.code.contains(line), "{line}\n{}", code.code);
+    }
+    kernels::prove(&code, &small.chosen.analysis).unwrap();
+    // 232 leaves the same plan within its budget
+    let (large, code) = at(232);
+    assert_eq!(large.chosen.plan.register_budget, Some(232));
+    assert!(small.chosen.score > large.chosen.score);
+    assert!(!code.code.contains("PREDICTED SPILL"));
+    assert_eq!(
+        pipeline::measured::plan_fingerprint(&small.chosen.plan).unwrap(),
+        pipeline::measured::plan_fingerprint(&large.chosen.plan).unwrap()
+    );
+}

@@ -9,7 +9,7 @@ use clap::Args;
 use pipeline::{Planned, Record};
 use serde_json::json;
 use std::io::Write;
-use synth::plan::{element_form_peak, peak_registers, register_limit};
+use synth::plan::{element_form_peak, peak_registers};
 use synth::search::{plan_width, Chosen, Weights, WIDTHS};
 
 #[derive(Args)]
@@ -77,7 +77,7 @@ fn plan_json(p: &Planned, w: &Weights, helper: Option<&str>) -> serde_json::Valu
     let bits = plan_width(&p.conv);
     let lb = synth::plan::lower_bound(&ch.analysis, bits, &target_weights(w, p));
     let (preferred, _) = pipeline::preferred_peak(&p.conv, ch);
-    let limit = register_limit(32 * p.op.num_warps);
+    let limit = ch.plan.register_limit(32 * p.op.num_warps);
     let mut v = json!({
         "file": p.file, "name": p.op.name, "line": p.op.line, "status": "served", "helper": helper,
         "target": p.target.name(), "target_from": p.target.from,

@@ -459,6 +459,7 @@ fn build_store(an: &Analysis, width: u32) -> Option<Plan> {
         pack: None,
         lanes: 32,
         first_warp: 0,
+        register_budget: None,
     };
     plan.notes = notes(an, &plan, width, "stored into other CTAs");
     plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote stores go to the peer's copy of that address (mapa)".to_string());
@@ -583,6 +584,7 @@ fn build_load(an: &Analysis, width: u32) -> Option<Plan> {
         pack: None,
         lanes: 32,
         first_warp: 0,
+        register_budget: None,
     };
     plan.notes = notes(an, &plan, width, "loaded from other CTAs");
     plan.notes.push("smem must be the same shared-memory address in every CTA of the cluster (the same allocation of the same kernel): remote loads read the peer's copy of that address (mapa); the final cluster barrier orders every read before any thread returns, so the scratch is free afterwards".to_string());

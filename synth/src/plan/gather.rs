@@ -348,6 +348,7 @@ fn gather_plan(an: &Analysis, bits: u32) -> Option<Plan> {
         pack: Some((bits, ps, pd)),
         lanes: 1 << an.src.hw.lane,
         first_warp: 0,
+        register_budget: None,
     })
 }
 

@@ -811,6 +811,16 @@ pub struct Plan {
     /// planning (no plan depends on it); serialized only when nonzero.
     #[serde(skip_serializing_if = "is_zero")]
     pub first_warp: u32,
+    /// Registers per thread of the warp group that runs it, where the
+    /// group has a budget of its own: a warp-specialized partition's
+    /// `setmaxnreg` value, Triton's `requestedRegisters` entry rounded up
+    /// to 8 (`AllocateWarpGroups.cpp`,
+    /// `synth::parse::WarpSpecialized::requested_registers`). The plan was
+    /// ranked under it, and the header's register line names it
+    /// ([`Plan::register_limit`]). Set after planning; `None` elsewhere
+    /// and serialized only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub register_budget: Option<u32>,
 }
 
 /// How many store/barrier/load rounds a plan uses its shared-memory scratch
@@ -858,6 +868,14 @@ impl Serialize for Rounds {
 }
 
 impl Plan {
+    /// Registers per thread it may use when run by CTAs of `threads`
+    /// threads: the launch bounds' limit ([`super::register_limit`]), or
+    /// its warp group's budget ([`Plan::register_budget`]) where lower.
+    pub fn register_limit(&self, threads: u32) -> u32 {
+        let limit = super::register_limit(threads);
+        self.register_budget.map_or(limit, |b| b.min(limit))
+    }
+
     /// The named barrier ([`BarrierScope::Named`]) the plan synchronises
     /// its warps with, as `(id, threads)`; `None` where it has none.
     pub fn named_barrier(&self) -> Option<(u32, u32)> {

@@ -243,5 +243,6 @@ pub fn lift(an: &Analysis, plan: &Plan, bits: u32) -> Option<Plan> {
         pack: Some((bits, ps, pd)),
         lanes: 1 << an.src.hw.lane,
         first_warp: 0,
+        register_budget: None,
     })
 }

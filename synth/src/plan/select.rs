@@ -144,5 +144,6 @@ pub fn select_plan(an: &Analysis) -> Option<Plan> {
         pack: None,
         lanes: 1 << an.src.hw.lane,
         first_warp: 0,
+        register_budget: None,
     })
 }

@@ -310,6 +310,7 @@ impl ShuffleCtx<'_> {
             pack: None,
             lanes: 1 << self.an.src.hw.lane,
             first_warp: 0,
+            register_budget: None,
         }
     }
 
@@ -390,6 +391,7 @@ impl ShuffleCtx<'_> {
             pack: None,
             lanes: 1 << self.an.src.hw.lane,
             first_warp: 0,
+            register_budget: None,
         }
     }
 

@@ -869,6 +869,7 @@ fn assemble(
         pack: None,
         lanes: 1 << an.src.hw.lane,
         first_warp: 0,
+        register_budget: None,
     })
 }
 
