@@ -373,12 +373,14 @@ pub fn build_cases(
                     synth::plan::element_form_peak(&cand.plan, bits, 32 * c.num_warps)
                 };
                 let peak = rp.peak;
-                let features = if packed {
+                // the width form's counts (a 64-bit shuffle and a shuffle
+                // plan's select of one count as two), as the search ranks
+                let features = if packed || bits == 64 {
                     Features::for_width(&cand.plan, bits)
                 } else {
                     Features::of(&cand.plan)
                 }
-                .with_spill_of(cand.plan.kind, bits, rp, register_cap(c, &sopt))
+                .with_spill_of(cand.plan.kind, rp, register_cap(c, &sopt))
                 .with_latency(&cand.plan, c.num_warps);
                 cands.push(CandidateCase {
                     strategy: cand.plan.strategy,

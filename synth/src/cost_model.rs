@@ -254,30 +254,28 @@ impl Features {
     /// launch bounds' limit or a lower cap), when positive, times the
     /// passes over the data ([`Features::spill_passes`]).
     pub fn with_spill(self, p: &Plan, bits: u32, packed: bool, limit: u32) -> Features {
-        self.with_spill_of(
-            p.kind,
-            bits,
-            crate::plan::peak_registers(p, bits, packed),
-            limit,
-        )
+        self.with_spill_of(p.kind, crate::plan::peak_registers(p, bits, packed), limit)
     }
     /// These features with [`Features::spill`] set to a predicted register
     /// peak (`peak.peak`, 32-bit registers per thread, of which `peak.data`
     /// hold data) less `limit`, when positive, times the passes a plan of
-    /// family `kind` makes over its data ([`Features::spill_passes`]) for
-    /// `bits`-bit elements in the form whose instruction counts these
-    /// features hold.
+    /// family `kind` makes over its data ([`Features::spill_passes`]) in
+    /// the form whose instruction counts these features hold: the plan's
+    /// width form ([`crate::plan::Plan::width_form`],
+    /// [`Features::for_width`]), whose counts are per 32-bit register at
+    /// every width (a 64-bit element's shuffle, and a shuffle plan's select
+    /// of one, count as two).
     pub fn with_spill_of(
         mut self,
         kind: Kind,
-        bits: u32,
         peak: crate::plan::RegisterPeak,
         limit: u32,
     ) -> Features {
         let excess = peak.peak.saturating_sub(limit);
-        // the counts are per plan register: one per 32-bit register, but
-        // one per 64-bit element (two 32-bit registers)
-        let regs = peak.data / bits.div_ceil(32).max(1);
+        // the width form's counts are per 32-bit register (a 64-bit
+        // shuffle plan's shuffles and selects count per half), so the
+        // passes are over the 32-bit data registers at every width
+        let regs = peak.data;
         self.spill = if excess == 0 {
             0.0
         } else {
@@ -287,7 +285,7 @@ impl Features {
     }
     /// How many times a plan of `kind` with these instruction counts reads
     /// and rewrites its `regs` data registers per thread (the registers the
-    /// counts are per: 32-bit words, or 64-bit elements), each pass
+    /// counts are per: 32-bit words, as the width form counts), each pass
     /// reloading what ptxas spilled: a shuffle plan ([`Kind::Shuffle`]) one
     /// pass for the caller's arrays and one per select, shuffle or byte
     /// permute of each register (`1 + (shfl + sel + prmt) / regs`); every
@@ -786,23 +784,23 @@ mod tests {
         assert_eq!(f.spill_passes(Kind::Shuffle, 256), 4.0);
         assert_eq!(f.spill_passes(Kind::Shared, 256), 1.0);
         assert_eq!(f.spill_passes(Kind::Shuffle, 0), 1.0);
-        // 64-bit elements: the counts are per element, two 32-bit
-        // registers each, so 256 elements over 512 registers make the same
-        // four passes
+        // the width form counts per 32-bit register at every width (a
+        // 64-bit shuffle or select as two), so the same counts over the
+        // same 512 data registers make the same passes at 32 and 64 bits:
+        // 768 counted instructions over 512 registers, 2.5 passes
         let peak = crate::plan::RegisterPeak {
             data: 512,
             peak: 532,
         };
-        let spill = |kind, bits| f.with_spill_of(kind, bits, peak, 255).spill;
-        assert_eq!(spill(Kind::Shuffle, 64), 277.0 * 4.0);
-        assert_eq!(spill(Kind::Shuffle, 32), 277.0 * 2.5);
-        assert_eq!(spill(Kind::Shared, 64), 277.0);
+        let spill = |kind| f.with_spill_of(kind, peak, 255).spill;
+        assert_eq!(spill(Kind::Shuffle), 277.0 * 2.5);
+        assert_eq!(spill(Kind::Shared), 277.0);
         // within the limit: no spill, whatever the passes
         let fits = crate::plan::RegisterPeak {
             data: 128,
             peak: 148,
         };
-        assert_eq!(f.with_spill_of(Kind::Shuffle, 32, fits, 255).spill, 0.0);
+        assert_eq!(f.with_spill_of(Kind::Shuffle, fits, 255).spill, 0.0);
     }
 
     #[test]

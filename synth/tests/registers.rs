@@ -38,9 +38,10 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
             false,
             register_limit(128),
         );
-        // a shuffle plan's excess counts once per pass over its data
-        // (the counts are per element: one 64-bit element, two registers)
-        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data / 2);
+        // a shuffle plan's excess counts once per pass over its data (the
+        // width form's counts are per 32-bit register: a 64-bit shuffle
+        // and select count as two)
+        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data);
         assert_eq!(f.spill, (peak - 255) as f64 * passes);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);
