@@ -304,13 +304,17 @@ fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) 
                 .collect();
             let all: Vec<&verify::HipKernel> =
                 r.kernels.iter().filter(|k| k.helper == ident).collect();
-            // a spill fails the helper unless its data alone (source words
-            // of the kernel's element type) fills the VGPRs a workgroup of
-            // its threads leaves each lane
+            // a spill fails the helper unless its data alone fills the
+            // VGPRs a workgroup of its threads leaves each lane: the larger
+            // of its source and destination arrays (one of them is live at
+            // every point of any helper), in VGPRs of the kernel's element
+            // type (a destination with broadcast copies holds each copy)
             let threads = p.chosen.plan.lanes * p.conv.num_warps;
             let budget = r.arch.vgpr_budget(threads);
-            let data_vgprs =
-                |k: &verify::HipKernel| p.chosen.analysis.src_regs() * k.dtype.bits().div_ceil(32);
+            let an = &p.chosen.analysis;
+            let data_vgprs = |k: &verify::HipKernel| {
+                an.src_regs().max(an.dst_regs()) * k.dtype.bits().div_ceil(32)
+            };
             let spilled: Vec<&str> = ks
                 .iter()
                 .filter(|k| k.scratch_bytes > 0 && data_vgprs(k) < budget)
