@@ -176,9 +176,12 @@ pub(crate) struct Source {
 }
 
 /// `--target`: an AMD architecture warpforge plans for (`gfx942`, or
-/// `hip:gfx942` as `ttg.target` writes it).
+/// `hip:gfx942` as `ttg.target` writes it, or with the feature flags
+/// `rocminfo` and HIP's `gcnArchName` append, `gfx90a:sramecc+:xnack-`,
+/// which Triton's driver drops too).
 pub(crate) fn parse_amd_target(s: &str) -> Result<synth::target::AmdArch, String> {
     let name = s.trim().strip_prefix("hip:").unwrap_or(s.trim());
+    let name = name.split(':').next().unwrap_or(name);
     synth::target::AmdArch::parse(name).ok_or_else(|| {
         format!(
             "`{s}`: --target names an AMD architecture warpforge plans for: {} (NVIDIA targets: --sm)",
