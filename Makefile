@@ -82,17 +82,20 @@ corpus-real:
 	python3 corpus/generate/extract.py corpus/real
 
 # tests/data/triton_bases/real_bases.jsonl again: Triton 3.6's own bases of every encoding that
-# corpus/real and the three fresh kernel sets under results/runs convert (needs triton==3.6.0, no GPU).
+# corpus/real, the three fresh kernel sets under results/runs and the third set's kernels compiled for the
+# other AMD architectures convert (needs triton==3.6.0, no GPU).
 FRESH_TTGIR = results/runs/2026-11-28-h200-fresh-kernels-aafb245/gen/ttgir.tar.xz \
 	results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/gen/ttgir.tar.xz \
-	results/runs/2026-11-29-cpu-fresh-kernels-3-c8e9a0f/gen/ttgir.tar.xz
+	results/runs/2026-11-29-cpu-fresh-kernels-3-c8e9a0f/gen/ttgir.tar.xz \
+	results/runs/2026-11-29-cpu-amd-architectures-8674161/gen/ttgir.tar.xz
 triton-bases-real:
-	@rm -rf $(OUT)/fresh && mkdir -p $(OUT)/fresh/1 $(OUT)/fresh/2 $(OUT)/fresh/3
+	@rm -rf $(OUT)/fresh && mkdir -p $(OUT)/fresh/1 $(OUT)/fresh/2 $(OUT)/fresh/3 $(OUT)/fresh/4
 	tar -xJf $(word 1,$(FRESH_TTGIR)) -C $(OUT)/fresh/1
 	tar -xJf $(word 2,$(FRESH_TTGIR)) -C $(OUT)/fresh/2
 	tar -xJf $(word 3,$(FRESH_TTGIR)) -C $(OUT)/fresh/3
+	tar -xJf $(word 4,$(FRESH_TTGIR)) -C $(OUT)/fresh/4
 	python3 tests/data/triton_bases/gen_real_bases.py tests/data/triton_bases/real_bases.jsonl \
-	  $$(ls $(OUT)/fresh/1/out/*/*.ttgir $(OUT)/fresh/2/out/*/*.ttgir $(OUT)/fresh/3/out/*/*.ttgir) \
+	  $$(ls $(OUT)/fresh/1/out/*/*.ttgir $(OUT)/fresh/2/out/*/*.ttgir $(OUT)/fresh/3/out/*/*.ttgir $(OUT)/fresh/4/out/*/*.ttgir) \
 	  $$(find corpus/real -name '*.ttgir' | sort)
 
 # The structured fuzzer of every parser (TTGIR files, attributes, shapes,

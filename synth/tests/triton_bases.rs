@@ -134,18 +134,22 @@ fn every_amd_encoding_of_the_sweep_has_tritons_bases() {
 
 /// The layouts real kernels convert: every `ttg.convert_layout` operand and
 /// result of the generated real-kernel corpus (`corpus/real/`, sm_80/90/100
-/// and gfx942/950/1100) and of the Triton 3.6 kernels compiled for
-/// sm_80/90/100/120 and gfx942/950/1100 in
-/// `results/runs/2026-11-28-h200-fresh-kernels-aafb245/` and
-/// `results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/`
+/// and gfx942/950/1100), of the Triton 3.6 kernels of the three fresh sets
+/// (sm_80/90/100/120 and gfx942/950/1100 and more in
+/// `results/runs/2026-11-28-h200-fresh-kernels-aafb245/`,
+/// `results/runs/2026-11-28-h200-fresh-kernels-2-c5f9dc9/` and
+/// `results/runs/2026-11-29-cpu-fresh-kernels-3-c8e9a0f/`) and of the third
+/// set compiled for gfx908, gfx90a, gfx1101-gfx1103, gfx1150, gfx1151,
+/// gfx1200 and gfx1201 (`results/runs/2026-11-29-cpu-amd-architectures-8674161/`)
 /// (`tests/data/triton_bases/real_bases.jsonl`, by `gen_real_bases.py`:
 /// Triton's own parser and `toLinearLayout` on the files), each on its
-/// module's lanes (32 for NVIDIA and gfx1100 modules, 64 for gfx942/950).
+/// module's lanes (32 for NVIDIA and RDNA modules, 64 for CDNA).
 #[test]
 fn every_encoding_real_kernels_convert_has_tritons_bases() {
-    // 1,450 records: blocked, slice, linear, nvidia_mma v2/v3, dot_op,
-    // amd_mfma and amd_wmma encodings at the shapes the kernels use
-    check_file("real_bases.jsonl", true, 1_450);
+    // 2,213 records: blocked, slice, linear, nvidia_mma v2/v3, dot_op,
+    // amd_mfma v1-v4 and amd_wmma v1/v2 encodings at the shapes the
+    // kernels use
+    check_file("real_bases.jsonl", true, 2_213);
 }
 
 /// The 32-lane path conversions take refuses AMD layouts, by name; the
