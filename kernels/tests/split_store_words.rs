@@ -183,7 +183,6 @@ fn a_choice_over_a_slot_bit_has_no_packed_form_and_a_wrong_one_fails() {
         packed: &[],
         smem_bytes: h.smem_bytes(16).unwrap(),
         first_warp: 0,
-        register_budget: None,
     };
     assert!(run(body, &setup).is_err());
     // and the chosen plan's passes it
