@@ -643,9 +643,10 @@ fn plan_warp_specialized(
             );
         }
         // a partition's plans are ranked under the registers Triton's
-        // allocation gives its warps (`setmaxnreg`, in steps of 8), where
-        // that is below the launch bounds' and --max-registers' limits
-        let budget = ws.requested_registers.map(|r| r.div_ceil(8) * 8);
+        // allocation gives its warps (`setmaxnreg`), where that is below
+        // the launch bounds' and --max-registers' limits; `setmaxnreg`
+        // takes 24 to 256 (PTX ISA, "setmaxnreg")
+        let budget = ws.registers.map(|r| r.clamp(24, 256));
         let named = SharedOptions {
             named_barrier: Some(barrier),
             max_registers: match (shared.max_registers, budget) {
@@ -667,12 +668,15 @@ fn plan_warp_specialized(
             } else {
                 format!("CTA warps {first} to {}", first + ws.warps - 1)
             };
-            let regs = ws.requested_registers.map_or(String::new(), |r| {
-                format!(
-                    "; Triton's allocation sets the partition's registers per thread from its op's `requestedRegisters`, {r} here (rounded up to 8, the most over its 4-warp group, by `setmaxnreg`, where the kernel's register budget allows): its plans are ranked under {} registers",
-                    r.div_ceil(8) * 8
-                )
-            });
+            let regs = match (ws.requested_registers, budget) {
+                (Some(r), Some(b)) => format!(
+                    "; Triton's allocation gives the partition's warps {b} registers per thread by `setmaxnreg` (its op's `requestedRegisters` entry is {r}; each partition gets the most its 4-warp group requests, rounded up to 8): its plans are ranked under {b}"
+                ),
+                (Some(r), None) => format!(
+                    "; its op's `requestedRegisters` entry is {r}, but Triton's allocation sets no `setmaxnreg` (the partitions' requests leave the default group fewer than 24 registers), so the partition keeps the kernel's registers"
+                ),
+                _ => String::new(),
+            };
             let note = format!(
                 "runs on {warps} ({place}, where Triton 3.6's warp-group allocation puts it): the layouts' warp index is `(threadIdx.x >> 5) - {first}`, as Triton's lowering counts it in the partition{regs}"
             );

@@ -227,7 +227,7 @@ fn a_partitions_helper_counts_its_warps_from_the_partitions_first() {
         "asm volatile(\"bar.sync 2, 64;\" ::: \"memory\");",
         "runs on CTA warps 4 to 5",
         // the registers Triton's allocation gives the partition
-        "from its op's `requestedRegisters`, 232 here",
+        "its op's `requestedRegisters` entry is 232",
     ] {
         assert!(emitted.code.contains(line), "{line}\n{}", emitted.code);
     }
@@ -500,7 +500,8 @@ fn a_helper_on_warps_that_are_not_a_multiple_of_its_own_counts_from_its_first() 
 fn a_partitions_plans_are_ranked_under_its_register_budget() {
     // partition0 of warp_specialize.ttgir with requestedRegisters 44:
     // Triton's `setmaxnreg` gives its warps 48 registers (44 rounded up to
-    // 8), below the 255 its launch bounds allow
+    // 8; the padding that shares its warp group requests 16), below the
+    // 255 its launch bounds allow
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/warp_specialize.ttgir");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -529,7 +530,8 @@ fn a_partitions_plans_are_ranked_under_its_register_budget() {
     // the 255 of the launch bounds
     assert!(synth::plan::peak_registers(&small.chosen.plan, 32, false).peak > 48);
     for line in [
-        "its plans are ranked under 48 registers",
+        "gives the partition's warps 48 registers per thread by `setmaxnreg`",
+        "its plans are ranked under 48",
         "the partition's `setmaxnreg` budget allows 48 (__launch_bounds__(64) 255)",
         "PREDICTED SPILL: the data alone (64 registers) is over the 48",
     ] {
@@ -539,6 +541,19 @@ fn a_partitions_plans_are_ranked_under_its_register_budget() {
     // 232 leaves the same plan within its budget
     let (large, code) = at(232);
     assert_eq!(large.chosen.plan.register_budget, Some(232));
+    // a request the register file cannot meet (512 a thread over the
+    // partition's 4-warp group leaves the default group none of the 256 a
+    // thread of 8 warps has) makes Triton set no `setmaxnreg`: the launch
+    // bounds rank
+    let (none, code_none) = at(512);
+    assert_eq!(none.chosen.plan.register_budget, None);
+    assert!(
+        code_none
+            .code
+            .contains("Triton's allocation sets no `setmaxnreg`"),
+        "{}",
+        code_none.code
+    );
     assert!(small.chosen.score > large.chosen.score);
     assert!(!code.code.contains("PREDICTED SPILL"));
     assert_eq!(

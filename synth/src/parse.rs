@@ -197,6 +197,13 @@ pub struct WarpSpecialized {
     /// the op requests none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requested_registers: Option<u32>,
+    /// The registers per thread Triton's allocation gives partition `k`'s
+    /// warps by `setmaxnreg` ([`warp_group_registers`]; the op's
+    /// `actualRegisters` where the TTGIR carries them). `None` for the
+    /// default group, where the op requests none, and where Triton sets
+    /// none (the requests leave the default group too few).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registers: Option<u32>,
 }
 
 impl WarpSpecialized {
@@ -211,6 +218,7 @@ impl WarpSpecialized {
             barrier: Some(0),
             op_line: None,
             requested_registers: None,
+            registers: None,
         }
     }
 
@@ -240,6 +248,19 @@ pub fn warp_group_start_ids(
     partition_warps: &[u32],
     max_partition_warps: u32,
 ) -> Option<Vec<u32>> {
+    let (_, mut start) = padded_start_ids(num_warps, partition_warps, max_partition_warps)?;
+    start.truncate(partition_warps.len());
+    Some(start)
+}
+
+/// [`warp_group_start_ids`] with the padding partitions kept: the warps of
+/// every partition, the op's own first and then the padding Triton adds,
+/// and the start of each.
+fn padded_start_ids(
+    num_warps: u32,
+    partition_warps: &[u32],
+    max_partition_warps: u32,
+) -> Option<(Vec<u32>, Vec<u32>)> {
     let total: u32 = partition_warps.iter().sum();
     let mut sizes = partition_warps.to_vec();
     let mut pad = (max_partition_warps.div_ceil(4) * 4).saturating_sub(total);
@@ -261,8 +282,69 @@ pub fn warp_group_start_ids(
         start[i] = next;
         next += sizes[i];
     }
-    start.truncate(partition_warps.len());
-    Some(start)
+    Some((sizes, start))
+}
+
+/// The registers per thread Triton 3.6's `TritonGPUAllocateWarpGroups`
+/// pass (`lib/Conversion/TritonGPUToLLVM/AllocateWarpGroups.cpp`) gives each
+/// partition of a `ttg.warp_specialize` op through `setmaxnreg`, from the
+/// op's `requestedRegisters` (`requested`, one per partition): the
+/// partitions, with the padding [`warp_group_start_ids`] adds (requesting
+/// 16 each), are taken in order of their first warp and grouped into warp
+/// groups of 4 warps (a group starts at a warp that is a multiple of 4);
+/// each partition gets the most its group requests, rounded up to 8. The
+/// kernel's registers per thread are `maxnreg` (the module's
+/// `ttg.maxnreg`), else the 65,536 of the register file over the CTA's
+/// warps (the default group's `num_warps` plus the partitions' warp groups)
+/// and `lanes`, rounded down to 8. Triton sets no `setmaxnreg` (`None`)
+/// where the partitions' registers leave the default group fewer than 24,
+/// or fewer than none: then every warp keeps the kernel's. Also `None`
+/// where the requests are not one per partition. (Triton raises a request
+/// to 32 in a region that asserts or prints, when instrumented; that is
+/// not read here.)
+pub fn warp_group_registers(
+    num_warps: u32,
+    lanes: u32,
+    partition_warps: &[u32],
+    requested: &[u32],
+    max_partition_warps: u32,
+    maxnreg: Option<u32>,
+) -> Option<Vec<u32>> {
+    if requested.len() != partition_warps.len() || num_warps == 0 {
+        return None;
+    }
+    let (sizes, start) = padded_start_ids(num_warps, partition_warps, max_partition_warps)?;
+    let mut req = requested.to_vec();
+    req.resize(sizes.len(), 16);
+    let total_warps = num_warps as i64 + max_partition_warps.div_ceil(4) as i64 * 4;
+    let lanes = lanes.max(1) as i64;
+    let maxnreg = maxnreg.map_or_else(|| 65_536 / total_warps / lanes / 8 * 8, |m| m as i64);
+    // partitions by first warp, grouped into warp groups of 4 warps
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| start[i]);
+    let mut group_of = vec![0usize; sizes.len()];
+    let mut groups: Vec<(i64, i64)> = Vec::new(); // (most requested, warps)
+    for i in order {
+        if start[i] % 4 == 0 || groups.is_empty() {
+            groups.push((0, 0));
+        }
+        let g = groups.last_mut().expect("pushed");
+        g.0 = g.0.max(req[i].div_ceil(8) as i64 * 8);
+        g.1 += sizes[i] as i64;
+        group_of[i] = groups.len() - 1;
+    }
+    let mut budget = maxnreg * num_warps as i64 * lanes;
+    for &(regs, warps) in &groups {
+        budget += (maxnreg - regs) * warps * lanes;
+    }
+    if budget <= 0 || budget / (num_warps as i64 * lanes) / 8 * 8 < 24 {
+        return None;
+    }
+    Some(
+        (0..partition_warps.len())
+            .map(|i| groups[group_of[i]].0 as u32)
+            .collect(),
+    )
 }
 
 impl ConvertOp {
@@ -324,6 +406,10 @@ struct Module {
     num_ctas: u32,
     /// `ttg.threads-per-warp` (32 when absent).
     lanes: u32,
+    /// `ttg.maxnreg`, the kernel's registers per thread where the module
+    /// sets them (Triton's `maxnreg` option); `None` when absent or not an
+    /// integer.
+    maxnreg: Option<u32>,
     /// `ttg.target` (`cuda:80`, `hip:gfx942`).
     target: Option<String>,
 }
@@ -1239,6 +1325,7 @@ fn ws_region(l: &str, module: Option<&Module>) -> Option<WarpSpecialized> {
         barrier: n.parse::<u32>().ok().map(|k| k + 2).filter(|&b| b <= 15),
         op_line: None,
         requested_registers: None,
+        registers: None,
     })
 }
 
@@ -1402,6 +1489,9 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     .contains("warpGroupStartIds")
                     .then(|| i32_array(l, "warpGroupStartIds")),
                 requested: i32_array(l, "requestedRegisters"),
+                actual: i32_array(l, "actualRegisters"),
+                lanes: module.as_ref().map_or(32, |m| m.lanes),
+                maxnreg: module.as_ref().and_then(|m| m.maxnreg),
                 partitions: Vec::new(),
             });
         }
@@ -1539,6 +1629,36 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
             Ok(starts)
         })
         .collect();
+    // each partition's registers: the op's own `actualRegisters` where the
+    // TTGIR was printed after Triton's allocation, else the allocation's
+    let registers: Vec<Option<Vec<u32>>> = ws_ops
+        .iter()
+        .zip(&starts)
+        .map(|(op, st)| {
+            st.as_ref().ok()?;
+            if op.start_ids.is_some() {
+                return op
+                    .actual
+                    .as_ref()
+                    .map(|a| a.iter().skip(1).copied().collect());
+            }
+            let most = ws_ops
+                .iter()
+                .filter(|o| o.module == op.module)
+                .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
+                .max()
+                .unwrap_or(0);
+            let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
+            warp_group_registers(
+                op.num_warps,
+                op.lanes,
+                &warps,
+                op.requested.as_deref()?,
+                most,
+                op.maxnreg,
+            )
+        })
+        .collect();
     for (op, w) in file.converts.iter_mut().zip(&op_ws) {
         let (Some(ws), Some(w)) = (op.warp_specialize.as_mut(), w) else {
             continue;
@@ -1548,6 +1668,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                 Ok(s) => ws.first_warp = s.get(k).copied(),
                 Err(why) => ws.first_warp_unknown = Some(why.clone()),
             }
+            ws.registers = registers[*w].as_ref().and_then(|r| r.get(k).copied());
         }
     }
     Ok(file)
@@ -1571,6 +1692,13 @@ struct WsOp {
     /// `requestedRegisters = array<i32: ...>` of its attributes, one per
     /// partition, where it parses.
     requested: Option<Vec<u32>>,
+    /// `actualRegisters = array<i32: ...>`, where the TTGIR was printed
+    /// after Triton's allocation set them: the default group's, then one
+    /// per partition.
+    actual: Option<Vec<u32>>,
+    /// The module's lanes per warp and `ttg.maxnreg`.
+    lanes: u32,
+    maxnreg: Option<u32>,
 }
 
 /// The values of `key = array<i32: a, b, ...>` in `l`, where it holds one
@@ -1643,10 +1771,12 @@ fn parse_module(raw: &str, line: usize, l: &str) -> Result<Module, ParseError> {
         .or(module_int(raw, line, l, "triton_gpu.threads-per-warp")?)
         .unwrap_or(32);
     let target = module_str(l, "ttg.target").or_else(|| module_str(l, "triton_gpu.target"));
+    let maxnreg = module_int(raw, line, l, "ttg.maxnreg").ok().flatten();
     Ok(Module {
         num_warps,
         num_ctas,
         lanes,
+        maxnreg,
         target,
     })
 }

@@ -90,3 +90,94 @@ fn the_allocation_pads_sorts_and_packs_as_triton_does() {
     // ties in order
     assert_eq!(warp_group_start_ids(4, &[1; 17], 17), None);
 }
+
+/// The registers each partition gets from Triton's allocation
+/// (`setmaxnreg`), against Triton 3.6's own pass on the kernels of this
+/// folder with their `requestedRegisters` replaced
+/// (`tests/data/warp_groups/gen_registers.py`, `registers.json`): equal
+/// requests, different ones within one 4-warp group (each partition gets
+/// the group's most), padding in a group of its own, a module
+/// `ttg.maxnreg`, and requests the register file cannot meet (no
+/// `setmaxnreg` at all).
+#[test]
+fn every_partition_gets_the_registers_tritons_allocation_gives_it() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(data().join("registers.json")).unwrap())
+            .unwrap();
+    let cases = truth.as_array().unwrap();
+    assert!(cases.len() >= 20, "{}", cases.len());
+    let (mut checked, mut none) = (0, 0);
+    for case in cases {
+        let file = case["file"].as_str().unwrap();
+        let mut text = std::fs::read_to_string(data().join(file)).unwrap();
+        // the case's requests, op by op, as gen_registers.py writes them
+        let requests: Vec<String> = case["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let v: Vec<String> = r
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect();
+                format!("requestedRegisters = array<i32: {}>", v.join(", "))
+            })
+            .collect();
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        for r in &requests {
+            let at = rest.find("requestedRegisters = array<i32: ").unwrap();
+            let end = at + rest[at..].find('>').unwrap() + 1;
+            out += &rest[..at];
+            out += r;
+            rest = &rest[end..];
+        }
+        out += rest;
+        text = out;
+        if let Some(m) = case["maxnreg"].as_u64() {
+            text = text.replacen(
+                "module attributes {",
+                &format!("module attributes {{\"ttg.maxnreg\" = {m} : i32, "),
+                1,
+            );
+        }
+        let parsed = parse_ttgir(&text).unwrap();
+        assert!(parsed.failed.is_empty(), "{file}: {:?}", parsed.failed);
+        // the ops by the line they start on, in order
+        let mut op_lines: Vec<usize> = parsed
+            .converts
+            .iter()
+            .filter_map(|c| c.warp_specialize.as_ref()?.op_line)
+            .collect();
+        op_lines.sort();
+        op_lines.dedup();
+        for op in &parsed.converts {
+            let ws = op.warp_specialize.as_ref().unwrap();
+            let Some(k) = ws.partition() else {
+                assert_eq!(ws.registers, None, "{file}:{}", op.line);
+                continue;
+            };
+            let j = op_lines
+                .iter()
+                .position(|&l| Some(l) == ws.op_line)
+                .unwrap();
+            let want = case["actual"][j]
+                .as_array()
+                .map(|a| a[1 + k].as_u64().unwrap() as u32);
+            assert_eq!(
+                ws.registers, want,
+                "{file} {:?} maxnreg {:?}: {} ({})",
+                case["requests"], case["maxnreg"], op.line, ws.region
+            );
+            checked += 1;
+            none += usize::from(want.is_none());
+        }
+    }
+    // every case has partitions that convert; some get no setmaxnreg
+    assert!(
+        checked >= 40 && none >= 2,
+        "{checked} checked, {none} without"
+    );
+}

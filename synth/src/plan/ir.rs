@@ -813,9 +813,9 @@ pub struct Plan {
     pub first_warp: u32,
     /// Registers per thread of the warp group that runs it, where the
     /// group has a budget of its own: a warp-specialized partition's
-    /// `setmaxnreg` value, Triton's `requestedRegisters` entry rounded up
-    /// to 8 (`AllocateWarpGroups.cpp`,
-    /// `synth::parse::WarpSpecialized::requested_registers`). The plan was
+    /// `setmaxnreg` value from Triton's allocation (`AllocateWarpGroups.cpp`,
+    /// `synth::parse::WarpSpecialized::registers`), within the 24 to 256
+    /// `setmaxnreg` takes. The plan was
     /// ranked under it, and the header's register line names it
     /// ([`Plan::register_limit`]). Set after planning; `None` elsewhere
     /// and serialized only when set.
