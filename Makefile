@@ -47,8 +47,8 @@ test:
 # check-all` add Triton's layout tests and the random files (about 7,600).
 RESOURCES_TEST := $(wildcard tests/data/stress_w*.ttgir) $(CORPUS)
 # AMD: every helper of the generated AMD corpus (gfx942, gfx950, gfx1100; 400
-# conversions) and of tests/data/amd_archs (real kernels for the other
-# architectures: gfx908, gfx90a, RDNA3 and RDNA4) compiled as HIP for its target by clang (the ziglang wheel,
+# conversions) and of tests/data/amd_archs (real kernels for gfx908, gfx90a,
+# gfx1101, gfx1102, gfx1200 and gfx1201) compiled as HIP for its target by clang (the ziglang wheel,
 # fetched into $(OUT)/hip-tools once; without network, a visible skip):
 # scripts/verify_hip.sh. `make check-all` adds Triton's AMD layout tests.
 AMD_TEST := $(wildcard corpus/real/amd/*/*.ttgir) $(wildcard tests/data/amd_archs/*/*.ttgir)

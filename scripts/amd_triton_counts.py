@@ -407,6 +407,9 @@ def fmt(x):
 def summary(rows):
     import platform
     import triton
+    # the targets the rows are for: the corpus's three, or those of --files
+    targets = sorted({r["target"].split(":", 1)[1] for r in rows if r.get("target", "").startswith("hip:")},
+                     key=lambda t: (not t.startswith("gfx9"), t)) or list(TARGETS)
     out = ["# Triton AMD lowering of the corpus conversions: amdgcn counts", "",
            f"Triton {triton.__version__}, Python {platform.python_version()}, HIP backend stages "
            "make_llir + make_amdgcn (+ make_hsaco with --hsaco) on the CPU.", "",
@@ -414,7 +417,7 @@ def summary(rows):
            "instructions in the kernel body (per wave, static), `*_bytes` are LDS bytes per lane "
            "summed over the instructions, vgpr/sgpr/lds_bytes from the kernel metadata.", ""]
     out += ["| target | conversions | compiled | failed | skipped |", "|---|---|---|---|---|"]
-    for t in TARGETS:
+    for t in targets:
         rs = [r for r in rows if r["target"] == "hip:" + t]
         n = lambda s: sum(1 for r in rs if r["status"] == s)
         out.append(f"| {t} | {len(rs)} | {n('ok')} | {n('error')} | {n('skipped')} |")
@@ -423,11 +426,11 @@ def summary(rows):
         out.append(f"## `{which}` per target: median / mean over compiled conversions"
                    + (" (conv - base_dst: load+store in the destination layout)" if which == "diff_dst" else ""))
         out.append("")
-        out.append("| class | " + " | ".join(TARGETS) + " |")
-        out.append("|---|" + "---|" * len(TARGETS))
+        out.append("| class | " + " | ".join(targets) + " |")
+        out.append("|---|" + "---|" * len(targets))
         for k in DIFF_KEYS:
             cells = []
-            for t in TARGETS:
+            for t in targets:
                 vs = [r[which][k] for r in rows if r["target"] == "hip:" + t and r["status"] == "ok"
                       and r[which].get(k) is not None]
                 cells.append(f"{fmt(statistics.median(vs))} / {fmt(statistics.mean(vs))}" if vs else "-")
@@ -436,20 +439,20 @@ def summary(rows):
     out.append("## mechanism (from conv - base; 'registers' = no LDS and no cross-lane instruction)")
     out.append("")
     mechs = sorted({r["mechanism"] for r in rows if r["status"] == "ok"})
-    out.append("| mechanism | " + " | ".join(TARGETS) + " |")
-    out.append("|---|" + "---|" * len(TARGETS))
+    out.append("| mechanism | " + " | ".join(targets) + " |")
+    out.append("|---|" + "---|" * len(targets))
     for m in mechs:
         out.append(f"| {m} | " + " | ".join(
-            str(sum(1 for r in rows if r["target"] == "hip:" + t and r.get("mechanism") == m)) for t in TARGETS) + " |")
+            str(sum(1 for r in rows if r["target"] == "hip:" + t and r.get("mechanism") == m)) for t in targets) + " |")
     out.append("")
     out.append("## conversions using each mechanism (conv kernel, count of conversions with diff > 0)")
     out.append("")
-    out.append("| class | " + " | ".join(TARGETS) + " |")
-    out.append("|---|" + "---|" * len(TARGETS))
+    out.append("| class | " + " | ".join(targets) + " |")
+    out.append("|---|" + "---|" * len(targets))
     for k in ("lds_write", "lds_read", "s_barrier", "ds_bpermute_b32", "ds_permute_b32", "ds_swizzle_b32", "dpp",
               "v_permlane", "v_perm_b32", "v_cndmask_b32"):
         cells = []
-        for t in TARGETS:
+        for t in targets:
             ok = [r for r in rows if r["target"] == "hip:" + t and r["status"] == "ok"]
             cells.append(f"{sum(1 for r in ok if (r['diff'][k] or 0) > 0)} / {len(ok)}")
         out.append(f"| {k} | " + " | ".join(cells) + " |")

@@ -7,7 +7,9 @@
 //! serves (larger ones, six of the real corpus, are refused by count before
 //! planning); every AMD one (gfx942, gfx950 and gfx1100 modules) likewise,
 //! on its wave of 64 or 32 lanes, its printed helper proven by the
-//! interpreter of the printed code.
+//! interpreter of the printed code; and every conversion of the real
+//! kernels for the other AMD architectures in `tests/data/amd_archs/`
+//! (gfx908, gfx90a, gfx1101, gfx1102, gfx1200, gfx1201), whole.
 //!
 //! CI runs a fixed sample: every `WF_SAMPLE`-th conversion of each set,
 //! over its files in path order (default 20, starting with the first).

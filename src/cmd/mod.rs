@@ -170,7 +170,8 @@ pub(crate) struct Source {
     /// gfx950 (64-lane waves) or RDNA gfx1100-gfx1103, gfx1150, gfx1151,
     /// gfx1200 or gfx1201 (32-lane waves), as a TTGIR module's ttg.target =
     /// "hip:gfx942" says for --ttgir: its layouts on that wave, a HIP helper
-    /// [default: NVIDIA, 32-lane warps, the target of --sm].
+    /// (feature flags as rocminfo prints them, gfx90a:sramecc+:xnack-, are
+    /// dropped) [default: NVIDIA, 32-lane warps, the target of --sm].
     #[arg(long, value_parser = parse_amd_target)]
     pub target: Option<synth::target::AmdArch>,
 }
@@ -181,7 +182,19 @@ pub(crate) struct Source {
 /// which Triton's driver drops too).
 pub(crate) fn parse_amd_target(s: &str) -> Result<synth::target::AmdArch, String> {
     let name = s.trim().strip_prefix("hip:").unwrap_or(s.trim());
-    let name = name.split(':').next().unwrap_or(name);
+    let mut parts = name.split(':');
+    let name = parts.next().unwrap_or(name);
+    // feature flags as rocminfo writes them: `sramecc+`, `xnack-`
+    if let Some(f) = parts.find(|f| {
+        let Some(flag) = f.strip_suffix(['+', '-']) else {
+            return true;
+        };
+        flag.is_empty() || !flag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    }) {
+        return Err(format!(
+            "`{s}`: `{f}` is not a feature flag (written `name+` or `name-`, as in gfx90a:sramecc+:xnack-)"
+        ));
+    }
     synth::target::AmdArch::parse(name).ok_or_else(|| {
         format!(
             "`{s}`: --target names an AMD architecture warpforge plans for: {} (NVIDIA targets: --sm)",

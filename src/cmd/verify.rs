@@ -315,14 +315,17 @@ fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) 
             let data_vgprs = |k: &verify::HipKernel| {
                 an.src_regs().max(an.dst_regs()) * k.dtype.bits().div_ceil(32)
             };
+            // spilled: scratch, or AGPRs on CDNA, where LLVM moves VGPRs
+            // it runs out of before scratch (a check kernel has no MFMA)
+            let spills = |k: &verify::HipKernel| k.scratch_bytes > 0 || k.agpr > 0;
             let spilled: Vec<&str> = ks
                 .iter()
-                .filter(|k| k.scratch_bytes > 0 && data_vgprs(k) < budget)
+                .filter(|k| spills(k) && data_vgprs(k) < budget)
                 .map(|k| k.kernel.as_str())
                 .collect();
             let full: Vec<&str> = ks
                 .iter()
-                .filter(|k| k.scratch_bytes > 0 && data_vgprs(k) >= budget)
+                .filter(|k| spills(k) && data_vgprs(k) >= budget)
                 .map(|k| k.kernel.as_str())
                 .collect();
             if !spilled.is_empty() {
@@ -372,12 +375,12 @@ fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) 
                 if spilled.is_empty() {
                     String::new()
                 } else {
-                    format!(", scratch in {}", spilled.join(", "))
+                    format!(", scratch or AGPRs in {}", spilled.join(", "))
                 } + &if full.is_empty() {
                     String::new()
                 } else {
                     format!(
-                        " (scratch where the data alone fills the {budget} VGPRs a workgroup of {threads} threads leaves a lane: {})",
+                        " (scratch or AGPRs where the data alone fills the {budget} VGPRs a workgroup of {threads} threads leaves a lane: {})",
                         full.join(", ")
                     )
                 }

@@ -25,10 +25,12 @@ pub enum AmdArch {
     /// CDNA2 (MI200: MI210, MI250, MI250X): wave64, 64 KiB LDS, 32 banks;
     /// 512 VGPRs per lane per SIMD, shared with AGPRs.
     Gfx90a,
-    /// CDNA3 (MI300): wave64, 64 KiB LDS, 32 banks of 4 bytes.
+    /// CDNA3 (MI300): wave64, 64 KiB LDS, 32 banks of 4 bytes; 512
+    /// VGPRs per lane per SIMD, shared with AGPRs.
     Gfx942,
     /// CDNA4 (MI350): wave64, 160 KiB LDS, 64 banks of 4 bytes,
-    /// `v_permlane16_swap`/`v_permlane32_swap`.
+    /// `v_permlane16_swap`/`v_permlane32_swap`; 512 VGPRs per lane per
+    /// SIMD, shared with AGPRs.
     Gfx950,
     /// RDNA3 (Radeon 7900, Navi31): wave32 as Triton compiles for it, 64 KiB
     /// LDS per workgroup, 32 banks; 1536 wave32 VGPRs per SIMD.
@@ -152,14 +154,33 @@ impl AmdArch {
         }
     }
 
+    /// The unit VGPRs are allocated in, per lane (LLVM's
+    /// `getVGPRAllocGranule`): 4 on gfx908, 8 on gfx90a and later CDNA,
+    /// 24 on the RDNA parts with the full file, 16 on the others (wave32).
+    pub fn vgpr_granule(self) -> u32 {
+        match self {
+            AmdArch::Gfx908 => 4,
+            AmdArch::Gfx90a | AmdArch::Gfx942 | AmdArch::Gfx950 => 8,
+            AmdArch::Gfx1102 | AmdArch::Gfx1103 | AmdArch::Gfx1150 => 16,
+            AmdArch::Gfx1100
+            | AmdArch::Gfx1101
+            | AmdArch::Gfx1151
+            | AmdArch::Gfx1200
+            | AmdArch::Gfx1201 => 24,
+        }
+    }
+
     /// VGPRs one lane of a wave may use when a workgroup of `threads`
     /// threads runs on one CU (4 SIMDs sharing [`AmdArch::vgpr_file`]
-    /// each; RDNA in WGP mode), at most [`AmdArch::max_vgprs`]: the budget
-    /// clang's `amdgpu_flat_work_group_size` gives a kernel of that size.
+    /// each; RDNA in WGP mode): the file over the waves each SIMD holds,
+    /// rounded down to [`AmdArch::vgpr_granule`], at most
+    /// [`AmdArch::max_vgprs`], as LLVM's `getMaxNumVGPRs` gives a kernel
+    /// of that `amdgpu_flat_work_group_size`.
     pub fn vgpr_budget(self, threads: u32) -> u32 {
         let waves = threads.div_ceil(self.lanes()).max(1);
         let per_simd = waves.div_ceil(4);
-        (self.vgpr_file() / per_simd).min(self.max_vgprs())
+        let g = self.vgpr_granule();
+        (self.vgpr_file() / per_simd / g * g).min(self.max_vgprs())
     }
 
     /// The clang macro defined when device code is compiled for it
@@ -207,5 +228,31 @@ mod tests {
         assert_eq!(AmdArch::Gfx90a.vgpr_budget(512), 256);
         assert_eq!(AmdArch::Gfx1102.vgpr_budget(1024), 128);
         assert_eq!(AmdArch::Gfx1201.vgpr_budget(1024), 192);
+        // three waves a SIMD: 512 / 3 rounded down to the granule of 8
+        assert_eq!(AmdArch::Gfx942.vgpr_budget(768), 168);
+        // and RDNA's full file over 3 waves: 512, capped at 256
+        assert_eq!(AmdArch::Gfx1100.vgpr_budget(384), 256);
+        // every architecture's file, as LLVM's occupancy counts it
+        let files: Vec<(&str, u32)> = AmdArch::ALL
+            .iter()
+            .map(|a| (a.name(), a.vgpr_file()))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                ("gfx1100", 1536),
+                ("gfx1101", 1536),
+                ("gfx1102", 1024),
+                ("gfx1103", 1024),
+                ("gfx1150", 1024),
+                ("gfx1151", 1536),
+                ("gfx1200", 1536),
+                ("gfx1201", 1536),
+                ("gfx908", 256),
+                ("gfx90a", 512),
+                ("gfx942", 512),
+                ("gfx950", 512),
+            ]
+        );
     }
 }

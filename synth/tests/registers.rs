@@ -38,10 +38,17 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
             false,
             register_limit(128),
         );
-        // a shuffle plan's excess counts once per pass over its data (the
-        // width form's counts are per 32-bit register: a 64-bit shuffle
-        // and select count as two)
-        let passes = f.spill_passes(k.plan.kind, peak_registers(&k.plan, bits, false).data);
+        // a shuffle plan's excess counts once per pass over its data: one
+        // for the caller's arrays and one per shuffle, select or byte
+        // permute of each element (the plan's own counts, per element, over
+        // its elements: a 64-bit element is one element in two registers)
+        let elems = peak_registers(&k.plan, bits, false).data / 2;
+        let own = k.plan.cost();
+        let passes = if k.plan.kind == synth::plan::Kind::Shuffle {
+            1.0 + (own.shfl + own.sel + own.prmt) as f64 / elems as f64
+        } else {
+            1.0
+        };
         assert_eq!(f.spill, (peak - 255) as f64 * passes);
         // the score charges exactly those registers
         let base = w.score_for_width(&k.plan, bits);
@@ -51,8 +58,37 @@ fn the_spill_feature_counts_registers_over_the_launch_bounds_limit() {
             k.plan.strategy
         );
     }
-    // one warp's 64x64 f32 transpose fits: no spill charged
+    // one warp's 64x64 transpose with 64-bit elements: 256 registers of
+    // data, over the limit, and shuffle plans among its candidates; a
+    // shuffle plan makes as many passes over its 128 elements as its 32-bit
+    // twin over 128 words (its own counts per element), though its width
+    // form counts each 64-bit shuffle and select as two
     let c = conversion("tests/data/stress_w1.ttgir", "warp_local_f32_64x64");
+    let opt64 = SharedOptions {
+        elem_bits: 64,
+        ..SharedOptions::default()
+    };
+    let cons = consider(&c, StrategyChoice::Auto, &w, &opt64, None).unwrap();
+    let shuffles: Vec<_> = cons
+        .proven
+        .iter()
+        .filter(|k| k.plan.kind == Kind::Shuffle)
+        .collect();
+    assert!(!shuffles.is_empty());
+    for k in shuffles {
+        let p = peak_registers(&k.plan, 64, false);
+        assert!(p.peak > 255 && p.data == 256, "{p:?}");
+        let own = k.plan.cost();
+        let passes = 1.0 + (own.shfl + own.sel + own.prmt) as f64 / 128.0;
+        let f = Features::for_width(&k.plan, 64).with_spill(&k.plan, 64, false, 255);
+        assert_eq!(
+            f.spill,
+            (p.peak - 255) as f64 * passes,
+            "{}",
+            k.plan.strategy
+        );
+    }
+    // one warp's 64x64 f32 transpose fits: no spill charged
     let opt = SharedOptions::default();
     let cons = consider(&c, StrategyChoice::Auto, &w, &opt, None).unwrap();
     for k in &cons.proven {

@@ -185,8 +185,15 @@ fn a_pair_takes_an_amd_target() {
         stderr(&o)
     );
     // the feature flags rocminfo prints are dropped, as Triton's driver drops them
-    let o = run(&args("gfx90a:sramecc+:xnack-"));
+    let o = run(&args("gfx942:sramecc+:xnack-"));
     assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&args("gfx942:sramecc"));
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    assert!(
+        stderr(&o).contains("`sramecc` is not a feature flag"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&args("gfx1250"));
     assert_eq!(o.status.code(), Some(2), "a usage error");
     let e = stderr(&o);

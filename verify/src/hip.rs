@@ -96,7 +96,8 @@ pub struct HipKernel {
     /// The form (`elements`, `packed`, ..., as the GPU report names it).
     pub form: &'static str,
     pub counts: IsaCounts,
-    /// Registers the compiler reports: VGPRs, AGPRs (CDNA), SGPRs.
+    /// Registers the compiler reports: VGPRs, AGPRs (CDNA: a check kernel
+    /// has no MFMA, so AGPRs hold VGPRs LLVM spilled), SGPRs.
     pub vgpr: u32,
     pub agpr: u32,
     pub sgpr: u32,
