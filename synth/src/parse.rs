@@ -1584,13 +1584,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     ))
                 }
                 None => {
-                    let most = ws_ops
-                        .iter()
-                        .filter(|o| o.module == op.module)
-                        .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
-                        .max()
-                        .unwrap_or(0);
-                    let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
+                    let (warps, most) = op.partition_warps(&ws_ops);
                     warp_group_start_ids(op.num_warps, &warps, most).ok_or_else(|| {
                         format!(
                             "its op (line {}) has more partitions with the padding than the 16 whose order Triton's warp-group allocation keeps",
@@ -1642,13 +1636,7 @@ pub fn parse_ttgir(text: &str) -> Result<TtgirFile, ParseError> {
                     .as_ref()
                     .map(|a| a.iter().skip(1).copied().collect());
             }
-            let most = ws_ops
-                .iter()
-                .filter(|o| o.module == op.module)
-                .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
-                .max()
-                .unwrap_or(0);
-            let warps: Vec<u32> = op.partitions.iter().map(|p| p.1).collect();
+            let (warps, most) = op.partition_warps(&ws_ops);
             warp_group_registers(
                 op.num_warps,
                 op.lanes,
@@ -1699,6 +1687,21 @@ struct WsOp {
     /// The module's lanes per warp and `ttg.maxnreg`.
     lanes: u32,
     maxnreg: Option<u32>,
+}
+
+impl WsOp {
+    /// Its partitions' warps, and the most partition warps of any op of its
+    /// module (`ops`): what Triton's allocation pads every op of the module
+    /// to ([`warp_group_start_ids`]).
+    fn partition_warps(&self, ops: &[WsOp]) -> (Vec<u32>, u32) {
+        let most = ops
+            .iter()
+            .filter(|o| o.module == self.module)
+            .map(|o| o.partitions.iter().map(|p| p.1).sum::<u32>())
+            .max()
+            .unwrap_or(0);
+        (self.partitions.iter().map(|p| p.1).collect(), most)
+    }
 }
 
 /// The values of `key = array<i32: a, b, ...>` in `l`, where it holds one
