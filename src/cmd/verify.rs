@@ -306,9 +306,10 @@ fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) 
                 r.kernels.iter().filter(|k| k.helper == ident).collect();
             // a spill fails the helper unless its data alone fills the
             // VGPRs a workgroup of its threads leaves each lane: the larger
-            // of its source and destination arrays (one of them is live at
-            // every point of any helper), in VGPRs of the kernel's element
-            // type (a destination with broadcast copies holds each copy)
+            // of its source and destination arrays (the source is whole at
+            // the helper's entry, the destination at its exit), in VGPRs of
+            // the kernel's element type (a destination with broadcast copies
+            // holds each copy)
             let threads = p.chosen.plan.lanes * p.conv.num_warps;
             let budget = r.arch.vgpr_budget(threads);
             let an = &p.chosen.analysis;
