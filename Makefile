@@ -15,10 +15,15 @@ build:
 # a GPU. Each GPU test writes `GPU-TEST ran <name>` or `GPU-TEST SKIPPED
 # <name>: <why>` past the test harness's capture; the counts are summed at
 # the end (anywhere on a line: the harness's own `test ... ok` lines of
-# parallel tests can land on the same line).
+# parallel tests can land on the same line). With cargo-nextest installed
+# the tests run under it (every test its own process, both cores busy across
+# test binaries; .config/nextest.toml shows the GPU and HIP tests' lines),
+# then the doc tests, which nextest does not run; else under `cargo test`.
 test:
 	@mkdir -p $(OUT)
-	@( $(CARGO) test --workspace 2>&1; echo $$? > $(OUT)/test.rc ) | tee $(OUT)/test.log
+	@( if $(CARGO) nextest --version > /dev/null 2>&1; then \
+	     { $(CARGO) nextest run --workspace --no-fail-fast && $(CARGO) test --workspace --doc; } 2>&1; \
+	   else $(CARGO) test --workspace 2>&1; fi; echo $$? > $(OUT)/test.rc ) | tee $(OUT)/test.log
 	@ran=$$(grep -o 'GPU-TEST ran' $(OUT)/test.log | wc -l); \
 	 skipped=$$(grep -o 'GPU-TEST SKIPPED' $(OUT)/test.log | wc -l); \
 	 echo "GPU tests: $$ran ran, $$skipped skipped"; \

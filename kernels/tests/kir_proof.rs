@@ -395,7 +395,12 @@ impl Rng {
 #[test]
 fn random_amd_conversions_are_proven_on_their_wave() {
     let mut rng = Rng(0x243f_6a88_85a3_08d3);
-    let targets = [("gfx942", 6usize), ("gfx950", 6), ("gfx1100", 5)];
+    // every architecture warpforge plans for: wave64 and wave32, 32 and 64
+    // LDS banks, each VGPR file
+    let targets: Vec<(&str, usize)> = synth::target::AmdArch::ALL
+        .iter()
+        .map(|a| (a.name(), a.lanes().trailing_zeros() as usize))
+        .collect();
     let mut text = String::new();
     for (case, &(arch, lanes)) in (0..240).zip(targets.iter().cycle()) {
         let warps = rng.below(3);
