@@ -149,10 +149,8 @@ pub struct BenchCase {
     /// The limit kernels of the round trip ([`kernels::limit`]): each
     /// combination of a forward and a backward [`kernels::LimitMove`] the
     /// two directions' lower bounds allow; the fastest is the conversion's
-    /// measured limit. Empty for cluster cases ([`BenchCase::limit_missing`]).
+    /// measured limit (a cluster conversion's launched in its clusters).
     pub limits: Vec<LimitKernel>,
-    /// Why the case has no limit kernel, when it has none.
-    pub limit_missing: Option<String>,
     /// The CUDA module: header plus one timing kernel per candidate.
     pub source: String,
     /// The helpers of the header, in its order.
@@ -487,16 +485,20 @@ pub fn build_cases(
         };
         let lb_f = lower_bound(an, bits, &weights);
         // the limit kernels: every pair of the directions' limit moves
-        let (limits, limit_missing) = if ctas > 1 {
-            (
-                Vec::new(),
-                Some("a cluster conversion: no limit kernel for distributed shared memory".into()),
-            )
-        } else {
+        // (a cluster conversion's through distributed shared memory,
+        // launched in its clusters)
+        let limits = {
             let lb_b = lower_bound(&bwd_plan.analysis, bits, &weights);
+            let choices = |lb| {
+                if ctas > 1 {
+                    LimitMove::cluster_choices(lb)
+                } else {
+                    LimitMove::choices(lb)
+                }
+            };
             let mut v = Vec::new();
-            for f in LimitMove::choices(&lb_f) {
-                for b in LimitMove::choices(&lb_b) {
+            for f in choices(&lb_f) {
+                for b in choices(&lb_b) {
                     let k = LimitKernel::new(
                         &format!("wf_bench_{id}_limit_{}_{}", f.family(), b.family()),
                         f,
@@ -505,13 +507,14 @@ pub fn build_cases(
                         an.dst_regs() as u32,
                         bits,
                         32 * c.num_warps,
-                    );
+                    )
+                    .in_clusters_of(ctas);
                     let text = k.source(maxnreg)?;
                     push_kernel(&mut source, &k.name, &text, &[]);
                     v.push(k);
                 }
             }
-            (v, None)
+            v
         };
         let threads = 32 * c.num_warps as u64;
         let src_tags = (0..threads * ctas as u64)
@@ -540,7 +543,6 @@ pub fn build_cases(
             layout_ctas: c.ctas(),
             global_kernel,
             limits,
-            limit_missing,
             source,
             helpers,
             includes,

@@ -222,15 +222,18 @@ struct Timed {
 /// `k` of thread `t` of CTA `c` at word `(c * words + k) * threads + t`.
 fn limit_expected(k: &kernels::LimitKernel, input: &[u8], grid: usize, iters: u32) -> Vec<u8> {
     let map = k.expected(iters);
-    let (wn, tn) = (k.words as usize, k.threads as usize);
+    let (wn, tn, cn) = (k.words as usize, k.threads as usize, k.ctas as usize);
     let word = |i: usize| u32::from_le_bytes(input[4 * i..4 * i + 4].try_into().expect("4 bytes"));
     let mut out = vec![0u8; grid * wn * tn * 4];
-    for c in 0..grid {
+    // clusters of `cn` consecutive CTAs (the grid is whole clusters)
+    for g in 0..grid / cn {
         for (s, &(src, flip)) in map.iter().enumerate() {
-            let (t, kk) = (s / wn, s % wn);
+            let (ct, kk) = (s / wn, s % wn);
+            let (c, t) = (g * cn + ct / tn, ct % tn);
             let v = src.map_or(0, |q| {
-                let (qt, qk) = (q as usize / wn, q as usize % wn);
-                word((c * wn + qk) * tn + qt)
+                let (qct, qk) = (q as usize / wn, q as usize % wn);
+                let (qc, qt) = (g * cn + qct / tn, qct % tn);
+                word((qc * wn + qk) * tn + qt)
             }) ^ if flip { k.xor_of(kk as u32) } else { 0 };
             let at = ((c * wn + kk) * tn + t) * 4;
             out[at..at + 4].copy_from_slice(&v.to_le_bytes());
@@ -398,7 +401,7 @@ pub fn time_case(
     let n_before_limits = slots.len();
     for k in &c.limits {
         let expect = limit_expected(k, &input, grid as usize, t.iters);
-        slots.push(own(&k.name, k.smem_bytes(), 1, 0, Some(expect)));
+        slots.push(own(&k.name, k.smem_bytes(), k.ctas, 0, Some(expect)));
     }
     let live: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_ok()).collect();
     let timed: Vec<&Timed> = live

@@ -177,7 +177,8 @@ pub struct Row {
     /// The fastest limit kernel: the conversion's measured limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Pick>,
-    /// Why the row has no limit (a cluster conversion, a failed kernel).
+    /// Why the row has no limit: every limit kernel failed (rows written
+    /// before cluster conversions had limit kernels: a cluster conversion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_missing: Option<String>,
     /// The chosen candidate's, the fastest candidate's and Triton's time
@@ -321,11 +322,9 @@ pub fn row(c: &BenchCase, m: &CaseMeasured, triton: Option<&Result<TritonResult,
             strategy,
             ns: Some(ns),
         });
-    let limit_missing = c.limit_missing.clone().or_else(|| {
-        limit
-            .is_none()
-            .then(|| "every limit kernel failed (see `limits`)".to_string())
-    });
+    let limit_missing = limit
+        .is_none()
+        .then(|| "every limit kernel failed (see `limits`)".to_string());
     let lns = limit.as_ref().and_then(|p| p.ns);
     Row {
         ratio_chosen_over_limit: over(chosen.ns, lns),

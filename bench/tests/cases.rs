@@ -126,7 +126,6 @@ fn every_moving_corpus_conversion_is_a_case_and_reports_render() {
         // every case has limit kernels in its module; the first is timed
         // at 80 ns, the others fail
         assert!(!c.limits.is_empty(), "{}: no limit kernel", c.name);
-        assert!(c.limit_missing.is_none());
         for k in &c.limits {
             assert!(
                 c.source.contains(&format!(
@@ -238,18 +237,40 @@ fn cluster_conversions_are_cases_with_a_global_memory_baseline() {
         registers: 24,
         sass: None,
     });
-    assert!(c8.limits.is_empty() && c8.limit_missing.is_some());
+    // its limit kernels move through distributed shared memory, launched
+    // in its clusters: both ways (remote stores, remote loads) each
+    // direction where elements cross CTAs
+    assert!(!c8.limits.is_empty());
+    for k in &c8.limits {
+        assert_eq!(k.ctas, 8, "{}", k.name);
+        assert!(c8.source.contains(&format!(" {}(", k.name)), "{}", k.name);
+    }
+    let labels: Vec<String> = c8.limits.iter().map(|k| k.label()).collect();
+    assert!(
+        labels.contains(&"dsmem_st+dsmem_ld".to_string()),
+        "{labels:?}"
+    );
+    assert!(c8.source.contains("st.shared::cluster"));
+    assert!(c8.source.contains("ld.shared::cluster"));
     let row = report::row(
         c8,
         &report::CaseMeasured {
             candidates: m,
             global: Some(g),
-            limits: Vec::new(),
+            limits: c8
+                .limits
+                .iter()
+                .map(|_| Err("not launched in this test".into()))
+                .collect(),
         },
         Some(&Err("refused".into())),
     );
     assert_eq!(row.ctas, 8);
-    assert!(row.limit_missing.as_deref().unwrap().contains("cluster"));
+    assert!(row
+        .limit_missing
+        .as_deref()
+        .unwrap()
+        .contains("every limit kernel failed"));
     assert_eq!(row.ratio_chosen_over_global, Some(0.5));
     let md = report::markdown(&[row], "# t\n");
     assert!(md.contains("## Across CTAs"), "{md}");

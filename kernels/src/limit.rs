@@ -57,6 +57,25 @@ pub enum LimitMove {
         load_words: u32,
         cross_warp: bool,
     },
+    /// A cluster conversion's move through distributed shared memory
+    /// (PTX ISA `st`/`ld` with the `.shared::cluster` state space, `mapa`,
+    /// `barrier.cluster`): words `[0, remote_loads)` come from the same
+    /// thread of the peer CTA (cluster rank `^ 1`), `remote_stores` of them
+    /// through its shared memory; words from `remote_words()` on move within
+    /// the CTA as [`LimitMove::Shared`] does (`local_stores` stored,
+    /// `local_loads` loaded from the partner thread). `remote_load`: the
+    /// remote words are stored locally and loaded from the peer
+    /// (`ld.shared::cluster`), else stored into the peer
+    /// (`st.shared::cluster`) and loaded locally. Both barriers are cluster
+    /// barriers (the peer reads or writes this CTA's scratch).
+    Cluster {
+        remote_stores: u32,
+        remote_loads: u32,
+        local_stores: u32,
+        local_loads: u32,
+        cross_warp: bool,
+        remote_load: bool,
+    },
 }
 
 impl LimitMove {
@@ -66,6 +85,54 @@ impl LimitMove {
             LimitMove::None => "none",
             LimitMove::Shuffle { .. } => "shfl",
             LimitMove::Shared { .. } => "smem",
+            LimitMove::Cluster {
+                remote_load: false, ..
+            } => "dsmem_st",
+            LimitMove::Cluster {
+                remote_load: true, ..
+            } => "dsmem_ld",
+        }
+    }
+
+    /// The moves a direction of a cluster conversion with lower bound `lb`
+    /// can be limited by: where elements cross CTAs
+    /// (`lb.cluster_load_bytes`), the two [`LimitMove::Cluster`] moves
+    /// (remote stores, remote loads), each moving the CTA's share of the
+    /// crossing bytes over its threads (`lb.cluster_store_bytes` per warp
+    /// over 32 lanes) and the busiest thread's crossing bytes, the rest of
+    /// the bound's stores and loads within the CTA; else
+    /// [`LimitMove::choices`].
+    pub fn cluster_choices(lb: &LowerBound) -> Vec<LimitMove> {
+        if lb.cluster_load_bytes == 0 {
+            return LimitMove::choices(lb);
+        }
+        let remote_stores = lb.cluster_store_bytes.div_ceil(32 * 4) as u32;
+        let remote_loads = lb.cluster_load_bytes.div_ceil(4) as u32;
+        let stores = lb.smem_store_bytes.div_ceil(32 * 4) as u32;
+        let loads = lb.smem_load_bytes.div_ceil(4) as u32;
+        [false, true]
+            .into_iter()
+            .map(|remote_load| LimitMove::Cluster {
+                remote_stores,
+                remote_loads,
+                local_stores: stores.saturating_sub(remote_stores),
+                local_loads: loads.saturating_sub(remote_loads),
+                cross_warp: lb.shfl_words.is_none(),
+                remote_load,
+            })
+            .collect()
+    }
+
+    /// Of a [`LimitMove::Cluster`]: the words `[0, n)` that cross CTAs (the
+    /// local words follow); 0 for the other moves.
+    fn remote_words(&self) -> u32 {
+        match *self {
+            LimitMove::Cluster {
+                remote_stores,
+                remote_loads,
+                ..
+            } => remote_stores.max(remote_loads),
+            _ => 0,
         }
     }
 
@@ -100,6 +167,11 @@ impl LimitMove {
                 load_words,
                 ..
             } => store_words.max(load_words),
+            LimitMove::Cluster {
+                local_stores,
+                local_loads,
+                ..
+            } => self.remote_words() + local_stores.max(local_loads),
         }
     }
 }
@@ -134,6 +206,9 @@ pub struct LimitKernel {
     pub words: u32,
     /// Threads per CTA (32 x warps).
     pub threads: u32,
+    /// CTAs per cluster it launches in (1 unless a move is a
+    /// [`LimitMove::Cluster`]).
+    pub ctas: u32,
     /// Element width in bits (8, 16, 32 or 64): which bits of a word the
     /// loop's xor flips.
     pub bits: u32,
@@ -151,9 +226,43 @@ fn smem_of(m: &LimitMove, threads: u32) -> (u32, u32) {
             store_words * 4 * threads,
             load_words.saturating_sub(store_words) * 4 * threads,
         ),
+        LimitMove::Cluster {
+            remote_stores,
+            remote_loads,
+            local_stores,
+            local_loads,
+            ..
+        } => (
+            (remote_stores + local_stores) * 4 * threads,
+            (remote_loads.saturating_sub(remote_stores) + local_loads.saturating_sub(local_stores))
+                * 4
+                * threads,
+        ),
         _ => (0, 0),
     }
 }
+
+/// The CUDA type of an access of `w` words.
+fn vty(w: u32) -> &'static str {
+    match w {
+        4 => "uint4",
+        2 => "uint2",
+        _ => "unsigned",
+    }
+}
+
+/// The fields of an access of `w` words (`""`: the value itself).
+fn fields(w: u32) -> &'static [&'static str] {
+    match w {
+        4 => &["x", "y", "z", "w"],
+        2 => &["x", "y"],
+        _ => &[""],
+    }
+}
+
+/// `barrier.cluster.arrive.release` then `wait.acquire` (PTX ISA 9.7.13.3):
+/// every thread of the cluster; orders shared memory across its CTAs.
+const CLUSTER_BARRIER: &str = "asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");";
 
 impl LimitKernel {
     /// The kernel of `fwd` then `bwd` for a conversion whose source has
@@ -169,14 +278,24 @@ impl LimitKernel {
         threads: u32,
     ) -> LimitKernel {
         let elems = (src_elems.max(dst_elems) * bits).div_ceil(32);
+        let cluster = |m: &LimitMove| matches!(m, LimitMove::Cluster { .. });
         LimitKernel {
             name: name.to_string(),
             fwd,
             bwd,
             words: elems.max(fwd.words()).max(bwd.words()).max(1),
             threads,
+            ctas: if cluster(&fwd) || cluster(&bwd) { 2 } else { 1 },
             bits,
         }
+    }
+
+    /// The same kernel launched in clusters of `ctas` CTAs (a power of two,
+    /// at least 2 where a move is a [`LimitMove::Cluster`]): the cluster
+    /// conversion's own launch.
+    pub fn in_clusters_of(mut self, ctas: u32) -> LimitKernel {
+        self.ctas = ctas.max(self.ctas);
+        self
     }
 
     /// `fwd+bwd` families, e.g. `shfl+smem`.
@@ -203,13 +322,210 @@ impl LimitKernel {
         }
     }
 
+    /// Whether a move's local loads read another warp's slots: a move
+    /// across warps of a CTA that has more than one (a cluster conversion
+    /// at one warp per CTA crosses CTAs, not warps).
+    fn cross_warp(&self, m: &LimitMove) -> bool {
+        let cross = match *m {
+            LimitMove::Shared { cross_warp, .. } | LimitMove::Cluster { cross_warp, .. } => {
+                cross_warp
+            }
+            _ => false,
+        };
+        cross && self.threads > 32
+    }
+
+    /// The thread whose slots thread `t` loads in a move within the CTA:
+    /// the same lane of the next warp, or the next lane.
     fn partner(&self, m: &LimitMove, t: u32) -> u32 {
-        match *m {
-            LimitMove::Shared {
-                cross_warp: true, ..
-            } => t ^ 32,
-            _ => t ^ 1,
+        if self.cross_warp(m) {
+            t ^ 32
+        } else {
+            t ^ 1
         }
+    }
+
+    /// [`LimitKernel::partner`] as a CUDA expression of `t`.
+    fn partner_expr(&self, m: &LimitMove) -> &'static str {
+        if self.cross_warp(m) {
+            "t ^ 32u"
+        } else {
+            "t ^ 1u"
+        }
+    }
+
+    /// Whether a move goes through distributed shared memory.
+    fn clustered(&self) -> bool {
+        [self.fwd, self.bwd]
+            .iter()
+            .any(|m| matches!(m, LimitMove::Cluster { .. }))
+    }
+
+    /// The CUDA lines of a [`LimitMove::Cluster`]; `zero_at` is the byte
+    /// offset of its zeroed region (the remote words' loads beyond their
+    /// stores first, then the local words').
+    fn cluster_lines(&self, m: &LimitMove, zero_at: u32) -> Vec<String> {
+        let LimitMove::Cluster {
+            remote_stores: rs,
+            remote_loads: rl,
+            local_stores: ls,
+            local_loads: ll,
+            cross_warp: _,
+            remote_load,
+        } = *m
+        else {
+            return Vec::new();
+        };
+        let tn = self.threads;
+        let r = m.remote_words();
+        let region_b = rs * 4 * tn;
+        let partner = self.partner_expr(m);
+        let value = |k: u32, w: u32| match w {
+            4 => format!(
+                "make_uint4(w[{k}], w[{}], w[{}], w[{}])",
+                k + 1,
+                k + 2,
+                k + 3
+            ),
+            2 => format!("make_uint2(w[{k}], w[{}])", k + 1),
+            _ => format!("w[{k}]"),
+        };
+        let mut v = vec![format!(
+            "{CLUSTER_BARRIER}  // the peer CTA reads or writes this scratch"
+        )];
+        // the remote words: word k of thread t at region A, access (k) slot t
+        for (k, w) in chunks(0, rs) {
+            let off = k * 4 * tn;
+            if remote_load {
+                v.push(format!(
+                    "*({}*)(wf_smem + {off}u + t * {}u) = {};",
+                    vty(w),
+                    w * 4,
+                    value(k, w)
+                ));
+            } else {
+                let regs: Vec<String> = (0..w).map(|j| format!("\"r\"(w[{}])", k + j)).collect();
+                let ops: Vec<String> = (1..=w).map(|j| format!("%{j}")).collect();
+                let vec = if w == 1 {
+                    String::new()
+                } else {
+                    format!(".v{w}")
+                };
+                v.push(format!(
+                    "asm volatile(\"st.shared::cluster{vec}.u32 [%0], {{{}}};\" :: \"r\"(wf_peer + {off}u + t * {}u), {} : \"memory\");",
+                    ops.join(", "),
+                    w * 4,
+                    regs.join(", ")
+                ));
+            }
+        }
+        // the local words: word r + j of thread t at region B, access slot t
+        for (k, w) in chunks(0, ls) {
+            v.push(format!(
+                "*({}*)(wf_smem + {}u + t * {}u) = {};",
+                vty(w),
+                region_b + k * 4 * tn,
+                w * 4,
+                value(r + k, w)
+            ));
+        }
+        v.push(CLUSTER_BARRIER.into());
+        v.push("{".into());
+        if ll > 0 {
+            v.push(format!("  const unsigned p = {partner};"));
+        }
+        let mut i = 0;
+        let mut load = |v: &mut Vec<String>,
+                        k: u32,
+                        w: u32,
+                        addr: String,
+                        remote: bool,
+                        op: &str| {
+            let ty = vty(w);
+            if remote {
+                let outs: Vec<String> = fields(w)
+                    .iter()
+                    .map(|f| {
+                        if f.is_empty() {
+                            format!("\"=r\"(l{i})")
+                        } else {
+                            format!("\"=r\"(l{i}.{f})")
+                        }
+                    })
+                    .collect();
+                let ops: Vec<String> = (0..w).map(|j| format!("%{j}")).collect();
+                let vec = if w == 1 {
+                    String::new()
+                } else {
+                    format!(".v{w}")
+                };
+                v.push(format!("  {ty} l{i};"));
+                v.push(format!(
+                    "  asm volatile(\"ld.shared::cluster{vec}.u32 {{{}}}, [%{w}];\" : {} : \"r\"({addr}) : \"memory\");",
+                    ops.join(", "),
+                    outs.join(", ")
+                ));
+            } else {
+                v.push(format!(
+                    "  const {ty} l{i} = *(const {ty}*)(wf_smem + {addr});"
+                ));
+            }
+            for (j, f) in fields(w).iter().enumerate() {
+                let src = if f.is_empty() {
+                    format!("l{i}")
+                } else {
+                    format!("l{i}.{f}")
+                };
+                v.push(format!("  w[{}] {op} {src};", k + j as u32));
+            }
+            i += 1;
+        };
+        // remote words: the peer's word k of thread t (the same slot of
+        // region A, of the peer's scratch or of this one); beyond the
+        // stores, the zeroed region (of the peer's scratch where loads are
+        // remote), xored in
+        let matched = rl.min(rs);
+        for &(k, w) in &chunks(0, rs) {
+            if k >= matched {
+                break;
+            }
+            for (k2, w2) in chunks(k, (k + w).min(matched)) {
+                let off = k * 4 * tn + (k2 - k) * 4;
+                let (addr, remote) = if remote_load {
+                    (format!("wf_peer + {off}u + t * {}u", w * 4), true)
+                } else {
+                    (format!("{off}u + t * {}u", w * 4), false)
+                };
+                load(&mut v, k2, w2, addr, remote, "=");
+            }
+        }
+        for (k, w) in chunks(rs, rl) {
+            let off = zero_at + (k - rs) * 4 * tn;
+            let (addr, remote) = if remote_load {
+                (format!("wf_peer + {off}u + t * {}u", w * 4), true)
+            } else {
+                (format!("{off}u + t * {}u", w * 4), false)
+            };
+            load(&mut v, k, w, addr, remote, "^=");
+        }
+        // local words: the partner thread's, as a shared-memory move
+        let zero_local = zero_at + rl.saturating_sub(rs) * 4 * tn;
+        let matched = ll.min(ls);
+        for &(k, w) in &chunks(0, ls) {
+            if k >= matched {
+                break;
+            }
+            for (k2, w2) in chunks(k, (k + w).min(matched)) {
+                let addr = format!("{}u + p * {}u", region_b + k * 4 * tn + (k2 - k) * 4, w * 4);
+                load(&mut v, r + k2, w2, addr, false, "=");
+            }
+        }
+        for (k, w) in chunks(ls, ll) {
+            let addr = format!("{}u + p * {}u", zero_local + (k - ls) * 4 * tn, w * 4);
+            load(&mut v, r + k, w, addr, false, "^=");
+        }
+        v.push("}".into());
+        v
     }
 
     /// The CUDA lines of one move; `zero_at` is the byte offset of its
@@ -217,6 +533,7 @@ impl LimitKernel {
     fn lines(&self, m: &LimitMove, zero_at: u32) -> Vec<String> {
         let tn = self.threads;
         match *m {
+            LimitMove::Cluster { .. } => self.cluster_lines(m, zero_at),
             LimitMove::None => vec!["// nothing moves between threads".into()],
             LimitMove::Shuffle { words } => (0..words)
                 .map(|k| format!("w[{k}] = __shfl_xor_sync(0xffffffffu, w[{k}], 1);"))
@@ -226,12 +543,7 @@ impl LimitKernel {
                 load_words,
                 cross_warp,
             } => {
-                let partner = if cross_warp { "t ^ 32u" } else { "t ^ 1u" };
-                let vty = |w: u32| match w {
-                    4 => "uint4",
-                    2 => "uint2",
-                    _ => "unsigned",
-                };
+                let partner = self.partner_expr(m);
                 let mut v = vec!["__syncthreads();  // the scratch is reused".to_string()];
                 // stored word k of thread t: region of its access (k * 4 *
                 // threads bytes in), slot t of that access's width
@@ -290,12 +602,7 @@ impl LimitKernel {
                     v.push(format!(
                         "  const {ty} l{i} = *(const {ty}*)(wf_smem + {at});"
                     ));
-                    let fields: &[&str] = match w {
-                        4 => &["x", "y", "z", "w"],
-                        2 => &["x", "y"],
-                        _ => &[""],
-                    };
-                    for (j, f) in fields.iter().enumerate() {
+                    for (j, f) in fields(*w).iter().enumerate() {
                         let src = if f.is_empty() {
                             format!("l{i}")
                         } else {
@@ -332,27 +639,49 @@ impl LimitKernel {
             fwd => self.lines(&self.fwd, zero_at),
             bwd => self.lines(&self.bwd, zero_at + fz),
             xor => xor,
+            clustered => self.clustered(),
+            cluster_barrier => CLUSTER_BARRIER,
         })?)
     }
 
-    /// Where each word of a CTA's tile comes from after `iters` round
-    /// trips: entry `t * words + k` is `(the input word's index, t' *
-    /// words + k' (None: a word of zeros; no move makes one today), and
-    /// whether the element pattern is xored in)`. Exponentiation by squaring of one trip's map: work
-    /// `threads * words * log2(iters)`.
+    /// Where each word of a cluster's tile comes from after `iters` round
+    /// trips: entry `(c * threads + t) * words + k` (word `k` of thread `t`
+    /// of the cluster's CTA `c`; one CTA unless [`LimitKernel::ctas`] says
+    /// more) is `(the input word's index in the same numbering (None: a
+    /// word of zeros; no move makes one today), and whether the element
+    /// pattern is xored in)`. Exponentiation by squaring of one trip's map:
+    /// work `ctas * threads * words * log2(iters)`.
     pub fn expected(&self, iters: u32) -> Vec<(Option<u32>, bool)> {
         let (tn, wn) = (self.threads, self.words);
-        let n = (tn * wn) as usize;
+        let n = (self.ctas * tn * wn) as usize;
         type Map = Vec<(Option<u32>, bool)>;
-        // after-map of one move: each slot's source slot before it
+        // after-map of one move: each slot's source slot before it; slot
+        // (c * threads + t) * words + k is word k of thread t of CTA c of
+        // the cluster
         let step = |m: &LimitMove| -> Map {
-            (0..tn * wn)
+            (0..n as u32)
                 .map(|s| {
-                    let (t, k) = (s / wn, s % wn);
+                    let (ct, k) = (s / wn, s % wn);
+                    let (c, t) = (ct / tn, ct % tn);
+                    let at = |c: u32, t: u32| Some((c * tn + t) * wn + k);
                     match *m {
                         LimitMove::None => (Some(s), false),
-                        LimitMove::Shuffle { words } if k < words => {
-                            (Some((t ^ 1) * wn + k), false)
+                        LimitMove::Shuffle { words } if k < words => (at(c, t ^ 1), false),
+                        LimitMove::Cluster {
+                            remote_stores,
+                            remote_loads,
+                            local_stores,
+                            local_loads,
+                            ..
+                        } => {
+                            let r = m.remote_words();
+                            if k < remote_stores.min(remote_loads) {
+                                (at(c ^ 1, t), false)
+                            } else if k >= r && k - r < local_stores.min(local_loads) {
+                                (at(c, self.partner(m, t)), false)
+                            } else {
+                                (Some(s), false)
+                            }
                         }
                         LimitMove::Shuffle { .. } => (Some(s), false),
                         LimitMove::Shared {
@@ -361,7 +690,7 @@ impl LimitKernel {
                             ..
                         } => {
                             if k < load_words.min(store_words) {
-                                (Some(self.partner(m, t) * wn + k), false)
+                                (at(c, self.partner(m, t)), false)
                             } else {
                                 // beyond: untouched, or xored with zeros
                                 (Some(s), false)
@@ -410,6 +739,7 @@ mod tests {
             bwd,
             words,
             threads,
+            ctas: 1,
             bits: 32,
         }
     }
@@ -488,6 +818,8 @@ mod tests {
             smem_wavefronts: 4,
             smem_store_bytes: 256,
             smem_load_bytes: 16,
+            cluster_store_bytes: 0,
+            cluster_load_bytes: 0,
             score: 1.0,
         };
         assert_eq!(
@@ -506,5 +838,95 @@ mod tests {
             ..lb
         };
         assert_eq!(LimitMove::choices(&none), vec![LimitMove::None]);
+        // a cluster conversion's direction whose elements stay in their CTA
+        assert_eq!(LimitMove::cluster_choices(&lb), LimitMove::choices(&lb));
+    }
+
+    /// A 2-CTA move: 1 KiB per warp and 32 bytes per thread cross CTAs, of
+    /// 1.5 KiB stored per warp and 48 bytes loaded per thread.
+    fn cluster_bound() -> LowerBound {
+        LowerBound {
+            elem_bits: 16,
+            shfl_words: None,
+            smem_accesses: 4,
+            smem_wavefronts: 8,
+            smem_store_bytes: 1536,
+            smem_load_bytes: 48,
+            cluster_store_bytes: 1024,
+            cluster_load_bytes: 32,
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn cluster_choices_split_remote_from_local_words() {
+        let c = LimitMove::cluster_choices(&cluster_bound());
+        assert_eq!(c.len(), 2);
+        for (m, remote_load) in c.iter().zip([false, true]) {
+            assert_eq!(
+                *m,
+                LimitMove::Cluster {
+                    remote_stores: 8,
+                    remote_loads: 8,
+                    local_stores: 4,
+                    local_loads: 4,
+                    cross_warp: true,
+                    remote_load,
+                }
+            );
+        }
+        assert_eq!((c[0].family(), c[1].family()), ("dsmem_st", "dsmem_ld"));
+        assert_eq!(c[0].words(), 12);
+    }
+
+    #[test]
+    fn a_cluster_move_swaps_remote_words_with_the_peer_cta_and_local_words_with_the_partner() {
+        let [st, ld]: [LimitMove; 2] = LimitMove::cluster_choices(&cluster_bound())
+            .try_into()
+            .unwrap();
+        let m = LimitKernel::new("l", st, ld, 12, 12, 16, 64).in_clusters_of(2);
+        assert_eq!((m.ctas, m.words), (2, 12));
+        let tn = 64u32;
+        // one trip: forward and back undo each other; the xor stays
+        for (s, &(src, flip)) in m.expected(1).iter().enumerate() {
+            assert_eq!((src, flip), (Some(s as u32), true), "slot {s}");
+        }
+        // a one-way kernel over a 16-word tile: after one trip word 3 of
+        // thread 5 of CTA 0 is the peer CTA's, word 9 the partner thread's
+        // (5 ^ 32), word 13 (beyond the moves) its own
+        let one = LimitKernel::new("l", st, LimitMove::None, 32, 32, 16, 64).in_clusters_of(2);
+        let wn = 16u32;
+        let slot = |c: u32, t: u32, k: u32| (c * tn + t) * wn + k;
+        let e = one.expected(1);
+        assert_eq!(e[slot(0, 5, 3) as usize], (Some(slot(1, 5, 3)), true));
+        assert_eq!(e[slot(1, 5, 3) as usize], (Some(slot(0, 5, 3)), true));
+        assert_eq!(e[slot(0, 5, 9) as usize], (Some(slot(0, 37, 9)), true));
+        assert_eq!(e[slot(0, 5, 13) as usize], (Some(slot(0, 5, 13)), true));
+        // an even count brings every word home
+        let e = one.expected(2);
+        assert_eq!(e[slot(0, 5, 3) as usize], (Some(slot(0, 5, 3)), false));
+        let src = m.source(None).unwrap();
+        for want in [
+            "mapa.shared::cluster.u32",
+            "st.shared::cluster.v4.u32",
+            "ld.shared::cluster.v4.u32",
+            "barrier.cluster.arrive.release.aligned",
+            "// no CTA leaves while its peer may still read or write its scratch",
+        ] {
+            assert!(src.contains(want), "{want}: {src}");
+        }
+        assert!(!src.contains("__syncthreads();  // the scratch"), "{src}");
+        // remote words 8 x 4 bytes x 64 threads, local 4 words
+        assert_eq!(m.smem_bytes(), 12 * 4 * 64);
+        // one warp per CTA: the local words' partner is the next lane
+        let w1 = LimitKernel::new("l", st, ld, 12, 12, 16, 32).in_clusters_of(2);
+        let e = w1.expected(1);
+        assert_eq!(e.len(), 2 * 32 * 12);
+        let one = LimitKernel::new("l", st, LimitMove::None, 12, 12, 16, 32).in_clusters_of(2);
+        assert_eq!(one.expected(1)[5 * 12 + 9], (Some(4 * 12 + 9), true));
+        assert!(w1
+            .source(None)
+            .unwrap()
+            .contains("const unsigned p = t ^ 1u;"));
     }
 }

@@ -303,9 +303,6 @@ fn compile_only(
         for k in &c.limits {
             writeln!(out, "  limit {}: {}", k.label(), brief(m.sass.get(&k.name)))?;
         }
-        if let Some(why) = &c.limit_missing {
-            writeln!(out, "  no limit: {why}")?;
-        }
     }
     out.finish()?;
     Ok(if failed || !none_refused { 1 } else { 0 })

@@ -313,6 +313,35 @@ fn plan_json_has_a_lower_bound_below_the_score() {
         }
         assert!(n > 0, "{file}: no conversion planned");
     }
+    // the bytes that cross CTAs (the cluster limit kernels' moves): half of
+    // each CTA's 128x32 f16 destination is the other CTA's, 16 elements a
+    // thread, 512 per warp; none where each CTA keeps its elements
+    let o = run(&[
+        "plan",
+        "--ttgir",
+        "tests/data/cluster2_blocked.mlir",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: Vec<(String, u64, u64)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let lb = &v["lower_bound"];
+            (
+                v["name"].as_str().unwrap().to_string(),
+                lb["cluster_load_bytes"].as_u64().unwrap(),
+                lb["cluster_store_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("split_m_to_n:12".to_string(), 32, 1024),
+            ("split_m_both:16".to_string(), 0, 0)
+        ]
+    );
 }
 
 #[test]

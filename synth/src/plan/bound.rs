@@ -27,7 +27,10 @@
 //!   the remote side's accesses as instructions but not as wavefronts
 //!   (`cost_model::Features`' stand-in for distributed shared memory,
 //!   docs/ARCHITECTURE.md 4.7). Checked against every plan of the cluster
-//!   files in `tests/data/` (`tests/cli/plan.rs`).
+//!   files in `tests/data/` (`tests/cli/plan.rs`). The bytes that must
+//!   cross CTAs (each CTA's elements that none of its threads holds) are
+//!   counted apart, per warp and per thread, for the cluster limit kernels
+//!   (`kernels::limit`).
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.
@@ -57,6 +60,15 @@ pub struct LowerBound {
     /// Bytes the busiest thread must load from shared memory (the elements
     /// it needs and does not hold).
     pub smem_load_bytes: u64,
+    /// Cluster conversions: bytes each CTA must receive from the other
+    /// CTAs of its cluster (the elements its threads need and none of them
+    /// holds, each once), per warp of the busiest CTA (spread over its
+    /// warps); 0 where no element crosses CTAs.
+    pub cluster_store_bytes: u64,
+    /// Cluster conversions: bytes the busiest thread needs that no thread
+    /// of its CTA holds (each must come from another CTA's shared memory,
+    /// or be stored into its own by another CTA); 0 where none crosses.
+    pub cluster_load_bytes: u64,
     /// Least score any plan could reach under the weights given to
     /// [`lower_bound`]: the cheaper of the two bounds, each at least the
     /// latency floor of one shared-memory trip or one shuffle stage over
@@ -187,6 +199,11 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         store_wf + load_wf
     } as u32;
     let shfl_words = an.warp_local.then_some(words);
+    let (cluster_store_bytes, cluster_load_bytes) = if an.class == super::Kind::Cluster {
+        cluster_bytes(an, elem_bits)
+    } else {
+        (0, 0)
+    };
     let score = if max_moved == 0 {
         0.0
     } else {
@@ -217,6 +234,48 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         smem_wavefronts,
         smem_store_bytes: store_b,
         smem_load_bytes: load_b,
+        cluster_store_bytes,
+        cluster_load_bytes,
         score,
     }
+}
+
+/// `(cluster_store_bytes, cluster_load_bytes)` of [`LowerBound`] for a
+/// cluster conversion, over every CTA of the cluster: per CTA, the distinct
+/// elements its threads need and none of its threads holds, over its warps
+/// (rounded up), and the most such elements one thread needs; the busiest
+/// CTA's. Work: one pass over every slot of every thread of the cluster.
+fn cluster_bytes(an: &Analysis, elem_bits: u32) -> (u64, u64) {
+    let warps = 1u64 << an.src.hw.warp;
+    let lanes = 1u64 << an.src.hw.lane;
+    let (sr, dr) = (1u64 << an.src.hw.reg, 1u64 << an.dst.hw.reg);
+    let bytes = elem_bits as u64 / 8;
+    let (mut per_warp, mut per_thread) = (0u64, 0u64);
+    for b in 0..1u64 << an.src.hw.block {
+        let mut held: Vec<u64> = (0..warps)
+            .flat_map(|w| (0..lanes).map(move |l| (w, l)))
+            .flat_map(|(w, l)| an.src.thread_tags(sr, l, w, b))
+            .collect();
+        held.sort_unstable();
+        held.dedup();
+        let mut cta_need: Vec<u64> = Vec::new();
+        for w in 0..warps {
+            for l in 0..lanes {
+                let mut need: Vec<u64> = an
+                    .dst
+                    .thread_tags(dr, l, w, b)
+                    .into_iter()
+                    .filter(|t| held.binary_search(t).is_err())
+                    .collect();
+                need.sort_unstable();
+                need.dedup();
+                per_thread = per_thread.max(need.len() as u64);
+                cta_need.extend(need);
+            }
+        }
+        cta_need.sort_unstable();
+        cta_need.dedup();
+        per_warp = per_warp.max((cta_need.len() as u64).div_ceil(warps));
+    }
+    (per_warp * bytes, per_thread * bytes)
 }
