@@ -767,6 +767,10 @@ impl Encoding {
             Encoding::Linear { block, .. } => {
                 1u64.checked_shl(block.len() as u32).unwrap_or(u64::MAX)
             }
+            // a linear parent has no CTA fields but `block` bases
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => {
+                parent.num_ctas()
+            }
             e => e.cta().map_or(1, |c| c.num_ctas()),
         }
     }
@@ -1668,6 +1672,34 @@ mod tests {
 
     fn b(v: &[[i32; 2]]) -> Vec<Vec<i32>> {
         v.iter().map(|x| x.to_vec()).collect()
+    }
+
+    // A slice (and a dot operand) of a linear layout spans its parent's
+    // CTAs: a row reduction of an sm_100 TMEM accumulator layout at 2 CTAs
+    // (Triton 3.6, tests/data/slice_of_linear_ctas.ttgir). Triton's
+    // toLinearLayout of the slice has block [[64]].
+    #[test]
+    fn a_slice_of_a_linear_layout_has_its_parents_ctas() {
+        let parent = crate::parse::parse_attribute(
+            "#ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = [[0, 64]]}>",
+        )
+        .unwrap();
+        assert_eq!(parent.num_ctas(), 2);
+        let slice = Encoding::Slice {
+            dim: 0,
+            parent: Box::new(parent.clone()),
+        };
+        assert_eq!(slice.num_ctas(), 2);
+        let l = slice.to_cluster_layout(&[128], 4, 2).unwrap();
+        assert_eq!(l.bases(BLOCK), &[vec![64]]);
+        let e = slice
+            .to_cluster_layout(&[128], 4, 4)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("block has 1 basis (2 CTAs), but the module has 4 CTAs"),
+            "{e}"
+        );
     }
 
     // LinearLayoutConversionsTest.cpp: TEST_F(LinearLayoutConversionsTest, SimpleBlocked)

@@ -13,6 +13,8 @@ fn verify_cpu_passes_every_corpus_file() {
         "tests/data/same_cta_split.mlir",
         "tests/data/cluster_same_cta.mlir",
         "tests/data/byte_transpose.mlir",
+        // a slice of a linear layout over 2 CTAs (sm_100 TMEM epilogue)
+        "tests/data/slice_of_linear_ctas.ttgir",
         // 140 conversions of Triton's Gluon layout tests (test_lowerings.py;
         // tests/triton_tests.rs samples all of them in `make test`)
         "tests/data/triton_lowerings.ttgir",
