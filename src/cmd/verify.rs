@@ -126,6 +126,7 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     )?;
     let planned = a.input.plan(&loaded, true)?;
     let emitted = planned.emit(&a.naming.prefix)?;
+    let idents = served_idents(&planned, &a.naming.prefix)?;
     if let Some(path) = &a.output {
         write_file(path, &emitted.header)?;
     }
@@ -147,7 +148,7 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     let use_gpu = gpu_info.is_some();
     let any_nvidia = planned.conversions.iter().any(|p| p.target.amd.is_none());
     let gpu = if (use_gpu || a.compile_only) && any_nvidia {
-        Some(by_target(&a, &planned, &dts, gpu_info.as_ref())?)
+        Some(by_target(&a, &planned, &idents, &dts, gpu_info.as_ref())?)
     } else {
         None
     };
@@ -155,7 +156,7 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     let hip = if a.cpu {
         Vec::new()
     } else {
-        hip_checks(&a, &planned, &dts)?
+        hip_checks(&a, &planned, &idents, &dts)?
     };
     if let (Some(dir), Some(g)) = (&a.keep, &gpu) {
         std::fs::create_dir_all(dir).map_err(|e| anyhow!("--keep {}: {e}", dir.display()))?;
@@ -177,11 +178,11 @@ pub(crate) fn run(a: VerifyArgs) -> Result<i32> {
     let mut failed = print_results(&a, &planned, &cpu, &emitted.proofs, gpu.as_ref())?;
     failed += print_hip(&a, &planned, &hip)?;
     if let Some(path) = &a.report {
-        let md = markdown_report(&planned, gpu.as_ref());
+        let md = markdown_report(&planned, &idents, gpu.as_ref());
         write_file(path, &md)?;
     }
     if let Some(path) = &a.junit {
-        let cases = junit_cases(&planned, &cpu, &emitted.proofs, gpu.as_ref());
+        let cases = junit_cases(&planned, &idents, &cpu, &emitted.proofs, gpu.as_ref());
         write_file(path, &junit::to_xml("warpforge verify", &cases))?;
     }
     let refused = planned.refused.iter().filter(|r| !r.is_file()).count();
@@ -227,6 +228,49 @@ fn served_where(planned: &PlannedInput, keep: impl Fn(&pipeline::Target) -> bool
     }
 }
 
+/// The helper name of each served conversion of `planned` (aligned with
+/// `planned.conversions`), as the whole input's header names it: a
+/// conversion's GPU and HIP results are found by it, never by `func:line`,
+/// which two input files can share.
+fn served_idents(planned: &PlannedInput, prefix: &str) -> Result<Vec<String>> {
+    let mut idents = vec![String::new(); planned.conversions.len()];
+    for (r, ident) in planned.named_records(prefix)? {
+        if let Record::Served(p) = r {
+            let i = planned
+                .conversions
+                .iter()
+                .position(|q| std::ptr::eq(q, p))
+                .expect("a served record is one of the conversions");
+            idents[i] = ident.unwrap_or_default();
+        }
+    }
+    Ok(idents)
+}
+
+/// For the part of `planned` whose targets `keep` accepts, emitted on its
+/// own as `helpers`: each of its helper names -> that conversion's name in
+/// the whole input (`idents`, [`served_idents`]). Helper names of a part
+/// can differ from the whole's (a name two parts share is made unique only
+/// in the whole).
+fn part_idents(
+    planned: &PlannedInput,
+    idents: &[String],
+    keep: impl Fn(&pipeline::Target) -> bool,
+    helpers: &[kernels::EmittedHelper],
+) -> std::collections::HashMap<String, String> {
+    let global = planned
+        .conversions
+        .iter()
+        .zip(idents)
+        .filter(|(p, _)| keep(&p.target))
+        .map(|(_, id)| id.clone());
+    helpers
+        .iter()
+        .map(|h| h.ident.clone())
+        .zip(global)
+        .collect()
+}
+
 /// Each planned conversion's helper (in the same order) with its analysis.
 fn gpu_cases<'a>(
     planned: &'a [Planned],
@@ -249,6 +293,7 @@ fn gpu_cases<'a>(
 fn hip_checks(
     a: &VerifyArgs,
     planned: &PlannedInput,
+    idents: &[String],
     dts: &[DType],
 ) -> Result<Vec<verify::HipReport>> {
     let mut archs: Vec<pipeline::AmdArch> = planned
@@ -273,7 +318,13 @@ fn hip_checks(
         let sub = served_where(planned, |t| t.amd == Some(arch));
         let emitted = sub.emit(&a.naming.prefix)?;
         let cases = gpu_cases(&sub.conversions, &emitted.helpers);
-        let r = verify::compile_hip(&emitted.header, &cases, dts, arch)?;
+        let mut r = verify::compile_hip(&emitted.header, &cases, dts, arch)?;
+        let names = part_idents(planned, idents, |t| t.amd == Some(arch), &emitted.helpers);
+        for k in &mut r.kernels {
+            if let Some(g) = names.get(&k.helper) {
+                k.helper = g.clone();
+            }
+        }
         note!(
             "warpforge: {arch}: {} HIP check kernel(s) compiled in {:.2} s by {} (no AMD GPU runs them: proven by the CPU simulator, checked by compilation)",
             r.kernels.len(),
@@ -399,6 +450,7 @@ fn print_hip(a: &VerifyArgs, planned: &PlannedInput, hip: &[verify::HipReport]) 
 fn by_target(
     a: &VerifyArgs,
     planned: &PlannedInput,
+    idents: &[String],
     dts: &[DType],
     gpu: Option<&verify::GpuInfo>,
 ) -> Result<GpuReport> {
@@ -423,6 +475,18 @@ fn by_target(
             }
             compiled(&sub.conversions, &emitted, dts, a.input.max_registers, sm)?
         };
+        let mut r = r;
+        let names = part_idents(
+            planned,
+            idents,
+            |t| t.amd.is_none() && t.sm == sm,
+            &emitted.helpers,
+        );
+        for c in &mut r.cases {
+            if let Some(g) = names.get(&c.ident) {
+                c.ident = g.clone();
+            }
+        }
         all = Some(match all {
             None => r,
             Some(mut acc) => {
@@ -491,9 +555,10 @@ fn gpu_desc(g: &verify::GpuInfo, driver: &str) -> String {
     )
 }
 
-/// The GPU checks of conversion `p`.
-fn cases_of<'a>(gpu: Option<&'a GpuReport>, p: &Planned) -> Vec<&'a CaseResult> {
-    gpu.map(|r| r.cases.iter().filter(|c| c.name == p.op.name).collect())
+/// The GPU checks of the conversion whose helper is `ident` (its name in
+/// the whole input, [`served_idents`]).
+fn cases_of<'a>(gpu: Option<&'a GpuReport>, ident: &str) -> Vec<&'a CaseResult> {
+    gpu.map(|r| r.cases.iter().filter(|c| c.ident == ident).collect())
         .unwrap_or_default()
 }
 
@@ -534,7 +599,7 @@ fn print_results(
             .position(|q| std::ptr::eq(q, p))
             .expect("a served record is one of the conversions");
         let proof = &cpu[i];
-        let gpu_cases = cases_of(gpu, p);
+        let gpu_cases = cases_of(gpu, ident.as_deref().unwrap_or_default());
         // spills fail a case unless the data alone leaves under 16
         // registers of the launch bounds' limit (then they are the tile's),
         // or ptxas spilled with registers to spare and the kernel has none
@@ -650,6 +715,7 @@ fn text_line(
 /// one failing case carrying the reason.
 fn junit_cases(
     planned: &PlannedInput,
+    idents: &[String],
     cpu: &[CpuProof],
     printed: &[Printed],
     gpu: Option<&GpuReport>,
@@ -681,7 +747,7 @@ fn junit_cases(
                         &Err(e.error.to_string()),
                     )),
                 }
-                for c in cases_of(gpu, p) {
+                for c in cases_of(gpu, &idents[i]) {
                     cases.push(junit::gpu_case(&p.file, c));
                 }
             }
@@ -697,7 +763,7 @@ fn junit_cases(
 
 /// The markdown report: per conversion and element type, the GPU check and
 /// its SASS counts beside the corpus note (Triton's counts).
-fn markdown_report(input: &PlannedInput, gpu: Option<&GpuReport>) -> String {
+fn markdown_report(input: &PlannedInput, idents: &[String], gpu: Option<&GpuReport>) -> String {
     let planned = &input.conversions;
     let mut s = format!("## {}\n\n", input.origin);
     if let Some(r) = gpu {
@@ -708,8 +774,8 @@ fn markdown_report(input: &PlannedInput, gpu: Option<&GpuReport>) -> String {
     }
     s += "| conversion | kind | strategy | predicted | dtype (CUDA type) | GPU check | SHFL | SEL | PRMT | STS | LDS | BAR | LDL/STL | loop regs (limit) | loop LDL/STL | Triton 3.6 (corpus note) |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for p in planned {
-        let cases = cases_of(gpu, p);
+    for (p, ident) in planned.iter().zip(idents) {
+        let cases = cases_of(gpu, ident);
         let doc = p.op.doc.replace('|', "/");
         let head = format!(
             "| {} | {} | {} | {} |",

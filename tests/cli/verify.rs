@@ -156,3 +156,66 @@ fn a_bad_junit_path_errs_as_o_does() {
     let o = run(&["verify", "--cpu", "--ttgir", f, "--junit", "/dev/full"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// Two input files may hold conversions of the same `func:line` (the same
+/// kernel compiled for two shapes, one directory each): each conversion's
+/// GPU (or compiled-only) results are its own helper's, found by the
+/// helper's name in the whole input, not by `func:line`. Here a 2x8 and a
+/// 32x64 tile of one kernel, both `g.ttgir`: every result row of a
+/// conversion names its helper, and the 2x8 file's conversions have no
+/// in-place form where the 32x64 file's have. Needs NVRTC
+/// (`verify --compile-only`); where none is found, says so and returns.
+#[test]
+fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
+    let dir = tempfile_dir();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let src =
+        std::fs::read_to_string(root().join("tests/data/slice_of_linear_ctas.ttgir")).unwrap();
+    // the same function and lines at another shape (4 CTAs' worth of rows)
+    let wide = src.replace("128x128xf16", "128x256xf16");
+    std::fs::write(a.join("g.ttgir"), &src).unwrap();
+    std::fs::write(b.join("g.ttgir"), &wide).unwrap();
+    let (fa, fb) = (a.join("g.ttgir"), b.join("g.ttgir"));
+    let o = run(&[
+        "verify",
+        "--compile-only",
+        "--json",
+        "--dtypes",
+        "i32",
+        "--ttgir",
+        fa.to_str().unwrap(),
+        fb.to_str().unwrap(),
+    ]);
+    if stderr(&o).contains("libnvrtc") {
+        eprintln!("skipped: no NVRTC here ({})", stderr(&o).trim());
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let mut regs = std::collections::BTreeMap::new();
+    for r in &rows {
+        let helper = r["helper"].as_str().unwrap();
+        let cases = r["gpu"].as_array().unwrap();
+        assert!(!cases.is_empty(), "{r}");
+        for c in cases {
+            assert_eq!(c["ident"].as_str().unwrap(), helper, "{r}");
+        }
+        regs.insert(
+            (
+                r["file"].as_str().unwrap().to_string(),
+                r["name"].as_str().unwrap().to_string(),
+            ),
+            cases[0]["data_regs"].as_u64().unwrap(),
+        );
+    }
+    // the 2-D conversion's data differs between the two files
+    let line =
+        |f: &std::path::Path| regs[&(f.to_str().unwrap().to_string(), "mm_epi:11".to_string())];
+    assert_eq!(line(&fa) * 2, line(&fb));
+}
