@@ -251,6 +251,21 @@ fn vty(w: u32) -> &'static str {
     }
 }
 
+/// The value an access of `w` words from word `k` stores: `w[k]`, or a
+/// `make_uint2`/`make_uint4` of the words from `k` on.
+fn stored_value(k: u32, w: u32) -> String {
+    match w {
+        4 => format!(
+            "make_uint4(w[{k}], w[{}], w[{}], w[{}])",
+            k + 1,
+            k + 2,
+            k + 3
+        ),
+        2 => format!("make_uint2(w[{k}], w[{}])", k + 1),
+        _ => format!("w[{k}]"),
+    }
+}
+
 /// The fields of an access of `w` words (`""`: the value itself).
 fn fields(w: u32) -> &'static [&'static str] {
     match w {
@@ -380,16 +395,6 @@ impl LimitKernel {
         let r = m.remote_words();
         let region_b = rs * 4 * tn;
         let partner = self.partner_expr(m);
-        let value = |k: u32, w: u32| match w {
-            4 => format!(
-                "make_uint4(w[{k}], w[{}], w[{}], w[{}])",
-                k + 1,
-                k + 2,
-                k + 3
-            ),
-            2 => format!("make_uint2(w[{k}], w[{}])", k + 1),
-            _ => format!("w[{k}]"),
-        };
         let mut v = vec![format!(
             "{CLUSTER_BARRIER}  // the peer CTA reads or writes this scratch"
         )];
@@ -401,7 +406,7 @@ impl LimitKernel {
                     "*({}*)(wf_smem + {off}u + t * {}u) = {};",
                     vty(w),
                     w * 4,
-                    value(k, w)
+                    stored_value(k, w)
                 ));
             } else {
                 let regs: Vec<String> = (0..w).map(|j| format!("\"r\"(w[{}])", k + j)).collect();
@@ -426,7 +431,7 @@ impl LimitKernel {
                 vty(w),
                 region_b + k * 4 * tn,
                 w * 4,
-                value(r + k, w)
+                stored_value(r + k, w)
             ));
         }
         v.push(CLUSTER_BARRIER.into());
@@ -549,16 +554,7 @@ impl LimitKernel {
                 // threads bytes in), slot t of that access's width
                 let store = chunks(0, store_words);
                 for &(k, w) in &store {
-                    let val = match w {
-                        4 => format!(
-                            "make_uint4(w[{k}], w[{}], w[{}], w[{}])",
-                            k + 1,
-                            k + 2,
-                            k + 3
-                        ),
-                        2 => format!("make_uint2(w[{k}], w[{}])", k + 1),
-                        _ => format!("w[{k}]"),
-                    };
+                    let val = stored_value(k, w);
                     v.push(format!(
                         "*({}*)(wf_smem + {}u + t * {}u) = {val};",
                         vty(w),
