@@ -22,7 +22,8 @@ build:
 test:
 	@mkdir -p $(OUT)
 	@( if $(CARGO) nextest --version > /dev/null 2>&1; then \
-	     { $(CARGO) nextest run --workspace --no-fail-fast && $(CARGO) test --workspace --doc; } 2>&1; \
+	     { $(CARGO) nextest run --workspace --no-fail-fast; n=$$?; \
+	       $(CARGO) test --workspace --doc; d=$$?; [ $$n -eq 0 ] && [ $$d -eq 0 ]; } 2>&1; \
 	   else $(CARGO) test --workspace 2>&1; fi; echo $$? > $(OUT)/test.rc ) | tee $(OUT)/test.log
 	@ran=$$(grep -o 'GPU-TEST ran' $(OUT)/test.log | wc -l); \
 	 skipped=$$(grep -o 'GPU-TEST SKIPPED' $(OUT)/test.log | wc -l); \

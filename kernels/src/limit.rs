@@ -28,6 +28,16 @@
 //!   loop and never stored to, and are xored into their words (one ALU
 //!   operation a word), so that no earlier work on the word is dead.
 //!
+//! - [`LimitMove::Cluster`] (cluster conversions): the words that must
+//!   cross CTAs stored into the peer CTA's scratch (`st.shared::cluster`
+//!   at a `mapa` address, cluster rank `^ 1`) and loaded locally, or stored
+//!   locally and loaded from the peer's (`ld.shared::cluster`), 16 bytes
+//!   per access, the other words as the shared-memory move moves them,
+//!   between cluster barriers; in a kernel with a cluster move every
+//!   scratch reuse waits on a cluster barrier (the peer may still read this
+//!   CTA's scratch), and a last one after the loop keeps every CTA until
+//!   its peer is done with its scratch.
+//!
 //! Nothing here is a helper: the kernels are not proven by the KIR
 //! interpreter. Their output is checked on the GPU against
 //! [`LimitKernel::expected`], which models the same moves on the CPU, so a
@@ -549,7 +559,13 @@ impl LimitKernel {
                 cross_warp,
             } => {
                 let partner = self.partner_expr(m);
-                let mut v = vec!["__syncthreads();  // the scratch is reused".to_string()];
+                // in a kernel with a cluster move the peer CTA may still be
+                // reading this scratch remotely: a cluster barrier
+                let mut v = vec![if self.clustered() {
+                    format!("{CLUSTER_BARRIER}  // the scratch is reused (the peer CTA may still read it)")
+                } else {
+                    "__syncthreads();  // the scratch is reused".to_string()
+                }];
                 // stored word k of thread t: region of its access (k * 4 *
                 // threads bytes in), slot t of that access's width
                 let store = chunks(0, store_words);
@@ -924,5 +940,67 @@ mod tests {
             .source(None)
             .unwrap()
             .contains("const unsigned p = t ^ 1u;"));
+        // a shared-memory move beside a cluster move waits on the cluster
+        // before it reuses the scratch: the peer may still be loading from
+        // it (a race the GPU check caught as wrong output)
+        let sm = LimitMove::Shared {
+            store_words: 2,
+            load_words: 2,
+            cross_warp: true,
+        };
+        let mixed = LimitKernel::new("l", ld, sm, 12, 12, 16, 64).in_clusters_of(2);
+        let src = mixed.source(None).unwrap();
+        assert!(
+            !src.contains("__syncthreads();  // the scratch is reused"),
+            "{src}"
+        );
+        assert!(
+            src.contains("the scratch is reused (the peer CTA may still read it)"),
+            "{src}"
+        );
+        let plain = LimitKernel::new("l", sm, sm, 12, 12, 16, 64);
+        assert!(plain
+            .source(None)
+            .unwrap()
+            .contains("__syncthreads();  // the scratch is reused"));
+    }
+
+    /// Loads beyond the stores (a broadcast destination): the remote ones
+    /// read the peer's zeroed region, the local ones this CTA's, after
+    /// the larger direction's stored slots, and xor into their words.
+    #[test]
+    fn cluster_loads_beyond_the_stores_read_the_zeroed_regions() {
+        let m = LimitMove::Cluster {
+            remote_stores: 1,
+            remote_loads: 2,
+            local_stores: 1,
+            local_loads: 3,
+            cross_warp: false,
+            remote_load: true,
+        };
+        let k = LimitKernel::new("l", m, LimitMove::None, 2, 2, 32, 32).in_clusters_of(2);
+        // stored: words 0 (remote) and 2 (local) x 128 bytes; zeros: 1
+        // remote word and 2 local words x 128 bytes
+        assert_eq!(k.words, 5);
+        assert_eq!(k.smem_bytes(), 2 * 128 + 3 * 128);
+        let src = k.source(None).unwrap();
+        for want in [
+            // word 0 from the peer's region A, word 1 from its zeroed region
+            "\"r\"(wf_peer + 0u + t * 4u)",
+            "\"r\"(wf_peer + 256u + t * 4u)",
+            "w[1] ^= l1;",
+            // word 2 from the partner's local slot, words 3 and 4 zeros
+            "wf_smem + 128u + p * 4u",
+            "wf_smem + 384u + p * 8u",
+            "w[3] ^= l3.x;",
+        ] {
+            assert!(src.contains(want), "{want}: {src}");
+        }
+        let e = k.expected(1);
+        let slot = |c: u32, t: u32, w: u32| (c * 32 + t) * 5 + w;
+        assert_eq!(e[slot(0, 3, 0) as usize], (Some(slot(1, 3, 0)), true));
+        assert_eq!(e[slot(0, 3, 1) as usize], (Some(slot(0, 3, 1)), true));
+        assert_eq!(e[slot(0, 3, 2) as usize], (Some(slot(0, 2, 2)), true));
+        assert_eq!(e[slot(0, 3, 4) as usize], (Some(slot(0, 3, 4)), true));
     }
 }

@@ -158,13 +158,15 @@ fn a_bad_junit_path_errs_as_o_does() {
 }
 
 /// Two input files may hold conversions of the same `func:line` (the same
-/// kernel compiled for two shapes, one directory each): each conversion's
-/// GPU (or compiled-only) results are its own helper's, found by the
-/// helper's name in the whole input, not by `func:line`. Here a 2x8 and a
-/// 32x64 tile of one kernel, both `g.ttgir`: every result row of a
-/// conversion names its helper, and the 2x8 file's conversions have no
-/// in-place form where the 32x64 file's have. Needs NVRTC
-/// (`verify --compile-only`); where none is found, says so and returns.
+/// kernel compiled for two shapes or targets, one directory each): each
+/// conversion's GPU (or compiled-only) results are its own helper's, found
+/// by the helper's name in the whole input, not by `func:line`. Here
+/// `tests/data/slice_of_linear_ctas.ttgir` (sm_100, a 128x128 tile) and a
+/// copy at 128x256 for sm_90, both `g.ttgir`: the two targets are checked
+/// as two parts, every result row of a conversion names its own helper,
+/// and the 2-D conversion's data registers are each file's own. Needs
+/// NVRTC (`verify --compile-only`); where none is found, says so and
+/// returns.
 #[test]
 fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     let dir = tempfile_dir();
@@ -173,8 +175,11 @@ fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     std::fs::create_dir_all(&b).unwrap();
     let src =
         std::fs::read_to_string(root().join("tests/data/slice_of_linear_ctas.ttgir")).unwrap();
-    // the same function and lines at another shape (4 CTAs' worth of rows)
-    let wide = src.replace("128x128xf16", "128x256xf16");
+    // the same function and lines at twice the columns, for sm_90
+    let wide = src
+        .replace("128x128xf16", "128x256xf16")
+        .replace("cuda:100", "cuda:90");
+    assert_ne!(wide, src);
     std::fs::write(a.join("g.ttgir"), &src).unwrap();
     std::fs::write(b.join("g.ttgir"), &wide).unwrap();
     let (fa, fb) = (a.join("g.ttgir"), b.join("g.ttgir"));

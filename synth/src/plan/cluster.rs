@@ -301,7 +301,9 @@ pub fn cluster_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 }
 
 /// The cluster plans `choice` allows (`auto`: writer then reader;
-/// `cluster-store`, `cluster-load`: that one) whose scratch fits the limit;
+/// `cluster-store`, `cluster-load`: that variant), each in its local side's
+/// scratch order and, where its vector widths differ, its remote side's
+/// register order, whose scratch fits the limit;
 /// empty for other conversions, other choices, below sm_90, or when no
 /// scratch fits ([`refusal`] says which). Element width `opt.elem_bits`.
 pub fn cluster_plans_for(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Vec<Plan> {
