@@ -18,7 +18,10 @@ fn root() -> PathBuf {
 /// Flags of other tools that the docs mention, with the tool.
 const OTHER_TOOLS: &[(&str, &str)] = &[
     ("--workspace", "cargo test --workspace (make test)"),
-    ("--doc", "cargo test --workspace --doc (make test under cargo-nextest)"),
+    (
+        "--doc",
+        "cargo test --workspace --doc (make test under cargo-nextest)",
+    ),
     ("--show", "wf-fuzz --show TARGET N (docs/TESTING.md)"),
     (
         "--warpforge",

@@ -258,26 +258,58 @@ fn part_idents(
     keep: impl Fn(&pipeline::Target) -> bool,
     helpers: &[kernels::EmittedHelper],
 ) -> std::collections::HashMap<String, String> {
-    let global = planned
-        .conversions
+    // the part's helpers come in its records' order, which is the whole
+    // input's record order less the other parts' conversions (a stable
+    // sort by file rank and line of a subsequence)
+    let global: Vec<(&Planned, &String)> = served_in_order(planned)
+        .into_iter()
+        .filter(|p| keep(&p.target))
+        .map(|p| {
+            let i = planned
+                .conversions
+                .iter()
+                .position(|q| std::ptr::eq(q, p))
+                .expect("a served record is one of the conversions");
+            (p, &idents[i])
+        })
+        .collect();
+    debug_assert_eq!(helpers.len(), global.len());
+    debug_assert!(helpers
         .iter()
-        .zip(idents)
-        .filter(|(p, _)| keep(&p.target))
-        .map(|(_, id)| id.clone());
+        .zip(&global)
+        .all(|(h, (p, _))| h.name == p.op.name));
     helpers
         .iter()
         .map(|h| h.ident.clone())
-        .zip(global)
+        .zip(global.into_iter().map(|(_, id)| id.clone()))
         .collect()
 }
 
-/// Each planned conversion's helper (in the same order) with its analysis.
+/// The served conversions of `input` in the order its header defines their
+/// helpers ([`PlannedInput::records`]: file, then line; a file given twice
+/// has its copies' conversions interleaved by line, unlike
+/// `input.conversions`).
+fn served_in_order(input: &PlannedInput) -> Vec<&Planned> {
+    input
+        .records()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Served(p) => Some(p),
+            Record::Refused(_) => None,
+        })
+        .collect()
+}
+
+/// Each served conversion of `input` with its helper (`helpers`: the
+/// emission of `input`, in its header's order) and its analysis.
 fn gpu_cases<'a>(
-    planned: &'a [Planned],
+    input: &'a PlannedInput,
     helpers: &'a [kernels::EmittedHelper],
 ) -> Vec<GpuCase<'a>> {
-    planned
-        .iter()
+    let served = served_in_order(input);
+    debug_assert_eq!(served.len(), helpers.len());
+    served
+        .into_iter()
         .zip(helpers)
         .map(|(p, h)| GpuCase {
             helper: h,
@@ -317,7 +349,7 @@ fn hip_checks(
     for arch in archs {
         let sub = served_where(planned, |t| t.amd == Some(arch));
         let emitted = sub.emit(&a.naming.prefix)?;
-        let cases = gpu_cases(&sub.conversions, &emitted.helpers);
+        let cases = gpu_cases(&sub, &emitted.helpers);
         let mut r = verify::compile_hip(&emitted.header, &cases, dts, arch)?;
         let names = part_idents(planned, idents, |t| t.amd == Some(arch), &emitted.helpers);
         for k in &mut r.kernels {
@@ -468,12 +500,12 @@ fn by_target(
         let emitted = sub.emit(&a.naming.prefix)?;
         let runs_here = gpu.is_some_and(|g| sm <= (g.sm.0 * 10 + g.sm.1) as u32);
         let r = if runs_here {
-            on_gpu(&sub.conversions, &emitted, dts, a.input.max_registers, sm)?
+            on_gpu(&sub, &emitted, dts, a.input.max_registers, sm)?
         } else {
             if gpu.is_some() {
                 note!("warpforge: sm_{sm} plans: the GPU at hand cannot run them; compiled for sm_{sm} only");
             }
-            compiled(&sub.conversions, &emitted, dts, a.input.max_registers, sm)?
+            compiled(&sub, &emitted, dts, a.input.max_registers, sm)?
         };
         let mut r = r;
         let names = part_idents(
@@ -507,7 +539,7 @@ fn by_target(
 /// With `max_registers`, the register-budget loop kernels are compiled
 /// under that cap (`verify::verify_on_gpu`).
 fn on_gpu(
-    planned: &[Planned],
+    planned: &PlannedInput,
     emitted: &pipeline::Emitted,
     dts: &[DType],
     max_registers: Option<u32>,
@@ -530,7 +562,7 @@ fn on_gpu(
 /// `verify --compile-only`: the GPU check's module compiled for `sm`
 /// (`verify::compile_only`), no GPU.
 fn compiled(
-    planned: &[Planned],
+    planned: &PlannedInput,
     emitted: &pipeline::Emitted,
     dts: &[DType],
     max_registers: Option<u32>,

@@ -164,7 +164,8 @@ fn a_bad_junit_path_errs_as_o_does() {
 /// `tests/data/slice_of_linear_ctas.ttgir` (sm_100, a 128x128 tile) and a
 /// copy at 128x256 for sm_90, both `g.ttgir`: the two targets are checked
 /// as two parts, every result row of a conversion names its own helper,
-/// and the 2-D conversion's data registers are each file's own. Needs
+/// and the 2-D conversion's data registers are each file's own; the first
+/// file given twice keeps each copy's rows apart too. Needs
 /// NVRTC (`verify --compile-only`); where none is found, says so and
 /// returns.
 #[test]
@@ -223,4 +224,28 @@ fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     let line =
         |f: &std::path::Path| regs[&(f.to_str().unwrap().to_string(), "mm_epi:11".to_string())];
     assert_eq!(line(&fa) * 2, line(&fb));
+    // one file given twice, beside the other: its copies' helpers (`_2`)
+    // interleave by line in the header, and each copy's rows are its own
+    let o = run(&[
+        "verify",
+        "--compile-only",
+        "--json",
+        "--dtypes",
+        "i32",
+        "--ttgir",
+        fa.to_str().unwrap(),
+        fb.to_str().unwrap(),
+        fa.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut helpers = std::collections::BTreeSet::new();
+    for l in stdout(&o).lines() {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        let helper = r["helper"].as_str().unwrap().to_string();
+        for c in r["gpu"].as_array().unwrap() {
+            assert_eq!(c["ident"].as_str().unwrap(), helper, "{r}");
+        }
+        helpers.insert(helper);
+    }
+    assert_eq!(helpers.len(), 6);
 }
