@@ -242,9 +242,17 @@ fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     for l in stdout(&o).lines() {
         let r: serde_json::Value = serde_json::from_str(l).unwrap();
         let helper = r["helper"].as_str().unwrap().to_string();
-        for c in r["gpu"].as_array().unwrap() {
+        let cases = r["gpu"].as_array().unwrap();
+        for c in cases {
             assert_eq!(c["ident"].as_str().unwrap(), helper, "{r}");
         }
+        // the conversion's own data, as in the run without the copy (the
+        // 1-D and 2-D conversions of a file differ)
+        let key = (
+            r["file"].as_str().unwrap().to_string(),
+            r["name"].as_str().unwrap().to_string(),
+        );
+        assert_eq!(cases[0]["data_regs"].as_u64().unwrap(), regs[&key], "{r}");
         helpers.insert(helper);
     }
     assert_eq!(helpers.len(), 6);
