@@ -184,16 +184,19 @@ fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     std::fs::write(a.join("g.ttgir"), &src).unwrap();
     std::fs::write(b.join("g.ttgir"), &wide).unwrap();
     let (fa, fb) = (a.join("g.ttgir"), b.join("g.ttgir"));
-    let o = run(&[
-        "verify",
-        "--compile-only",
-        "--json",
-        "--dtypes",
-        "i32",
-        "--ttgir",
-        fa.to_str().unwrap(),
-        fb.to_str().unwrap(),
-    ]);
+    let compile_only = |files: &[&std::path::Path]| {
+        let mut args = vec![
+            "verify",
+            "--compile-only",
+            "--json",
+            "--dtypes",
+            "i32",
+            "--ttgir",
+        ];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        run(&args)
+    };
+    let o = compile_only(&[&fa, &fb]);
     if stderr(&o).contains("libnvrtc") {
         eprintln!("skipped: no NVRTC here ({})", stderr(&o).trim());
         return;
@@ -226,17 +229,7 @@ fn results_of_two_files_with_the_same_conversion_names_stay_apart() {
     assert_eq!(line(&fa) * 2, line(&fb));
     // one file given twice, beside the other: its copies' helpers (`_2`)
     // interleave by line in the header, and each copy's rows are its own
-    let o = run(&[
-        "verify",
-        "--compile-only",
-        "--json",
-        "--dtypes",
-        "i32",
-        "--ttgir",
-        fa.to_str().unwrap(),
-        fb.to_str().unwrap(),
-        fa.to_str().unwrap(),
-    ]);
+    let o = compile_only(&[&fa, &fb, &fa]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut helpers = std::collections::BTreeSet::new();
     for l in stdout(&o).lines() {
