@@ -10,10 +10,12 @@
 //! inner least-squares solves are nalgebra's SVD). A feature that never
 //! varies within a conversion cannot be identified; it keeps the prior
 //! model's weight times the factor that best scales the prior model to the
-//! data. The latency floors (`Weights::floor_smem`, `floor_shfl`) are not
-//! fitted: the least squares is on the throughput part (rows where a floor
-//! binds included), and the floors are the prior's, scaled to the data's
-//! units where the weights are. Least squares on time is not the planner's
+//! data. The latency floors (`Weights::floor_smem`, `floor_shfl`) and the
+//! cluster plans' remote-access weights (`remote_store`, `remote_load`) are
+//! not fitted: the least squares is on the throughput part over
+//! [`synth::cost_model::FEATURE_NAMES`] (rows where a floor binds
+//! included), and these are the prior's, scaled to the data's units where
+//! the weights are. Least squares on time is not the planner's
 //! objective (choosing the fastest candidate), so the weights are then refined by coordinate search
 //! (each weight scaled by 0, 1/2, 4/5, 5/4 or 2 while that lowers the total
 //! regret), starting from the better of the prior and the least-squares
@@ -287,6 +289,8 @@ fn fit_weights(s: &[Sample], prior: &Weights) -> (Weights, Vec<bool>, f64) {
     let mut fitted_w = Weights::from_array(w).with_floors_of(prior);
     fitted_w.floor_smem *= scale;
     fitted_w.floor_shfl *= scale;
+    fitted_w.remote_store *= scale;
+    fitted_w.remote_load *= scale;
     (fitted_w, identified, r2)
 }
 

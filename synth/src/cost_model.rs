@@ -62,6 +62,24 @@ pub struct Weights {
     /// [`Weights::floor_smem`]). 0 in files written before it existed.
     #[serde(default)]
     pub floor_shfl: f64,
+    /// Per remote store of a cluster plan (`st.shared::cluster` into a
+    /// peer CTA's shared memory, [`Features::remote_stores`]), on top of
+    /// `smem`. Not one of [`FEATURE_NAMES`]: `warpforge fit` keeps it as
+    /// the prior has it (scaled as the floors are). The built-in value was
+    /// chosen by grid search over every timed candidate of the cluster
+    /// conversions of the test files and of real 2- and 4-CTA kernels (the
+    /// model's `source` names the run folder and its script). 0 in files
+    /// written before it existed.
+    #[serde(default)]
+    pub remote_store: f64,
+    /// Per remote load of a cluster plan (`ld.shared::cluster` from a peer
+    /// CTA, [`Features::remote_loads`]) and per warp of the CTA
+    /// ([`Features::cta_warps`]), on top of `smem`: a remote load waits for
+    /// its reply through the cluster network, which the CTA's warps share,
+    /// so plans that load remotely lose ground as the CTA grows (see
+    /// [`Weights::remote_store`]). 0 in files written before it existed.
+    #[serde(default)]
+    pub remote_load: f64,
     /// The ten instruction weights ([`FEATURE_NAMES`]) for CTAs of one
     /// warp, in place of the ones above ([`Weights::at_cta`]); the
     /// latency floors stay the ones above. At one warp a CTA has no other
@@ -225,6 +243,20 @@ pub struct Features {
     /// [`Features::smem_trips`]).
     #[serde(default)]
     pub shfl_stages: f64,
+    /// Remote stores per thread (`st.shared::cluster`), of cluster plans
+    /// only; also counted in `smem`. Not one of [`FEATURE_NAMES`]
+    /// ([`Weights::remote_store`]). 0 in rows written before it existed.
+    #[serde(default)]
+    pub remote_stores: f64,
+    /// Remote loads per thread (`ld.shared::cluster`), of cluster plans
+    /// only; also counted in `smem` ([`Weights::remote_load`]).
+    #[serde(default)]
+    pub remote_loads: f64,
+    /// Warps of the CTA that runs the plan, set by
+    /// [`Features::with_latency`]; 0 (unknown) counts as 1. Only remote
+    /// loads are weighted by it ([`Weights::remote_load`]).
+    #[serde(default)]
+    pub cta_warps: f64,
 }
 
 impl Features {
@@ -242,6 +274,7 @@ impl Features {
         let w = warps.max(1) as f64;
         self.smem_trips = trips as f64 / w;
         self.shfl_stages = shfl as f64 / w;
+        self.cta_warps = w;
         self
     }
     /// The features of a plan in its one-element-per-register form.
@@ -337,8 +370,9 @@ impl Features {
             prmt: c.prmt as f64,
             // remote stores and loads of cluster plans (docs/ARCHITECTURE.md
             // 4.7; `st.shared::cluster`, `ld.shared::cluster`) score as
-            // shared-memory accesses and cluster barriers as CTA barriers,
-            // stand-ins until they are measured (0 for every other plan)
+            // shared-memory accesses plus their own weights
+            // (`remote_stores`, `remote_loads`), cluster barriers as CTA
+            // barriers (0 for every other plan)
             smem: (c.sts + c.lds + c.ldsm + c.stcl + c.ldcl) as f64,
             stsm: c.stsm as f64,
             wavefront: p.wavefronts_per_warp().0 as f64,
@@ -348,6 +382,9 @@ impl Features {
             spill: 0.0,
             smem_trips: 0.0,
             shfl_stages: 0.0,
+            remote_stores: c.stcl as f64,
+            remote_loads: c.ldcl as f64,
+            cta_warps: 0.0,
         };
         for st in &p.stages {
             if let Stage::Barrier { scope } = st {
@@ -383,6 +420,9 @@ impl std::ops::Add for Features {
         Features {
             smem_trips: self.smem_trips + o.smem_trips,
             shfl_stages: self.shfl_stages + o.shfl_stages,
+            remote_stores: self.remote_stores + o.remote_stores,
+            remote_loads: self.remote_loads + o.remote_loads,
+            cta_warps: self.cta_warps.max(o.cta_warps),
             ..Features::from_array(std::array::from_fn(|i| a[i] + b[i]))
         }
     }
@@ -404,12 +444,14 @@ impl Weights {
             self.spill,
         ]
     }
-    /// From values in [`FEATURE_NAMES`] order, with no latency floor
-    /// ([`Weights::with_floors_of`] copies one).
+    /// From values in [`FEATURE_NAMES`] order, with no latency floor and
+    /// no remote-access weights ([`Weights::with_floors_of`] copies them).
     pub fn from_array(a: [f64; 10]) -> Weights {
         Weights {
             floor_smem: 0.0,
             floor_shfl: 0.0,
+            remote_store: 0.0,
+            remote_load: 0.0,
             one_warp: None,
             one_warp_max_words: None,
             one_warp_min_bits: None,
@@ -428,11 +470,15 @@ impl Weights {
 }
 
 impl Features {
-    /// From values in [`FEATURE_NAMES`] order (no latency features).
+    /// From values in [`FEATURE_NAMES`] order (no latency features, no
+    /// remote accesses).
     pub fn from_array(a: [f64; 10]) -> Features {
         Features {
             smem_trips: 0.0,
             shfl_stages: 0.0,
+            remote_stores: 0.0,
+            remote_loads: 0.0,
+            cta_warps: 0.0,
             shfl: a[0],
             sel: a[1],
             prmt: a[2],
@@ -456,13 +502,17 @@ impl Weights {
     pub fn dot(&self, f: &Features) -> f64 {
         self.throughput(f).max(self.floor(f))
     }
-    /// `weights . features` over [`FEATURE_NAMES`].
+    /// `weights . features` over [`FEATURE_NAMES`], plus the remote
+    /// accesses of a cluster plan: [`Weights::remote_store`] per remote
+    /// store, [`Weights::remote_load`] per remote load and warp of the CTA.
     pub fn throughput(&self, f: &Features) -> f64 {
         self.as_array()
             .iter()
             .zip(f.as_array())
             .map(|(w, x)| w * x)
-            .sum()
+            .sum::<f64>()
+            + self.remote_store * f.remote_stores
+            + self.remote_load * f.remote_loads * f.cta_warps.max(1.0)
     }
     /// These weights for an AMD target (`arch`), where a cross-lane move is
     /// itself an LDS instruction: `ds_bpermute_b32` goes through the LDS
@@ -534,10 +584,13 @@ impl Weights {
     pub fn floor(&self, f: &Features) -> f64 {
         self.floor_smem * f.smem_trips + self.floor_shfl * f.shfl_stages
     }
-    /// These weights with the latency floors of `o`.
+    /// These weights with the latency floors and the remote-access weights
+    /// of `o` (the weights that are not [`FEATURE_NAMES`]).
     pub fn with_floors_of(mut self, o: &Weights) -> Weights {
         self.floor_smem = o.floor_smem;
         self.floor_shfl = o.floor_shfl;
+        self.remote_store = o.remote_store;
+        self.remote_load = o.remote_load;
         self
     }
     /// Weighted score of a plan (lower is better): its throughput part
@@ -642,6 +695,8 @@ impl CostModel {
         let floors = [
             ("floor_smem", m.weights.floor_smem),
             ("floor_shfl", m.weights.floor_shfl),
+            ("remote_store", m.weights.remote_store),
+            ("remote_load", m.weights.remote_load),
         ];
         let one_warp = m.weights.one_warp.map(|o| o.as_array());
         let one_warp = FEATURE_NAMES
@@ -801,6 +856,56 @@ mod tests {
             peak: 148,
         };
         assert_eq!(f.with_spill_of(Kind::Shuffle, fits, 255).spill, 0.0);
+    }
+
+    #[test]
+    fn remote_accesses_have_their_own_weights() {
+        let w = CostModel::builtin().weights;
+        assert!(w.remote_store > 0.0 && w.remote_load > 0.0, "{w:?}");
+        let local = Features {
+            smem: 2.0,
+            wavefront: 2.0,
+            ..Features::default()
+        };
+        let base = w.throughput(&local);
+        // a remote store on top of the shared-memory instruction it also is
+        let store = Features {
+            remote_stores: 1.0,
+            ..local
+        };
+        assert_eq!(w.throughput(&store), base + w.remote_store);
+        // a remote load per warp of the CTA; unknown warps count as one
+        let load = |warps: f64| Features {
+            remote_loads: 3.0,
+            cta_warps: warps,
+            ..local
+        };
+        assert_eq!(w.throughput(&load(0.0)), base + 3.0 * w.remote_load);
+        assert_eq!(w.throughput(&load(1.0)), base + 3.0 * w.remote_load);
+        assert_eq!(w.throughput(&load(4.0)), base + 12.0 * w.remote_load);
+        // the fitted part and the one-warp section leave them alone
+        assert_eq!(Weights::from_array(w.as_array()).remote_store, 0.0);
+        let back = Weights::from_array(w.as_array()).with_floors_of(&w);
+        assert_eq!(
+            (back.remote_store, back.remote_load),
+            (w.remote_store, w.remote_load)
+        );
+        // a file written before them loads with none; a negative one is
+        // refused by name
+        let m = CostModel::builtin();
+        let old = m.to_json().replace(
+            ",\n    \"remote_store\": 64.0,\n    \"remote_load\": 32.0",
+            "",
+        );
+        assert_ne!(old, m.to_json());
+        let o = CostModel::from_json(&old, "old.json").unwrap();
+        assert_eq!((o.weights.remote_store, o.weights.remote_load), (0.0, 0.0));
+        let mut neg = m.clone();
+        neg.weights.remote_load = -1.0;
+        let e = CostModel::from_json(&neg.to_json(), "f.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("weight `remote_load` is -1"), "{e}");
     }
 
     #[test]

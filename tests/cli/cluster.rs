@@ -308,19 +308,23 @@ fn cluster_strategy_forces_each_variant() {
             assert_eq!(v["verified"], true, "{name} {strategy}: {v}");
         }
     }
-    let auto = |name: &str| {
+    let auto = |file: &str, name: &str| {
         json(&[
             "plan",
             "--json",
             "--ttgir",
-            "tests/data/cluster_cross_cta.mlir",
+            &format!("tests/data/{file}"),
             "--name",
             name,
         ])["cluster_variant"]
             .clone()
     };
-    assert_eq!(auto("c4_1d_bcast"), "load_remote");
-    assert_eq!(auto("c2_2d"), "store_remote");
+    // auto takes either variant by score: a one-warp CTA of few elements
+    // loads remotely; a four-warp 128x64 f16 tile, whose remote loads are
+    // weighed per warp of the CTA, stores remotely
+    assert_eq!(auto("cluster_cross_cta.mlir", "c4_1d_bcast"), "load_remote");
+    assert_eq!(auto("cluster_cross_cta.mlir", "c2_2d"), "load_remote");
+    assert_eq!(auto("cluster2_blocked.mlir", "split_m_to_n"), "store_remote");
     expect_error(
         &[
             "plan",

@@ -292,11 +292,20 @@ fn missing_file_and_missing_input() {
 
 /// `plan --json` carries `score` and `lower_bound`, and no plan scores
 /// below its bound: the corpus, and cluster conversions (whose remote
-/// accesses the score charges no wavefronts; 8 plans of
-/// `cluster_random.mlir` scored below a bound that charged them).
+/// accesses the score charges no wavefronts, 8 plans of
+/// `cluster_random.mlir` scored below a bound that charged them; and whose
+/// bound charges the remote accesses' own weights in the cheaper
+/// direction, at every CTA and warp count of the cluster test files).
 #[test]
 fn plan_json_has_a_lower_bound_below_the_score() {
-    for file in ["corpus/pairs.mlir", "tests/data/cluster_random.mlir"] {
+    for file in [
+        "corpus/pairs.mlir",
+        "tests/data/cluster_random.mlir",
+        "tests/data/cluster_cross_cta.mlir",
+        "tests/data/cluster16.mlir",
+        "tests/data/cross_cta.mlir",
+        "tests/data/cluster_cta_dependent.mlir",
+    ] {
         let o = run(&["plan", "--ttgir", file, "--json"]);
         assert!(o.status.success(), "{file}: {}", stderr(&o));
         let mut n = 0;

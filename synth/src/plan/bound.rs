@@ -210,14 +210,29 @@ pub fn lower_bound(an: &Analysis, elem_bits: u32, w: &Weights) -> LowerBound {
         // at least one trip or one shuffle stage, whose latency floor the
         // CTA's warps share (`Weights::dot`)
         let per_warp = 1.0 / warps as f64;
-        let smem = w.dot(&Features {
+        let local = Features {
             smem: smem_accesses as f64,
             wavefront: smem_wavefronts as f64,
             bar: if an.warp_local { 0.0 } else { 1.0 },
             bar_warp: if an.warp_local { 1.0 } else { 0.0 },
             smem_trips: per_warp,
+            cta_warps: warps as f64,
             ..Features::default()
-        });
+        };
+        // the bytes that cross CTAs go as 16-byte remote stores (the
+        // writer's, per warp) or remote loads (the reader's, per thread),
+        // whichever direction scores less; none for other conversions
+        let remote_stores = cluster_store_bytes.div_ceil(lanes * 16) as f64;
+        let remote_loads = cluster_load_bytes.div_ceil(16) as f64;
+        let smem = w
+            .dot(&Features {
+                remote_stores,
+                ..local
+            })
+            .min(w.dot(&Features {
+                remote_loads,
+                ..local
+            }));
         match shfl_words {
             Some(n) => smem.min(w.dot(&Features {
                 shfl: n as f64,
