@@ -63,21 +63,26 @@ pub struct Weights {
     #[serde(default)]
     pub floor_shfl: f64,
     /// Per remote store of a cluster plan (`st.shared::cluster` into a
-    /// peer CTA's shared memory, [`Features::remote_stores`]), on top of
-    /// `smem`. Not one of [`FEATURE_NAMES`]: `warpforge fit` keeps it as
-    /// the prior has it (scaled as the floors are). The built-in value was
-    /// chosen by grid search over every timed candidate of the cluster
-    /// conversions of the test files and of real 2- and 4-CTA kernels (the
-    /// model's `source` names the run folder and its script). 0 in files
-    /// written before it existed.
+    /// peer CTA's shared memory, [`Features::remote_stores`]) over the
+    /// warps of the CTA ([`Features::cta_warps`]), on top of `smem`: a
+    /// store does not wait for its reply, but the cluster barrier that
+    /// releases it waits until it has landed, a latency the CTA's warps
+    /// wait out together (as [`Weights::floor_smem`]). Not one of
+    /// [`FEATURE_NAMES`]: `warpforge fit` keeps it as the prior has it
+    /// (scaled as the floors are). The built-in value was chosen by grid
+    /// search over every timed candidate of the cluster conversions of the
+    /// test files and of real 2- and 4-CTA kernels (the model's `source`
+    /// names the run folder and its script). 0 in files written before it
+    /// existed.
     #[serde(default)]
     pub remote_store: f64,
     /// Per remote load of a cluster plan (`ld.shared::cluster` from a peer
-    /// CTA, [`Features::remote_loads`]) and per warp of the CTA
-    /// ([`Features::cta_warps`]), on top of `smem`: a remote load waits for
-    /// its reply through the cluster network, which the CTA's warps share,
-    /// so plans that load remotely lose ground as the CTA grows (see
-    /// [`Weights::remote_store`]). 0 in files written before it existed.
+    /// CTA, [`Features::remote_loads`]) times the warps of the CTA
+    /// ([`Features::cta_warps`]), on top of `smem`: each load waits for its
+    /// reply through the cluster network, which the CTA's warps share, so
+    /// plans that load remotely lose ground as the CTA grows, and those
+    /// that store remotely gain (see [`Weights::remote_store`]). 0 in files
+    /// written before it existed.
     #[serde(default)]
     pub remote_load: f64,
     /// The ten instruction weights ([`FEATURE_NAMES`]) for CTAs of one
@@ -254,7 +259,8 @@ pub struct Features {
     pub remote_loads: f64,
     /// Warps of the CTA that runs the plan, set by
     /// [`Features::with_latency`]; 0 (unknown) counts as 1. Only remote
-    /// loads are weighted by it ([`Weights::remote_load`]).
+    /// accesses are weighted by it ([`Weights::remote_store`],
+    /// [`Weights::remote_load`]).
     #[serde(default)]
     pub cta_warps: f64,
 }
@@ -504,15 +510,17 @@ impl Weights {
     }
     /// `weights . features` over [`FEATURE_NAMES`], plus the remote
     /// accesses of a cluster plan: [`Weights::remote_store`] per remote
-    /// store, [`Weights::remote_load`] per remote load and warp of the CTA.
+    /// store over the warps of the CTA, [`Weights::remote_load`] per remote
+    /// load times them.
     pub fn throughput(&self, f: &Features) -> f64 {
+        let warps = f.cta_warps.max(1.0);
         self.as_array()
             .iter()
             .zip(f.as_array())
             .map(|(w, x)| w * x)
             .sum::<f64>()
-            + self.remote_store * f.remote_stores
-            + self.remote_load * f.remote_loads * f.cta_warps.max(1.0)
+            + self.remote_store * f.remote_stores / warps
+            + self.remote_load * f.remote_loads * warps
     }
     /// These weights for an AMD target (`arch`), where a cross-lane move is
     /// itself an LDS instruction: `ds_bpermute_b32` goes through the LDS
@@ -868,13 +876,17 @@ mod tests {
             ..Features::default()
         };
         let base = w.throughput(&local);
-        // a remote store on top of the shared-memory instruction it also is
-        let store = Features {
-            remote_stores: 1.0,
+        // a remote store on top of the shared-memory instruction it also
+        // is, over the warps of the CTA; unknown warps count as one
+        let store = |warps: f64| Features {
+            remote_stores: 2.0,
+            cta_warps: warps,
             ..local
         };
-        assert_eq!(w.throughput(&store), base + w.remote_store);
-        // a remote load per warp of the CTA; unknown warps count as one
+        assert_eq!(w.throughput(&store(0.0)), base + 2.0 * w.remote_store);
+        assert_eq!(w.throughput(&store(1.0)), base + 2.0 * w.remote_store);
+        assert_eq!(w.throughput(&store(4.0)), base + w.remote_store / 2.0);
+        // a remote load times the warps of the CTA
         let load = |warps: f64| Features {
             remote_loads: 3.0,
             cta_warps: warps,
@@ -894,7 +906,7 @@ mod tests {
         // refused by name
         let m = CostModel::builtin();
         let old = m.to_json().replace(
-            ",\n    \"remote_store\": 64.0,\n    \"remote_load\": 32.0",
+            ",\n    \"remote_store\": 128.0,\n    \"remote_load\": 32.0",
             "",
         );
         assert_ne!(old, m.to_json());

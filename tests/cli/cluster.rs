@@ -320,11 +320,15 @@ fn cluster_strategy_forces_each_variant() {
             .clone()
     };
     // auto takes either variant by score: a one-warp CTA of few elements
-    // loads remotely; a four-warp 128x64 f16 tile, whose remote loads are
-    // weighed per warp of the CTA, stores remotely
+    // loads remotely; a four-warp 128x64 f16 tile, whose remote loads weigh
+    // more and remote stores less with the warps of the CTA, stores
+    // remotely
     assert_eq!(auto("cluster_cross_cta.mlir", "c4_1d_bcast"), "load_remote");
     assert_eq!(auto("cluster_cross_cta.mlir", "c2_2d"), "load_remote");
-    assert_eq!(auto("cluster2_blocked.mlir", "split_m_to_n"), "store_remote");
+    assert_eq!(
+        auto("cluster2_blocked.mlir", "split_m_to_n"),
+        "store_remote"
+    );
     expect_error(
         &[
             "plan",
