@@ -334,6 +334,9 @@ pub struct ClusterStrategy {
     pub store: u32,
     /// Elements per load instruction (a power of two): `ld{load}`.
     pub load: u32,
+    /// Whether the scratch offsets are swizzled (`plan::cluster`, module
+    /// docs "Swizzle"): `/swz`.
+    pub swizzle: bool,
 }
 
 impl fmt::Display for ClusterStrategy {
@@ -342,7 +345,11 @@ impl fmt::Display for ClusterStrategy {
             ClusterVariant::StoreRemote => "remote-store",
             ClusterVariant::LoadRemote => "remote-load",
         };
-        write!(f, "{dir}/st{}/ld{}", self.store, self.load)
+        write!(f, "{dir}/st{}/ld{}", self.store, self.load)?;
+        if self.swizzle {
+            write!(f, "/swz")?;
+        }
+        Ok(())
     }
 }
 
@@ -430,6 +437,7 @@ mod tests {
                     direction: ClusterVariant::StoreRemote,
                     store: 4,
                     load: 2,
+                    swizzle: false,
                 }),
                 "cluster/remote-store/st4/ld2",
             ),
@@ -438,8 +446,9 @@ mod tests {
                     direction: ClusterVariant::LoadRemote,
                     store: 1,
                     load: 4,
+                    swizzle: true,
                 }),
-                "cluster/remote-load/st1/ld4",
+                "cluster/remote-load/st1/ld4/swz",
             ),
         ];
         for (s, want) in cases {
