@@ -876,25 +876,19 @@ mod tests {
             ..Features::default()
         };
         let base = w.throughput(&local);
-        // a remote store on top of the shared-memory instruction it also
-        // is, over the warps of the CTA; unknown warps count as one
-        let store = |warps: f64| Features {
-            remote_stores: 2.0,
-            cta_warps: warps,
-            ..local
-        };
-        assert_eq!(w.throughput(&store(0.0)), base + 2.0 * w.remote_store);
-        assert_eq!(w.throughput(&store(1.0)), base + 2.0 * w.remote_store);
-        assert_eq!(w.throughput(&store(4.0)), base + w.remote_store / 2.0);
-        // a remote load times the warps of the CTA
-        let load = |warps: f64| Features {
-            remote_loads: 3.0,
-            cta_warps: warps,
-            ..local
-        };
-        assert_eq!(w.throughput(&load(0.0)), base + 3.0 * w.remote_load);
-        assert_eq!(w.throughput(&load(1.0)), base + 3.0 * w.remote_load);
-        assert_eq!(w.throughput(&load(4.0)), base + 12.0 * w.remote_load);
+        // 2 remote stores and 3 remote loads at 0 (unknown: counts as one),
+        // 1 and 4 warps: a store on top of the shared-memory instruction it
+        // also is, over the warps of the CTA; a load times them
+        for (warps, per) in [(0.0, 1.0), (1.0, 1.0), (4.0, 4.0)] {
+            let f = Features {
+                remote_stores: 2.0,
+                remote_loads: 3.0,
+                cta_warps: warps,
+                ..local
+            };
+            let want = base + 2.0 * w.remote_store / per + 3.0 * w.remote_load * per;
+            assert_eq!(w.throughput(&f), want, "{warps} warps");
+        }
         // the fitted part and the one-warp section leave them alone
         assert_eq!(Weights::from_array(w.as_array()).remote_store, 0.0);
         let back = Weights::from_array(w.as_array()).with_floors_of(&w);
