@@ -152,12 +152,16 @@ fn label(r: &Row) -> String {
 const CHOSEN_ONLY_FORM: &str = "vector";
 
 /// The candidates of `r` that are samples of the fit, in order: those with
-/// a time, but for [`CHOSEN_ONLY_FORM`]. [`samples`], [`informative`] and
+/// a time, but for [`CHOSEN_ONLY_FORM`] and for cluster plans, whose time
+/// goes largely to remote accesses that the fitted features count only as
+/// shared-memory instructions (the fixed `remote_store` and `remote_load`
+/// weights price the rest; fitted, `smem` would absorb it). They are still
+/// choices the fit is judged by. [`samples`], [`informative`] and
 /// [`residuals`] all walk these, so that their indices agree.
 fn fit_samples(r: &Row) -> impl Iterator<Item = &CandidateRow> {
     r.candidates
         .iter()
-        .filter(|k| k.ns.is_some() && k.form != CHOSEN_ONLY_FORM)
+        .filter(|k| k.ns.is_some() && k.form != CHOSEN_ONLY_FORM && k.kind != "cluster")
 }
 
 fn samples(rows: &[Row]) -> Vec<Sample> {
@@ -870,8 +874,23 @@ mod tests {
         ];
         let (w, identified, r2) = fit_weights(&s, &Weights::default());
         assert!(identified[SPILL] && identified[0]);
-        // floors scaled into the data's units, never dropped
+        // floors and remote-access weights scaled into the data's units as
+        // the prior's other weights are, never dropped
         assert!(w.floor_smem > 0.0 && w.floor_shfl > 0.0, "{w:?}");
+        let prior = Weights::default();
+        let scale = w.floor_smem / prior.floor_smem;
+        assert!(
+            (w.floor_shfl / prior.floor_shfl - scale).abs() < 1e-9,
+            "{w:?}"
+        );
+        assert!(
+            (w.remote_store - prior.remote_store * scale).abs() < 1e-9,
+            "{w:?}"
+        );
+        assert!(
+            (w.remote_load - prior.remote_load * scale).abs() < 1e-9,
+            "{w:?}"
+        );
         assert!((w.spill - 10.0).abs() < 1e-6, "{w:?}");
         assert!((w.shfl - 2.0).abs() < 1e-6, "{w:?}");
         assert!((r2 - 1.0).abs() < 1e-9);

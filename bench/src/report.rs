@@ -105,6 +105,26 @@ pub fn drop_elided(candidates: &mut [CandidateRow]) {
     }
 }
 
+/// Fill in the cluster features of rows written before they existed:
+/// each candidate's remote stores and loads from its `cost` (`stcl`,
+/// `ldcl`) where its features have neither, and the CTA's warps from the
+/// row where its features have none, so that `warpforge fit` scores older
+/// rows with [`synth::cost_model::Weights::remote_store`] and
+/// [`synth::cost_model::Weights::remote_load`] as the planner scores the
+/// plans today.
+pub fn fill_cluster_features(r: &mut Row) {
+    for k in &mut r.candidates {
+        let f = &mut k.features;
+        if f.remote_stores == 0.0 && f.remote_loads == 0.0 {
+            f.remote_stores = k.cost.stcl as f64;
+            f.remote_loads = k.cost.ldcl as f64;
+        }
+        if f.cta_warps == 0.0 {
+            f.cta_warps = r.warps.max(1) as f64;
+        }
+    }
+}
+
 /// A strategy and its time.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Pick {

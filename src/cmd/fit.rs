@@ -192,6 +192,8 @@ fn read_rows(from: &[PathBuf]) -> Result<Vec<Row>> {
                 .map_err(|e| anyhow!("{}:{}: not a bench row: {e}", f.display(), i + 1))?;
             // rows written before bench dropped them: no elided timings
             bench::report::drop_elided(&mut r.candidates);
+            // rows written before the remote-access weights: their counts
+            bench::report::fill_cluster_features(&mut r);
             rows.push(r);
         }
     }

@@ -10,7 +10,9 @@
 //! of the warp, and barriers by scope, and the registers a plan is predicted
 //! to need beyond what the launch bounds allow (each one a spill: a local
 //! store and load per round trip; a shuffle plan's once per pass over its
-//! data, [`Features::spill_passes`]). Only differences between candidates of
+//! data, [`Features::spill_passes`]); a cluster plan's remote stores and
+//! loads also weigh [`Weights::remote_store`] and [`Weights::remote_load`],
+//! by the CTA's warps. Only differences between candidates of
 //! one conversion matter (the search compares plans of the same conversion),
 //! so a fitted model's units are whatever the fit measured (nanoseconds per
 //! warp per instruction, GPU-wide, for `warpforge fit`).
@@ -348,7 +350,8 @@ impl Features {
     /// register limit of `limit` per thread ([`Weights::score_in`]):
     /// [`Features::for_width`] with the spill of the form it recommends
     /// (packed for 8/16-bit data where the plan has one). No latency
-    /// features: add them with [`Features::with_latency`].
+    /// features and no CTA warps: add them with [`Features::with_latency`]
+    /// (the remote accesses of a cluster plan are weighed by the warps).
     pub fn ranked(p: &Plan, bits: u32, limit: u32) -> Features {
         let (cost, packed) = p.width_form(bits);
         Features::ranked_with(p, bits, limit, cost, packed)
@@ -428,6 +431,7 @@ impl std::ops::Add for Features {
             shfl_stages: self.shfl_stages + o.shfl_stages,
             remote_stores: self.remote_stores + o.remote_stores,
             remote_loads: self.remote_loads + o.remote_loads,
+            // features of one conversion's plans: one CTA size
             cta_warps: self.cta_warps.max(o.cta_warps),
             ..Features::from_array(std::array::from_fn(|i| a[i] + b[i]))
         }
@@ -889,11 +893,18 @@ mod tests {
             let want = base + 2.0 * w.remote_store / per + 3.0 * w.remote_load * per;
             assert_eq!(w.throughput(&f), want, "{warps} warps");
         }
-        // the fitted part and the one-warp section leave them alone
+        // not among the fitted weights; carried over with the floors, as
+        // the one-warp section's weights are built (a cluster never gets
+        // that section: `at_cta` of 2 CTAs keeps them as they are)
         assert_eq!(Weights::from_array(w.as_array()).remote_store, 0.0);
         let back = Weights::from_array(w.as_array()).with_floors_of(&w);
         assert_eq!(
             (back.remote_store, back.remote_load),
+            (w.remote_store, w.remote_load)
+        );
+        let cluster = w.at_cta(1, 2, 4, 32);
+        assert_eq!(
+            (cluster.remote_store, cluster.remote_load),
             (w.remote_store, w.remote_load)
         );
         // a file written before them loads with none; a negative one is

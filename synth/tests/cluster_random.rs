@@ -123,14 +123,25 @@ fn random_cluster_conversions_plan_and_prove_in_both_variants() {
                 // remote side's register order where that differs, each
                 // swizzled where that saves wavefronts
                 let plans = cluster_plans_for(&an, choice, &opt);
-                let swz = plans
-                    .iter()
-                    .filter(|p| p.strategy.to_string().ends_with("/swz"))
-                    .count();
+                let is_swz = |p: &synth::plan::Plan| p.strategy.to_string().ends_with("/swz");
+                let swz = plans.iter().filter(|p| is_swz(p)).count();
                 assert!(
-                    (1..=2).contains(&(plans.len() - swz)) && swz <= plans.len() - swz,
+                    (1..=2).contains(&(plans.len() - swz)),
                     "case {case} {choice:?} {bits} bits\n{src}\n{dst}"
                 );
+                // a swizzled plan follows its own unswizzled one, with the
+                // same instructions and fewer local wavefronts
+                for (i, p) in plans.iter().enumerate().filter(|(_, p)| is_swz(p)) {
+                    let base = &plans[i - 1];
+                    assert!(!is_swz(base), "case {case}: {}", p.strategy);
+                    assert_eq!(format!("{}/swz", base.strategy), p.strategy.to_string());
+                    assert_eq!(base.cost(), p.cost(), "case {case}");
+                    assert!(
+                        p.wavefronts_per_warp().0 < base.wavefronts_per_warp().0,
+                        "case {case} {}",
+                        p.strategy
+                    );
+                }
                 orders += plans.len() - swz - 1;
                 swizzled += swz;
                 for p in &plans {

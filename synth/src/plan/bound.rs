@@ -24,13 +24,19 @@
 //!   stores remotely and loads locally, or stores locally and loads
 //!   remotely (`st`/`ld` with the `.shared::cluster` state space, PTX ISA
 //!   "Data Movement and Conversion Instructions"), and its score charges
-//!   the remote side's accesses as instructions but not as wavefronts
-//!   (`cost_model::Features`' stand-in for distributed shared memory,
-//!   docs/ARCHITECTURE.md 4.7). Checked against every plan of the cluster
-//!   files in `tests/data/` (`tests/cli/plan.rs`). The bytes that must
-//!   cross CTAs (each CTA's elements that none of its threads holds) are
-//!   counted apart, per warp and per thread, for the cluster limit kernels
-//!   (`kernels::limit`).
+//!   the remote side's accesses as instructions, not as wavefronts, plus
+//!   the remote-access weights (`Weights::remote_store`,
+//!   `Weights::remote_load`, docs/ARCHITECTURE.md 4.7). The bytes that
+//!   must cross CTAs (each CTA's elements that none of its threads holds)
+//!   are counted apart, per warp of the busiest receiving CTA and per
+//!   thread, for the cluster limit kernels (`kernels::limit`); the bound
+//!   also charges them as 16-byte remote stores or loads, whichever
+//!   direction scores less. For the stores that takes the busiest receiving
+//!   CTA's bytes per warp as what a writer thread sends, which holds where
+//!   every CTA sends as much as it receives (and the writer plan stores
+//!   every source element it holds, its own CTA's included, so its count
+//!   is larger still on the cluster files). Checked against every plan of
+//!   the cluster files in `tests/data/` (`tests/cli/plan.rs`).
 //!
 //! Both bounds ignore selects and byte permutes, so they are bounds, not
 //! estimates.
@@ -72,7 +78,9 @@ pub struct LowerBound {
     /// Least score any plan could reach under the weights given to
     /// [`lower_bound`]: the cheaper of the two bounds, each at least the
     /// latency floor of one shared-memory trip or one shuffle stage over
-    /// the CTA's warps (0 when nothing moves between threads).
+    /// the CTA's warps, the shared-memory one of a cluster conversion with
+    /// its crossing bytes as remote accesses (0 when nothing moves between
+    /// threads).
     pub score: f64,
 }
 

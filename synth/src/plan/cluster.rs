@@ -4,8 +4,9 @@
 //! Triton PR 9317 lowers such conversions through the swizzled
 //! shared-memory path with a CTA id per access).
 //!
-//! Two plans, each in up to two scratch orders, all candidates of the
-//! search ([`cluster_plans`]), which the cost model picks between
+//! Two plans, each in up to two scratch orders, each of those also with a
+//! swizzled scratch where that saves local wavefronts (below), all
+//! candidates of the search ([`cluster_plans`]), which the cost model picks between
 //! (`--strategy cluster-store` / `cluster-load` force one variant,
 //! [`cluster_plans_for`]):
 //!
@@ -317,7 +318,8 @@ pub fn cluster_plans(an: &Analysis, opt: &SharedOptions) -> Vec<Plan> {
 /// The cluster plans `choice` allows (`auto`: writer then reader;
 /// `cluster-store`, `cluster-load`: that variant), each in its local side's
 /// scratch order and, where its vector widths differ, its remote side's
-/// register order, whose scratch fits the limit;
+/// register order, each followed by its swizzled twin where one saves
+/// local wavefronts ([`swizzled`]), whose scratch fits the limit;
 /// empty for other conversions, other choices, below sm_90, or when no
 /// scratch fits ([`refusal`] says which). Element width `opt.elem_bits`.
 pub fn cluster_plans_for(an: &Analysis, choice: StrategyChoice, opt: &SharedOptions) -> Vec<Plan> {
@@ -350,11 +352,12 @@ pub fn cluster_plans_for(an: &Analysis, choice: StrategyChoice, opt: &SharedOpti
     plans
 }
 
-/// Shared-memory wavefronts per warp of a cluster plan's accesses, local
-/// ([`Plan::wavefronts_per_warp`]) and remote: a remote access is counted
-/// as a local one of the same lanes and offsets at its target (lanes that
-/// reach different CTAs counted together, an over-count where they split).
-fn scratch_wavefronts(p: &Plan) -> u64 {
+/// Shared-memory wavefronts per warp of a cluster plan's accesses: local
+/// ([`Plan::wavefronts_per_warp`], what the cost model charges) and remote,
+/// a remote access counted as a local one of the same lanes and offsets at
+/// its target (lanes that reach different CTAs counted together, an
+/// over-count where they split).
+fn scratch_wavefronts(p: &Plan) -> (u64, u64) {
     use super::banks::Dir;
     let remote = |width: u32, addr: &ClusterMap, insts: &[ClusterInst], dir: Dir| -> u64 {
         let Some(first) = insts.first() else {
@@ -378,27 +381,28 @@ fn scratch_wavefronts(p: &Plan) -> u64 {
         };
         insts.len() as u64 * access.wavefronts(0, 0, dir)
     };
-    p.wavefronts_per_warp().0
-        + p.stages
-            .iter()
-            .map(|st| match st {
-                Stage::ClusterStore { store } => {
-                    remote(store.width, &store.addr, &store.insts, Dir::Store)
-                }
-                Stage::ClusterLoad { load } => {
-                    remote(load.width, &load.addr, &load.insts, Dir::Load)
-                }
-                _ => 0,
-            })
-            .sum::<u64>()
+    let remote_wf = p
+        .stages
+        .iter()
+        .map(|st| match st {
+            Stage::ClusterStore { store } => {
+                remote(store.width, &store.addr, &store.insts, Dir::Store)
+            }
+            Stage::ClusterLoad { load } => remote(load.width, &load.addr, &load.insts, Dir::Load),
+            _ => 0,
+        })
+        .sum::<u64>();
+    (p.wavefronts_per_warp().0, remote_wf)
 }
 
 /// `p` with its scratch swizzled (module docs, "Swizzle"): of the maps
 /// `x -> x ^ M(x)` that XOR offset bits `h..h+3` (`h` above the 128-byte
-/// row, below the scratch's size) into the row's 16-byte-granule bits, the
-/// one whose accesses take the fewest wavefronts ([`scratch_wavefronts`]),
-/// where that is fewer than `p` takes; `None` otherwise, or for a scratch
-/// of no more than one row. Every scratch offset of the plan (the
+/// row; those below the scratch's size) into the row's 16-byte-granule
+/// bits, the one whose local accesses take the fewest wavefronts, then its
+/// remote ones ([`scratch_wavefronts`]), where its local accesses take
+/// fewer than `p`'s (the cost model charges local wavefronts only: a twin
+/// that saved remote ones alone would tie `p` and never be chosen); `None`
+/// otherwise, or for a scratch of no more than one row. Every scratch offset of the plan (the
 /// run-time columns and the instructions' constants of both sides) goes
 /// through the map; the search proves the result as any candidate.
 fn swizzled(p: &Plan) -> Option<Plan> {
@@ -410,17 +414,17 @@ fn swizzled(p: &Plan) -> Option<Plan> {
     if k < g + 4 {
         return None;
     }
-    let base = scratch_wavefronts(p);
-    let mut best: Option<(u64, Plan)> = None;
+    let base = scratch_wavefronts(p).0;
+    let mut best: Option<((u64, u64), Plan)> = None;
     for h in g + 3..k {
         let m = |x: u32| -> u32 {
             (0..3)
                 .filter(|&i| h + i < k && x >> (h + i) & 1 == 1)
                 .fold(0u32, |a, i| a ^ 1 << (g + i))
         };
-        let q = remap_offsets(p, &|x| x ^ m(x), h);
+        let q = remap_offsets(p, &|x| x ^ m(x), h, (k - h).min(3));
         let w = scratch_wavefronts(&q);
-        if w < base && best.as_ref().is_none_or(|(bw, _)| w < *bw) {
+        if w.0 < base && best.as_ref().is_none_or(|(bw, _)| w < *bw) {
             best = Some((w, q));
         }
     }
@@ -428,8 +432,9 @@ fn swizzled(p: &Plan) -> Option<Plan> {
 }
 
 /// `p` with every scratch offset passed through `f` (linear), its strategy
-/// marked swizzled and a note naming the first source bit `h`.
-fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32) -> Plan {
+/// marked swizzled and a note naming the `n` offset bits from `h` that `f`
+/// XORs into the granule bits.
+fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32, n: u32) -> Plan {
     let map = |cols: &[u32]| cols.iter().map(|&c| f(c)).collect::<Vec<u32>>();
     let cmap = |m: &ClusterMap| ClusterMap {
         lane: map(&m.lane),
@@ -479,8 +484,9 @@ fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32) -> Plan {
     }
     let g = (128 / p.elem_bits.max(8)).trailing_zeros();
     q.notes.push(format!(
-        "scratch swizzled: element-offset bits {h}.. XORed into bits {g}..{} (16-byte granules of a 128-byte row)",
-        g + 2
+        "scratch swizzled: element-offset bits {h}..{} XORed into bits {g}..{} (16-byte granules of a 128-byte row)",
+        h + n - 1,
+        g + n - 1
     ));
     q
 }
@@ -1247,8 +1253,8 @@ mod tests {
         assert_eq!(p.cluster_remote_elems(1, 2), 32);
         assert_eq!(p.smem_elems, 32);
         assert_eq!((p.cost().sts, p.cost().ldcl), (1, 2));
-        // the cost model (stand-in weights) prefers it to the writer's four
-        // remote stores
+        // the cost model (its remote-access weights) prefers it to the
+        // writer's four remote stores
         let w = crate::cost_model::Weights::default();
         let s = variant_of(&plans, ClusterVariant::StoreRemote);
         assert_eq!(s.cost().stcl, 4);
