@@ -97,9 +97,10 @@
 //! shift `s` the scratch allows): linear and invertible, and the identity
 //! on the offset bits inside a 16-byte granule, so every vector of at most
 //! 16 bytes stays contiguous and aligned, and both sides, passed through
-//! the same map, still meet at every element. Where one does, the shift
-//! whose local and remote accesses take the fewest wavefronts together is a
-//! further candidate ([`swizzled`]; strategy `.../swz`).
+//! the same map, still meet at every element. Of the shifts that save
+//! local wavefronts (what the cost model charges), the one with the fewest,
+//! then the fewest remote ones, is a further candidate ([`swizzled`];
+//! strategy `.../swz`).
 
 use super::analysis::{Analysis, Side};
 use super::ir::{
@@ -402,9 +403,10 @@ fn scratch_wavefronts(p: &Plan) -> (u64, u64) {
 /// remote ones ([`scratch_wavefronts`]), where its local accesses take
 /// fewer than `p`'s (the cost model charges local wavefronts only: a twin
 /// that saved remote ones alone would tie `p` and never be chosen); `None`
-/// otherwise, or for a scratch of no more than one row. Every scratch offset of the plan (the
-/// run-time columns and the instructions' constants of both sides) goes
-/// through the map; the search proves the result as any candidate.
+/// otherwise, or for a scratch of no more than one row. Every scratch
+/// offset of the plan (the run-time columns and the instructions' constants
+/// of both sides) goes through the map ([`remap_offsets`]); the search
+/// proves the result as any candidate.
 fn swizzled(p: &Plan) -> Option<Plan> {
     let width = p.elem_bits.max(8);
     // element-offset bits: the 16-byte granule starts at bit g, the row's
@@ -415,26 +417,36 @@ fn swizzled(p: &Plan) -> Option<Plan> {
         return None;
     }
     let base = scratch_wavefronts(p).0;
-    let mut best: Option<((u64, u64), Plan)> = None;
+    let mut best: Option<((u64, u64), u32, Plan)> = None;
     for h in g + 3..k {
         let m = |x: u32| -> u32 {
             (0..3)
                 .filter(|&i| h + i < k && x >> (h + i) & 1 == 1)
                 .fold(0u32, |a, i| a ^ 1 << (g + i))
         };
-        let q = remap_offsets(p, &|x| x ^ m(x), h, (k - h).min(3));
+        let q = remap_offsets(p, &|x| x ^ m(x));
         let w = scratch_wavefronts(&q);
-        if w.0 < base && best.as_ref().is_none_or(|(bw, _)| w < *bw) {
-            best = Some((w, q));
+        if w.0 < base && best.as_ref().is_none_or(|(bw, _, _)| w < *bw) {
+            best = Some((w, h, q));
         }
     }
-    best.map(|(_, q)| q)
+    let (_, h, mut q) = best?;
+    if let Strategy::Cluster(c) = &mut q.strategy {
+        c.swizzle = true;
+    }
+    let n = (k - h).min(3);
+    q.notes.push(format!(
+        "scratch swizzled: element-offset bits {h}..{} XORed into bits {g}..{} (16-byte granules of a 128-byte row)",
+        h + n - 1,
+        g + n - 1
+    ));
+    Some(q)
 }
 
-/// `p` with every scratch offset passed through `f` (linear), its strategy
-/// marked swizzled and a note naming the `n` offset bits from `h` that `f`
-/// XORs into the granule bits.
-fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32, n: u32) -> Plan {
+/// `p` with every scratch offset, local and remote, passed through `f`
+/// (linear): the lane, warp and CTA columns of the run-time part and each
+/// instruction's constant.
+fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32) -> Plan {
     let map = |cols: &[u32]| cols.iter().map(|&c| f(c)).collect::<Vec<u32>>();
     let cmap = |m: &ClusterMap| ClusterMap {
         lane: map(&m.lane),
@@ -458,8 +470,8 @@ fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32, n: u32) -> Plan {
             .insts
             .iter()
             .map(|i| SmemInst {
-                regs: i.regs.clone(),
                 offset: f(i.offset),
+                ..i.clone()
             })
             .collect(),
         ..a.clone()
@@ -479,15 +491,6 @@ fn remap_offsets(p: &Plan, f: &dyn Fn(u32) -> u32, h: u32, n: u32) -> Plan {
             _ => {}
         }
     }
-    if let Strategy::Cluster(c) = &mut q.strategy {
-        c.swizzle = true;
-    }
-    let g = (128 / p.elem_bits.max(8)).trailing_zeros();
-    q.notes.push(format!(
-        "scratch swizzled: element-offset bits {h}..{} XORed into bits {g}..{} (16-byte granules of a 128-byte row)",
-        h + n - 1,
-        g + n - 1
-    ));
     q
 }
 
